@@ -1,0 +1,164 @@
+// Package abxerr defines the one error type abx shows to people and programs:
+// a stable code, a message, a hint that says what to do, and the server's
+// request id when a server answered. Every code has a documented exit status
+// (docs/errors.md, docs/exit-codes.md).
+package abxerr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// Code is a stable error code. Codes are never renumbered: scripts and support
+// tickets quote them.
+type Code string
+
+// The codes abx uses. The first digit groups them by exit status.
+const (
+	Usage                Code = "E1001" // bad flags or arguments
+	InvalidInput         Code = "E1002" // a value that cannot be used
+	MissingConfig        Code = "E1003" // a required setting is not set
+	InvalidConfig        Code = "E1004" // a setting holds an unusable value
+	UnknownProvider      Code = "E1005" // --provider is missing or unknown
+	ConfirmationRequired Code = "E1006" // a destructive action needs --yes
+	NotFound             Code = "E3001" // the sandbox (or other object) does not exist
+	Unauthorized         Code = "E4001" // the API key was refused
+	Forbidden            Code = "E4003" // the key may not do this (or a quota is reached)
+	Network              Code = "E5001" // the service could not be reached
+	Server               Code = "E5002" // the service failed (5xx)
+	Rejected             Code = "E5003" // the service refused the request (other 4xx)
+	BadResponse          Code = "E5004" // the service answered something abx cannot read
+	Timeout              Code = "E6001" // a deadline passed
+	Interrupted          Code = "E7001" // the user pressed Ctrl-C
+	Unsupported          Code = "E8004" // the provider does not have this capability
+)
+
+// Exit statuses, as documented in docs/exit-codes.md.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitUsage       = 2
+	ExitNotFound    = 3
+	ExitAuth        = 4
+	ExitUnsupported = 5
+	ExitTimeout     = 124
+	ExitInterrupted = 130
+)
+
+var exitCodes = map[Code]int{
+	Usage:                ExitUsage,
+	InvalidInput:         ExitUsage,
+	MissingConfig:        ExitUsage,
+	InvalidConfig:        ExitUsage,
+	UnknownProvider:      ExitUsage,
+	ConfirmationRequired: ExitUsage,
+	NotFound:             ExitNotFound,
+	Unauthorized:         ExitAuth,
+	Forbidden:            ExitAuth,
+	Network:              ExitFailure,
+	Server:               ExitFailure,
+	Rejected:             ExitFailure,
+	BadResponse:          ExitFailure,
+	Timeout:              ExitTimeout,
+	Interrupted:          ExitInterrupted,
+	Unsupported:          ExitUnsupported,
+}
+
+// Codes lists every code in documentation order.
+func Codes() []Code {
+	return []Code{Usage, InvalidInput, MissingConfig, InvalidConfig, UnknownProvider,
+		ConfirmationRequired, NotFound, Unauthorized, Forbidden, Network, Server, Rejected,
+		BadResponse, Timeout, Interrupted, Unsupported}
+}
+
+// ExitCode is the process exit status that goes with a code.
+func (c Code) ExitCode() int {
+	if n, ok := exitCodes[c]; ok {
+		return n
+	}
+	return ExitFailure
+}
+
+// Error is the error abx reports. Message and Hint are written for people;
+// Cause is kept for errors.Is/As and never printed.
+type Error struct {
+	Code      Code
+	Message   string
+	Hint      string
+	RequestID string
+	Status    int // HTTP status, when a server answered
+	Cause     error
+}
+
+func (e *Error) Error() string { return e.Message }
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// ExitCode is the exit status for this error.
+func (e *Error) ExitCode() int { return e.Code.ExitCode() }
+
+// New makes an error with a formatted message.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithHint returns e with a hint (what the user can do about it).
+func (e *Error) WithHint(format string, args ...any) *Error {
+	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// Unsupported capability: the same code and shape wherever it is raised.
+func NewUnsupported(provider, capability string) *Error {
+	return New(Unsupported, "provider %s does not support %s", provider, capability).
+		WithHint("run 'abx capabilities' to see what %s supports", provider)
+}
+
+// From turns any error into an *Error, classifying the usual Go failures
+// (deadlines, cancellation, network) so that every error has a code.
+func From(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: Timeout, Message: "timed out waiting for the service", Cause: err,
+			Hint: "raise --request-timeout if the service is slow"}
+	case errors.Is(err, context.Canceled):
+		return &Error{Code: Interrupted, Message: "interrupted", Cause: err}
+	}
+	var netErr net.Error
+	var urlErr *url.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return &Error{Code: Timeout, Message: "timed out waiting for the service", Cause: err,
+			Hint: "raise --request-timeout if the service is slow"}
+	}
+	if errors.As(err, &urlErr) || errors.As(err, &netErr) {
+		return &Error{Code: Network, Message: "cannot reach the service: " + networkReason(err), Cause: err,
+			Hint: "check the domain or base URL, your network and HTTPS_PROXY/NO_PROXY"}
+	}
+	return &Error{Code: Server, Message: err.Error(), Cause: err}
+}
+
+// networkReason keeps the useful tail of a Go network error ("dial tcp
+// 10.0.0.1:443: connect: connection refused") without the method and URL,
+// which the --debug log already shows.
+func networkReason(err error) string {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		err = urlErr.Err
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.HasPrefix(msg, "dial ") {
+		return msg[i+2:]
+	}
+	return msg
+}

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// ConnectOptions are the inputs of `abx connect`.
+type ConnectOptions struct {
+	IO       *output.Streams
+	Provider func() (provider.Provider, error)
+	Format   output.Format
+
+	ID      string
+	Timeout time.Duration
+}
+
+// NewCmdConnect builds `abx connect`.
+func NewCmdConnect(f *Factory, runF func(context.Context, *ConnectOptions) error) *cobra.Command {
+	opts := &ConnectOptions{IO: f.IO, Provider: f.Provider}
+	var timeout string
+	cmd := &cobra.Command{
+		Use:   "connect ID [--timeout D]",
+		Short: "Make sure a sandbox runs, resuming it if paused",
+		Long: `Connect to a sandbox: a paused sandbox is resumed, a running one is left running,
+and its deadline is extended to at least --timeout from now (default 5m); it is never
+shortened (use 'abx timeout' for that). The note on stderr and the JSON field "resumed"
+say which happened.`,
+		Example: `  abx connect default--code-interpreter-x7k2p
+  abx connect "$id" --timeout 1h -o json | jq .resumed`,
+		Args: exactArgs("ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Format, opts.ID = f.Format, args[0]
+			if err := checkIDs(opts.ID); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("timeout") {
+				var err error
+				if opts.Timeout, err = parseTimeout("--timeout", timeout, minTimeout); err != nil {
+					return err
+				}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runConnect(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&timeout, "timeout", "", "keep the sandbox alive at least this long from now (default 5m)")
+	return needs(cmd, provider.SandboxLifecycle)
+}
+
+func runConnect(ctx context.Context, opts *ConnectOptions) error {
+	p, err := opts.Provider()
+	if err != nil {
+		return err
+	}
+	r, err := p.Connect(ctx, opts.ID, opts.Timeout)
+	if err != nil {
+		return err
+	}
+	if r.Resumed {
+		note(opts.IO, opts.Format, "sandbox %s resumed", r.SandboxID)
+	} else {
+		note(opts.IO, opts.Format, "sandbox %s already %s", r.SandboxID, dash(r.State))
+	}
+	return printSandbox(opts.IO, opts.Format, &r.Sandbox, r)
+}

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// InfoOptions are the inputs of `abx info`.
+type InfoOptions struct {
+	IO       *output.Streams
+	Provider func() (provider.Provider, error)
+	Format   output.Format
+
+	ID string
+}
+
+// NewCmdInfo builds `abx info`.
+func NewCmdInfo(f *Factory, runF func(context.Context, *InfoOptions) error) *cobra.Command {
+	opts := &InfoOptions{IO: f.IO, Provider: f.Provider}
+	cmd := &cobra.Command{
+		Use:   "info ID",
+		Short: "Show one sandbox",
+		Example: `  abx info default--code-interpreter-x7k2p
+  abx info "$id" -o json | jq -r .endAt`,
+		Args: exactArgs("ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Format, opts.ID = f.Format, args[0]
+			if err := checkIDs(opts.ID); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runInfo(cmd.Context(), opts)
+		},
+	}
+	return needs(cmd, provider.SandboxLifecycle)
+}
+
+func runInfo(ctx context.Context, opts *InfoOptions) error {
+	p, err := opts.Provider()
+	if err != nil {
+		return err
+	}
+	s, err := p.Get(ctx, opts.ID)
+	if err != nil {
+		return err
+	}
+	return printSandbox(opts.IO, opts.Format, s, s)
+}

@@ -1,0 +1,237 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// killConcurrency bounds the deletes in flight: enough to clear a hundred
+// sandboxes quickly, few enough not to trip the server's rate limits.
+const killConcurrency = 8
+
+// KillOptions are the inputs of `abx kill`.
+type KillOptions struct {
+	IO       *output.Streams
+	Provider func() (provider.Provider, error)
+	Format   output.Format
+
+	IDs            []string
+	All            bool
+	Filter         provider.ListOptions
+	Yes            bool
+	IgnoreNotFound bool
+}
+
+// killResult is one line of `abx kill -o json` (docs/json.md).
+type killResult struct {
+	SandboxID string       `json:"sandboxID"`
+	Status    string       `json:"status"` // killed, not_found or failed
+	Error     *resultError `json:"error,omitempty"`
+
+	err *abxerr.Error
+}
+
+type resultError struct {
+	Code      abxerr.Code `json:"code"`
+	Message   string      `json:"message"`
+	RequestID string      `json:"requestID,omitempty"`
+}
+
+// NewCmdKill builds `abx kill`.
+func NewCmdKill(f *Factory, runF func(context.Context, *KillOptions) error) *cobra.Command {
+	opts := &KillOptions{IO: f.IO, Provider: f.Provider}
+	var states, metadata []string
+	cmd := &cobra.Command{
+		Use:   "kill ID... | kill --all [--state S] [--metadata k=v]... [--yes]",
+		Short: "Kill sandboxes",
+		Long: `Kill the named sandboxes, or with --all every sandbox that matches the filters.
+
+--all asks for confirmation on a terminal and needs --yes otherwise. A sandbox that is
+already gone is reported and makes abx exit 3, unless --ignore-not-found.`,
+		Example: `  abx kill "$id"
+  abx kill --all --metadata owner=ci --yes
+  abx list --state paused -o name | cut -d/ -f2 | xargs abx kill`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Format, opts.IDs = f.Format, args
+			switch {
+			case opts.All && len(args) > 0:
+				return usageError(cmd, "give sandbox IDs or --all, not both")
+			case !opts.All && len(args) == 0:
+				return usageError(cmd, "kill needs sandbox IDs or --all")
+			case !opts.All && (len(states) > 0 || len(metadata) > 0):
+				return usageError(cmd, "--state and --metadata filter --all")
+			}
+			if err := checkIDs(args...); err != nil {
+				return err
+			}
+			var err error
+			if opts.Filter.States, err = parseStates(states); err != nil {
+				return err
+			}
+			if opts.Filter.Metadata, err = parseKeyValues("--metadata", metadata); err != nil {
+				return err
+			}
+			if opts.All && !opts.Yes && !(opts.IO.StdinTTY && opts.IO.StderrTTY) {
+				return abxerr.New(abxerr.ConfirmationRequired, "kill --all needs --yes when not run from a terminal").
+					WithHint("add --yes to confirm; nothing was killed")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runKill(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.All, "all", false, "kill every sandbox matching --state and --metadata")
+	addFilterFlags(cmd, &states, &metadata)
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	fl.BoolVar(&opts.IgnoreNotFound, "ignore-not-found", false, "treat a sandbox that is already gone as killed")
+	return needs(cmd, provider.SandboxLifecycle)
+}
+
+func runKill(ctx context.Context, opts *KillOptions) error {
+	p, err := opts.Provider()
+	if err != nil {
+		return err
+	}
+	ids := opts.IDs
+	if opts.All {
+		list, err := p.List(ctx, opts.Filter)
+		if err != nil {
+			return err
+		}
+		ids = make([]string, len(list))
+		for i, s := range list {
+			ids[i] = s.SandboxID
+		}
+		if len(ids) == 0 {
+			note(opts.IO, opts.Format, "no sandboxes match")
+			return printKillResults(opts, nil)
+		}
+		if !opts.Yes {
+			if err := confirm(opts.IO, ids); err != nil {
+				return err
+			}
+		}
+	}
+
+	results := make([]killResult, len(ids))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(killConcurrency)
+	for i, id := range ids {
+		g.Go(func() error {
+			results[i] = killOne(gctx, p, id, opts.IgnoreNotFound)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, r := range results {
+		switch r.Status {
+		case "killed":
+			note(opts.IO, opts.Format, "sandbox %s killed", r.SandboxID)
+		case "not_found":
+			if opts.IgnoreNotFound {
+				note(opts.IO, opts.Format, "sandbox %s already gone", r.SandboxID)
+			}
+		}
+	}
+	if err := printKillResults(opts, results); err != nil {
+		return err
+	}
+	return killError(results, opts.IgnoreNotFound)
+}
+
+func killOne(ctx context.Context, p provider.Provider, id string, ignoreNotFound bool) killResult {
+	err := p.Kill(ctx, id)
+	if err == nil {
+		return killResult{SandboxID: id, Status: "killed"}
+	}
+	e := abxerr.From(err)
+	r := killResult{SandboxID: id, Status: "failed", err: e}
+	if e.Code == abxerr.NotFound {
+		r.Status = "not_found"
+	}
+	if r.Status == "failed" || !ignoreNotFound {
+		r.Error = &resultError{Code: e.Code, Message: e.Message, RequestID: e.RequestID}
+	}
+	return r
+}
+
+func printKillResults(opts *KillOptions, results []killResult) error {
+	switch opts.Format {
+	case output.JSON:
+		if results == nil {
+			results = []killResult{}
+		}
+		return output.WriteJSON(opts.IO.Out, results)
+	case output.Name:
+		for _, r := range results {
+			if r.Status == "killed" {
+				if _, err := fmt.Fprintln(opts.IO.Out, "sandbox/"+r.SandboxID); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// killError sums up what could not be killed in the one error abx prints:
+// a failure of the service outranks a sandbox that was already gone.
+func killError(results []killResult, ignoreNotFound bool) error {
+	var failed, missing []killResult
+	for _, r := range results {
+		switch {
+		case r.Status == "failed":
+			failed = append(failed, r)
+		case r.Status == "not_found" && !ignoreNotFound:
+			missing = append(missing, r)
+		}
+	}
+	bad := append(failed, missing...)
+	if len(bad) == 0 {
+		return nil
+	}
+	first := *bad[0].err
+	if len(bad) == 1 {
+		return &first
+	}
+	parts := make([]string, len(bad))
+	for i, r := range bad {
+		parts[i] = r.SandboxID + ": " + r.err.Message
+	}
+	first.Message = fmt.Sprintf("%d of %d sandboxes not killed: %s", len(bad), len(results), strings.Join(parts, "; "))
+	return &first
+}
+
+// confirm asks on the terminal before --all kills anything.
+func confirm(io *output.Streams, ids []string) error {
+	shown := ids
+	if len(shown) > 5 {
+		shown = shown[:5]
+	}
+	more := ""
+	if len(ids) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(ids)-len(shown))
+	}
+	_, _ = fmt.Fprintf(io.ErrOut, "Kill %d sandboxes (%s%s)? [y/N] ", len(ids), strings.Join(shown, ", "), more)
+	line, _ := bufio.NewReader(io.In).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return nil
+	}
+	return abxerr.New(abxerr.ConfirmationRequired, "not confirmed: nothing was killed").
+		WithHint("answer y, or pass --yes")
+}

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// Where a setting's value came from, as `abx config` shows it.
+const (
+	sourceFlag    = "flag"
+	sourceEnv     = "env"
+	sourceFile    = "file"
+	sourceDefault = "default"
+	sourceUnset   = "unset"
+)
+
+// boundSetting is one setting after binding: its value and its source.
+type boundSetting struct {
+	provider.Setting
+	Value  string
+	Source string
+}
+
+// bindSettings fills a fresh viper from the provider's flags and variables
+// (flag > env > default) and decodes it into the provider's Config struct.
+// Nothing but the provider's own variables is read. Values are checked per
+// setting first, so an error names the variable and flag to fix.
+func bindSettings(d *provider.Descriptor, flags *pflag.FlagSet, stdin io.Reader) (provider.Config, []boundSetting, error) {
+	v := viper.New()
+	bound := make([]boundSetting, 0, len(d.Settings))
+	for _, s := range d.Settings {
+		if err := v.BindEnv(s.Key, s.Env); err != nil {
+			return nil, nil, err
+		}
+		if fl := flags.Lookup(s.Flag); fl != nil {
+			if err := v.BindPFlag(s.Key, fl); err != nil {
+				return nil, nil, err
+			}
+		}
+		v.SetDefault(s.Key, s.Default)
+		b := boundSetting{Setting: s, Value: v.GetString(s.Key), Source: sourceOf(s, flags)}
+		bound = append(bound, b)
+	}
+	if err := resolveFiles(v, bound, stdin); err != nil {
+		return nil, bound, err
+	}
+	for _, b := range bound {
+		if err := checkKind(b); err != nil {
+			return nil, bound, err
+		}
+	}
+	cfg := d.NewConfig()
+	if err := v.Unmarshal(cfg, viper.DecodeHook(mapstructure.DecodeHookFuncType(durationHook))); err != nil {
+		return nil, bound, abxerr.New(abxerr.InvalidConfig, "cannot read the configuration: %v", err)
+	}
+	return cfg, bound, nil
+}
+
+func sourceOf(s provider.Setting, flags *pflag.FlagSet) string {
+	if fl := flags.Lookup(s.Flag); fl != nil && fl.Changed {
+		return sourceFlag
+	}
+	if os.Getenv(s.Env) != "" {
+		return sourceEnv
+	}
+	if s.Default != "" {
+		return sourceDefault
+	}
+	return sourceUnset
+}
+
+// resolveFiles reads settings given as files (FileOf), so that a secret can
+// stay out of the process list: --api-key-file PATH, or '-' for stdin.
+func resolveFiles(v *viper.Viper, bound []boundSetting, stdin io.Reader) error {
+	for _, fileSetting := range bound {
+		if fileSetting.FileOf == "" || fileSetting.Value == "" {
+			continue
+		}
+		for i := range bound {
+			target := &bound[i]
+			if target.Key != fileSetting.FileOf {
+				continue
+			}
+			if target.Source == sourceFlag || target.Source == sourceEnv {
+				return abxerr.New(abxerr.InvalidConfig, "both %s and %s are set", target.Env, fileSetting.Env).
+					WithHint("set only one of them (--%s or --%s)", target.Flag, fileSetting.Flag)
+			}
+			data, err := readSecretFile(fileSetting.Value, stdin)
+			if err != nil {
+				return abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", fileSetting.Env, err).
+					WithHint("set %s or --%s to a readable file, or '-' for stdin", fileSetting.Env, fileSetting.Flag)
+			}
+			value := strings.TrimSpace(string(data))
+			v.Set(target.Key, value)
+			target.Value, target.Source = value, sourceFile
+		}
+	}
+	return nil
+}
+
+func readSecretFile(path string, stdin io.Reader) ([]byte, error) {
+	if path == "-" {
+		return io.ReadAll(io.LimitReader(stdin, 64<<10))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	return io.ReadAll(io.LimitReader(f, 64<<10))
+}
+
+func checkKind(b boundSetting) error {
+	if b.Value == "" {
+		return nil
+	}
+	var err error
+	want := ""
+	switch b.Kind {
+	case provider.Int:
+		_, err = strconv.Atoi(b.Value)
+		want = "a whole number"
+	case provider.Duration:
+		_, err = parseDurationOrSeconds(b.Value)
+		want = "a duration like 30s or 2m, or plain seconds"
+	}
+	if err != nil {
+		return abxerr.New(abxerr.InvalidConfig, "invalid %s %q", b.Key, b.Value).
+			WithHint("set %s or --%s to %s", b.Env, b.Flag, want)
+	}
+	return nil
+}
+
+// durationHook lets duration settings take plain seconds as well as Go
+// durations.
+func durationHook(from, to reflect.Type, data any) (any, error) {
+	if to != reflect.TypeFor[time.Duration]() || from.Kind() != reflect.String {
+		return data, nil
+	}
+	return parseDurationOrSeconds(data.(string))
+}
+
+// parseDurationOrSeconds reads "90s", "5m", "2h30m" or "300" (seconds).
+func parseDurationOrSeconds(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n > int64(1<<62/time.Second) {
+			return 0, fmt.Errorf("too large")
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	return time.ParseDuration(s)
+}

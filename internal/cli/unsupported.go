@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// familyCommand is a command of the abx family whose capability no
+// registered provider has yet. It is declared like every other command, so
+// the root's capability check refuses it with E8004 before any request; the
+// RunE is reached only by a provider that declares the capability but has
+// not wired it, which is refused the same way.
+func familyCommand(f *Factory, use, short string, c provider.Capability) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short + " (not supported by every provider)",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return abxerr.NewUnsupported(f.Descriptor.Name, string(c))
+		},
+	}
+	cmd.Flags().SetInterspersed(true)
+	cmd.FParseErrWhitelist.UnknownFlags = true
+	return needs(cmd, c)
+}
+
+// addUnsupportedCommands declares the family's commands this tree has no
+// implementation of: templates, file watching, presigned transfer URLs and
+// the interactive terminal.
+func addUnsupportedCommands(root *cobra.Command, f *Factory) {
+	template := &cobra.Command{Use: "template", Short: "Work with sandbox templates"}
+	template.AddCommand(
+		familyCommand(f, "list", "List templates", provider.TemplatesRead),
+		familyCommand(f, "build", "Build a template", provider.TemplatesBuild),
+	)
+	root.AddCommand(template)
+
+	files := filesCommand(root)
+	files.AddCommand(
+		familyCommand(f, "watch ID PATH", "Watch a directory for changes", provider.FilesWatch),
+		familyCommand(f, "upload-url ID PATH", "Print a presigned upload URL", provider.FilesTransfer),
+		familyCommand(f, "download-url ID PATH", "Print a presigned download URL", provider.FilesTransfer),
+	)
+	root.AddCommand(familyCommand(f, "terminal ID", "Open an interactive terminal in a sandbox", provider.PTY))
+}
+
+// filesCommand returns the `files` group, creating it on first use.
+func filesCommand(root *cobra.Command) *cobra.Command {
+	for _, c := range root.Commands() {
+		if c.Name() == "files" {
+			return c
+		}
+	}
+	files := &cobra.Command{Use: "files", Short: "Read, write and move files in a sandbox"}
+	root.AddCommand(files)
+	return files
+}

@@ -1,0 +1,63 @@
+// Package output turns plain Go values into what people and programs read:
+// tables that adapt to the terminal, JSON, and errors. It knows nothing of
+// HTTP or of any provider.
+package output
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// Streams are abx's standard streams and what is known about them.
+type Streams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	StdinTTY  bool
+	StdoutTTY bool
+	StderrTTY bool
+	// Color is true when stdout may carry ANSI colour: a terminal, no
+	// NO_COLOR, TERM not dumb and no --no-color.
+	Color bool
+	// Now is the clock relative times are computed from.
+	Now func() time.Time
+}
+
+// System returns the process's streams, probing which are terminals.
+func System() *Streams {
+	s := &Streams{
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+		Now:       time.Now,
+	}
+	s.Color = s.StdoutTTY && colorAllowed(os.Getenv)
+	return s
+}
+
+// colorAllowed applies the NO_COLOR (any non-empty value) and TERM=dumb
+// conventions.
+func colorAllowed(getenv func(string) string) bool {
+	return getenv("NO_COLOR") == "" && !strings.EqualFold(getenv("TERM"), "dumb")
+}
+
+// Test returns streams writing to buffers, as a pipe unless tty is true.
+func Test(tty bool) (s *Streams, in, out, errOut *bytes.Buffer) {
+	in, out, errOut = &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	s = &Streams{
+		In: in, Out: out, ErrOut: errOut,
+		StdinTTY: tty, StdoutTTY: tty, StderrTTY: tty, Color: tty,
+		Now: func() time.Time { return time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC) },
+	}
+	return s, in, out, errOut
+}
+
+// DisableColor is what --no-color does.
+func (s *Streams) DisableColor() { s.Color = false }

@@ -1,0 +1,146 @@
+package output
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// TablePrinter prints rows for people on a terminal (aligned, upper-case
+// headers, colour) and for programs through a pipe (tab-separated, no
+// header, no colour, nothing truncated).
+type TablePrinter struct {
+	s      *Streams
+	header []string
+	rows   [][]string
+}
+
+// NewTable starts a table with these column names.
+func (s *Streams) NewTable(header ...string) *TablePrinter {
+	return &TablePrinter{s: s, header: header}
+}
+
+// Row adds a row; cells are already formatted (see Time and State).
+func (t *TablePrinter) Row(cells ...string) { t.rows = append(t.rows, cells) }
+
+// Render writes the table to stdout.
+func (t *TablePrinter) Render() error {
+	if !t.s.StdoutTTY {
+		for _, r := range t.rows {
+			if _, err := fmt.Fprintln(t.s.Out, strings.Join(r, "\t")); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var buf bytes.Buffer
+	tbl := tablewriter.NewTable(&buf,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+			},
+		})),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithPadding(tw.Padding{Left: "", Right: "  ", Overwrite: true}),
+		tablewriter.WithTrimSpace(tw.Off),
+		tablewriter.WithHeaderAutoFormat(tw.Off), // headers are upper-cased here, before styling
+	)
+	header := make([]string, len(t.header))
+	for i, h := range t.header {
+		header[i] = t.s.style(headerStyle, strings.ToUpper(h))
+	}
+	tbl.Header(header)
+	for _, r := range t.rows {
+		if err := tbl.Append(r); err != nil {
+			return err
+		}
+	}
+	if err := tbl.Render(); err != nil {
+		return err
+	}
+	// The last column's padding would leave trailing blanks on every line.
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if line == "" {
+			continue
+		}
+		if _, err := io.WriteString(t.s.Out, strings.TrimRight(line, " \n")+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var (
+	headerStyle  = lipgloss.NewStyle().Bold(true)
+	runningStyle = lipgloss.NewStyle().Foreground(lipgloss.Green)
+	pausedStyle  = lipgloss.NewStyle().Foreground(lipgloss.Yellow)
+	otherStyle   = lipgloss.NewStyle().Foreground(lipgloss.Red)
+	faintStyle   = lipgloss.NewStyle().Faint(true)
+)
+
+func (s *Streams) style(st lipgloss.Style, text string) string {
+	if !s.Color || text == "" {
+		return text
+	}
+	return st.Render(text)
+}
+
+// State colours a sandbox state on a terminal.
+func (s *Streams) State(state string) string {
+	switch state {
+	case "running":
+		return s.style(runningStyle, state)
+	case "paused":
+		return s.style(pausedStyle, state)
+	case "":
+		return "-"
+	default:
+		return s.style(otherStyle, state)
+	}
+}
+
+// Faint dims secondary text on a terminal.
+func (s *Streams) Faint(text string) string { return s.style(faintStyle, text) }
+
+// Time is relative ("5m ago", "in 2h") on a terminal and RFC 3339 when piped;
+// an unknown time is "-".
+func (s *Streams) Time(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	if !s.StdoutTTY {
+		return t.UTC().Format(time.RFC3339)
+	}
+	d := t.Sub(s.Now())
+	if d < 0 {
+		return Duration(-d) + " ago"
+	}
+	return "in " + Duration(d)
+}
+
+// Duration is a short human duration: 45s, 12m, 3h, 9d, 100y.
+func Duration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 2*365*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	default:
+		return fmt.Sprintf("%dy", int(d.Hours()/24/365))
+	}
+}

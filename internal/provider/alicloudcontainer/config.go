@@ -1,0 +1,113 @@
+// Package alicloudcontainer is the provider for the OpenKruise Agents
+// sandbox-manager on Alibaba Cloud ACS/ACK: its settings, URL rules and
+// control-plane client.
+package alicloudcontainer
+
+import (
+	"net/url"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// Name is the provider's name on the command line.
+const Name = "alicloud-container"
+
+const envPrefix = "ABX_ALICLOUD_CONTAINER_"
+
+// Protocols of the sandbox gateway (PROTOCOL.md §1).
+const (
+	ProtocolNative  = "native"
+	ProtocolPrivate = "private"
+)
+
+// DefaultEnvdPort is where envd listens inside every sandbox.
+const DefaultEnvdPort = 49983
+
+// Config is this provider's configuration, filled from flags and environment.
+type Config struct {
+	Domain         string        `mapstructure:"domain"`
+	BaseURL        string        `mapstructure:"base_url"`
+	APIKey         string        `mapstructure:"api_key"`
+	Protocol       string        `mapstructure:"protocol"`
+	EnvdPort       int           `mapstructure:"envd_port"`
+	RequestTimeout time.Duration `mapstructure:"request_timeout"`
+}
+
+// Settings are the values this provider reads, with their flags and variables.
+var Settings = []provider.Setting{
+	{Key: "domain", Flag: "domain", Env: envPrefix + "DOMAIN",
+		Usage: "sandbox-manager domain, e.g. agents.example.com (may carry :port)"},
+	{Key: "base_url", Flag: "base-url", Env: envPrefix + "BASE_URL",
+		Usage: "API origin overriding the one built from the domain, e.g. http://127.0.0.1:8080/kruise/api"},
+	{Key: "api_key", Flag: "api-key", Env: envPrefix + "API_KEY", Secret: true,
+		Usage: "API key, sent as X-API-Key to the API origin only (prefer the variable or --api-key-file: flags show in ps)"},
+	{Key: "api_key_file", Flag: "api-key-file", Env: envPrefix + "API_KEY_FILE", FileOf: "api_key",
+		Usage: "read the API key from this file ('-' for stdin)"},
+	{Key: "protocol", Flag: "protocol", Env: envPrefix + "PROTOCOL", Default: ProtocolNative,
+		Usage: "URL protocol of the gateway: native or private"},
+	{Key: "envd_port", Flag: "envd-port", Env: envPrefix + "ENVD_PORT", Default: "49983", Kind: provider.Int,
+		Usage: "port envd listens on inside sandboxes"},
+	{Key: "request_timeout", Flag: "request-timeout", Env: envPrefix + "REQUEST_TIMEOUT", Default: "30s",
+		Kind: provider.Duration, Usage: "deadline of each API request (Go duration or seconds)"},
+}
+
+// Descriptor registers this provider.
+func Descriptor() *provider.Descriptor {
+	return &provider.Descriptor{
+		Name:     Name,
+		Summary:  "OpenKruise Agents sandbox-manager on Alibaba Cloud ACS/ACK",
+		Settings: Settings,
+		Capabilities: []provider.Capability{
+			provider.SandboxLifecycle, provider.SandboxTimeout, provider.SandboxPause,
+			provider.ExecRun, provider.ExecStream, provider.ProcessManage, provider.FilesRW,
+			provider.CodeInterpret, provider.PortsURL,
+		},
+		NewConfig: func() provider.Config { return &Config{} },
+		Open: func(c provider.Config, deps provider.Deps) (provider.Provider, error) {
+			return New(*c.(*Config), deps)
+		},
+	}
+}
+
+// Problems lists what keeps the config from being used, each naming the
+// variable and flag that fix it.
+func (c *Config) Problems() []error {
+	var out []error
+	switch c.Protocol {
+	case ProtocolNative, ProtocolPrivate:
+	default:
+		out = append(out, abxerr.New(abxerr.InvalidConfig, "unknown protocol %q", c.Protocol).
+			WithHint("set %sPROTOCOL or --protocol to native or private", envPrefix))
+	}
+	if c.BaseURL != "" {
+		if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			out = append(out, abxerr.New(abxerr.InvalidConfig, "base URL %q is not an absolute http(s) URL", c.BaseURL).
+				WithHint("set %sBASE_URL or --base-url to a URL like https://agents.example.com/kruise/api", envPrefix))
+		}
+	}
+	if c.Domain == "" && c.BaseURL == "" {
+		out = append(out, abxerr.New(abxerr.MissingConfig, "no domain configured").
+			WithHint("set %sDOMAIN or --domain (or %sBASE_URL)", envPrefix, envPrefix))
+	}
+	if c.Domain != "" {
+		if u, err := url.Parse("https://" + c.Domain); err != nil || u.Host != c.Domain || u.Hostname() == "" {
+			out = append(out, abxerr.New(abxerr.InvalidConfig, "domain %q is not a host name", c.Domain).
+				WithHint("set %sDOMAIN or --domain to a name like agents.example.com, without scheme or path", envPrefix))
+		}
+	}
+	if c.APIKey == "" {
+		out = append(out, abxerr.New(abxerr.MissingConfig, "no API key configured").
+			WithHint("set %sAPI_KEY or pass --api-key-file", envPrefix))
+	}
+	if c.EnvdPort < 1 || c.EnvdPort > 65535 {
+		out = append(out, abxerr.New(abxerr.InvalidConfig, "envd port %d is out of range 1..65535", c.EnvdPort).
+			WithHint("set %sENVD_PORT or --envd-port", envPrefix))
+	}
+	if c.RequestTimeout <= 0 {
+		out = append(out, abxerr.New(abxerr.InvalidConfig, "request timeout must be positive").
+			WithHint("set %sREQUEST_TIMEOUT or --request-timeout to a duration like 30s", envPrefix))
+	}
+	return out
+}

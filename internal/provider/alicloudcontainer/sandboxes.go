@@ -1,0 +1,223 @@
+package alicloudcontainer
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// One function per operation: what `abx <command>` sends is read here.
+
+// maxPageSize is the largest limit the list route accepts.
+const maxPageSize = 100
+
+// Create sends POST /sandboxes.
+func (c *Client) Create(ctx context.Context, req provider.CreateRequest) (*provider.Sandbox, error) {
+	body := newSandbox{
+		TemplateID: req.Template,
+		Timeout:    seconds(req.Timeout),
+		AutoPause:  req.AutoPause,
+		Metadata:   req.Metadata,
+		EnvVars:    req.Env,
+	}
+	if req.NoInternet {
+		no := false
+		body.AllowInternetAccess = &no
+	}
+	var w wireSandbox
+	if _, err := c.call(ctx, http.MethodPost, "/sandboxes", nil, body, &w, http.StatusCreated, http.StatusOK); err != nil {
+		return nil, err
+	}
+	s := w.model()
+	return &s, nil
+}
+
+// Connect sends POST /sandboxes/{id}/connect: 201 means the sandbox was
+// paused and is resumed, 200 that it was running. Servers without the route
+// answer a 4xx; then the sandbox is read with GET as it is.
+func (c *Client) Connect(ctx context.Context, id string, timeout time.Duration) (*provider.ConnectResult, error) {
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	var w wireSandbox
+	r, err := c.call(ctx, http.MethodPost, sandboxPath(id)+"/connect", nil, timeoutBody{seconds(timeout)}, &w,
+		http.StatusOK, http.StatusCreated)
+	if err != nil {
+		if !isClientError(err) {
+			return nil, err
+		}
+		s, gerr := c.Get(ctx, id)
+		if gerr != nil {
+			return nil, gerr
+		}
+		return &provider.ConnectResult{Sandbox: *s}, nil
+	}
+	return &provider.ConnectResult{Sandbox: w.model(), Resumed: r.status == http.StatusCreated}, nil
+}
+
+// isClientError is a 4xx other than the ones a GET would repeat
+// (authentication, authorization).
+func isClientError(err error) bool {
+	s := statusOf(err)
+	return s >= 400 && s < 500 && s != http.StatusUnauthorized && s != http.StatusForbidden
+}
+
+// Get sends GET /sandboxes/{id}.
+func (c *Client) Get(ctx context.Context, id string) (*provider.Sandbox, error) {
+	var w wireSandbox
+	if _, err := c.call(ctx, http.MethodGet, sandboxPath(id), nil, nil, &w, http.StatusOK); err != nil {
+		return nil, err
+	}
+	s := w.model()
+	return &s, nil
+}
+
+// List follows x-next-token through GET /v2/sandboxes until the limit. Only
+// state, metadata, limit and nextToken are sent: the server reads any other
+// key as a metadata filter.
+func (c *Client) List(ctx context.Context, opts provider.ListOptions) ([]provider.Sandbox, error) {
+	q := url.Values{}
+	if len(opts.States) > 0 {
+		q.Set("state", strings.Join(opts.States, ","))
+	}
+	if len(opts.Metadata) > 0 {
+		q.Set("metadata", metadataQuery(opts.Metadata))
+	}
+	out := []provider.Sandbox{}
+	seen := map[string]bool{}
+	for {
+		size := maxPageSize
+		if opts.Limit > 0 && opts.Limit-len(out) < size {
+			size = opts.Limit - len(out)
+		}
+		q.Set("limit", strconv.Itoa(size))
+		var page []wireSandbox
+		r, err := c.call(ctx, http.MethodGet, "/v2/sandboxes", q, nil, &page, http.StatusOK)
+		if err != nil {
+			if statusOf(err) == http.StatusNotFound && !isNotFoundSandbox(err) {
+				return c.listV1(ctx, opts)
+			}
+			return nil, err
+		}
+		for i := range page {
+			out = append(out, page[i].model())
+		}
+		// A repeated token would loop for ever: stop, the list is complete
+		// as far as the server can tell.
+		if r.nextToken == "" || seen[r.nextToken] || (opts.Limit > 0 && len(out) >= opts.Limit) {
+			break
+		}
+		seen[r.nextToken] = true
+		q.Set("nextToken", r.nextToken)
+	}
+	if opts.Limit > 0 && len(out) > opts.Limit {
+		out = out[:opts.Limit]
+	}
+	return out, nil
+}
+
+// listV1 serves list on E2B-compatible servers without /v2/sandboxes: the
+// old route lists running sandboxes only.
+func (c *Client) listV1(ctx context.Context, opts provider.ListOptions) ([]provider.Sandbox, error) {
+	q := url.Values{}
+	if len(opts.Metadata) > 0 {
+		q.Set("metadata", metadataQuery(opts.Metadata))
+	}
+	var page []wireSandbox
+	if _, err := c.call(ctx, http.MethodGet, "/sandboxes", q, nil, &page, http.StatusOK); err != nil {
+		return nil, err
+	}
+	out := []provider.Sandbox{}
+	for i := range page {
+		s := page[i].model()
+		if s.State == "" {
+			s.State = "running"
+		}
+		if matchesState(s.State, opts.States) {
+			out = append(out, s)
+		}
+	}
+	if opts.Limit > 0 && len(out) > opts.Limit {
+		out = out[:opts.Limit]
+	}
+	return out, nil
+}
+
+func matchesState(state string, want []string) bool {
+	if len(want) == 0 {
+		return true
+	}
+	for _, w := range want {
+		if w == state {
+			return true
+		}
+	}
+	return false
+}
+
+// isNotFoundSandbox tells a JSON 404 (which the server sends for sandboxes)
+// from a plain-text one (a route it does not have).
+func isNotFoundSandbox(err error) bool {
+	e := abxerr.From(err)
+	return e.Code == abxerr.NotFound
+}
+
+// Kill sends DELETE /sandboxes/{id}; a second delete answers 404.
+func (c *Client) Kill(ctx context.Context, id string) error {
+	_, err := c.call(ctx, http.MethodDelete, sandboxPath(id), nil, nil, nil, http.StatusNoContent, http.StatusOK)
+	return err
+}
+
+// SetTimeout sends POST /sandboxes/{id}/timeout; it overwrites the deadline.
+func (c *Client) SetTimeout(ctx context.Context, id string, timeout time.Duration) error {
+	_, err := c.call(ctx, http.MethodPost, sandboxPath(id)+"/timeout", nil, timeoutBody{seconds(timeout)}, nil,
+		http.StatusNoContent, http.StatusOK)
+	return err
+}
+
+// Pause sends POST /sandboxes/{id}/pause.
+func (c *Client) Pause(ctx context.Context, id string) error {
+	_, err := c.call(ctx, http.MethodPost, sandboxPath(id)+"/pause", nil, nil, nil, http.StatusNoContent, http.StatusOK)
+	return err
+}
+
+// DefaultTimeout is sent to connect and resume when the user gives none:
+// the server refuses both without a timeout. It is the server's default
+// lifetime of a new sandbox.
+const DefaultTimeout = 300 * time.Second
+
+// Resume sends POST /sandboxes/{id}/resume. sandbox-manager answers 204 with
+// no body, E2B 201 with the sandbox: both are success.
+func (c *Client) Resume(ctx context.Context, id string, timeout time.Duration) error {
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	_, err := c.call(ctx, http.MethodPost, sandboxPath(id)+"/resume", nil, timeoutBody{seconds(timeout)}, nil,
+		http.StatusNoContent, http.StatusCreated, http.StatusOK)
+	return err
+}
+
+// PortURL computes the URL of a port from the configuration alone.
+func (c *Client) PortURL(id string, port int) (string, error) {
+	return c.cfg.PortURL(id, "", port)
+}
+
+func sandboxPath(id string) string { return "/sandboxes/" + url.PathEscape(id) }
+
+// metadataQuery encodes filters as the server reads them: one query value
+// holding "k1=v1&k2=v2", itself URL-encoded.
+func metadataQuery(md map[string]string) string {
+	v := url.Values{}
+	for k, val := range md {
+		v.Set(k, val)
+	}
+	return v.Encode()
+}
+
+func seconds(d time.Duration) int64 { return int64(d / time.Second) }

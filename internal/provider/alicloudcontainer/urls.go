@@ -1,0 +1,84 @@
+package alicloudcontainer
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+)
+
+// The URL rules of PROTOCOL.md §1 live here and nowhere else.
+//
+//	           native                       private
+//	API        https://api.{domain}         https://{domain}/kruise/api
+//	port P     https://{P}-{id}.{domain}    https://{domain}/kruise/{id}/{P}
+//
+// base_url replaces the API base. With the private protocol the data plane
+// shares the API's origin, so it takes base_url's scheme and host (this is
+// what makes an http:// port-forward work); a sandbox's own domain from the
+// server is preferred to the configured one otherwise.
+
+// APIBase is the origin and path prefix of the control-plane API.
+func (c *Config) APIBase() string {
+	if c.BaseURL != "" {
+		return strings.TrimRight(c.BaseURL, "/")
+	}
+	if c.Protocol == ProtocolPrivate {
+		return "https://" + c.Domain + "/kruise/api"
+	}
+	return "https://api." + c.Domain
+}
+
+// PortURL is the URL of port on sandbox id. sandboxDomain is the domain the
+// server reported for that sandbox, or "" to use the configured one.
+func (c *Config) PortURL(id, sandboxDomain string, port int) (string, error) {
+	if id == "" {
+		return "", abxerr.New(abxerr.InvalidInput, "empty sandbox ID").
+			WithHint("pass the ID shown by 'abx list'")
+	}
+	if port < 1 || port > 65535 {
+		return "", abxerr.New(abxerr.InvalidInput, "port %d is out of range 1..65535", port)
+	}
+	domain := sandboxDomain
+	if domain == "" {
+		domain = c.Domain
+	}
+	p := strconv.Itoa(port)
+	if c.Protocol == ProtocolPrivate {
+		origin := "https://" + domain
+		if c.BaseURL != "" {
+			u, err := url.Parse(c.BaseURL)
+			if err != nil {
+				return "", abxerr.New(abxerr.InvalidConfig, "base URL %q is not a URL", c.BaseURL)
+			}
+			origin = u.Scheme + "://" + u.Host
+		}
+		if origin == "https://" {
+			return "", noDataPlaneDomain()
+		}
+		return origin + "/kruise/" + url.PathEscape(id) + "/" + p, nil
+	}
+	if domain == "" {
+		return "", noDataPlaneDomain()
+	}
+	if !isHostLabel(id) {
+		return "", abxerr.New(abxerr.InvalidInput, "sandbox ID %q cannot be part of a host name", id).
+			WithHint("native URLs need IDs of letters, digits and '-'; use --protocol private for others")
+	}
+	return "https://" + p + "-" + id + "." + domain, nil
+}
+
+func noDataPlaneDomain() error {
+	return abxerr.New(abxerr.MissingConfig, "no domain for the sandbox data plane").
+		WithHint("set %sDOMAIN or --domain; base_url only gives the API origin with the native protocol", envPrefix)
+}
+
+func isHostLabel(s string) bool {
+	for _, r := range s {
+		if !(r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}

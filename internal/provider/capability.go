@@ -1,0 +1,76 @@
+package provider
+
+import "github.com/abx-dev/abx/internal/abxerr"
+
+// Capability names one thing a provider can do. Every command declares the
+// capability it needs; the check runs before any I/O.
+type Capability string
+
+// The capabilities of the abx family. A provider declares the ones it has;
+// all others are refused with E8004.
+const (
+	SandboxLifecycle Capability = "sandbox.lifecycle"
+	SandboxTimeout   Capability = "sandbox.timeout"
+	SandboxPause     Capability = "sandbox.pause"
+	ExecRun          Capability = "exec.run"
+	ExecStream       Capability = "exec.stream"
+	ProcessManage    Capability = "process.manage"
+	FilesRW          Capability = "files.rw"
+	CodeInterpret    Capability = "code.interpret"
+	PortsURL         Capability = "ports.url"
+	PTY              Capability = "pty"
+	FilesWatch       Capability = "files.watch"
+	FilesTransfer    Capability = "files.transfer"
+	TemplatesRead    Capability = "templates.read"
+	TemplatesBuild   Capability = "templates.build"
+	PortsDomain      Capability = "ports.domain"
+	StorageMount     Capability = "storage.mount"
+	NetworkVPC       Capability = "network.vpc"
+	Sessions         Capability = "sessions"
+)
+
+// CapabilityInfo describes a capability for `abx capabilities`.
+type CapabilityInfo struct {
+	Name        Capability
+	Description string
+}
+
+// AllCapabilities is every capability of the abx family, in display order.
+var AllCapabilities = []CapabilityInfo{
+	{SandboxLifecycle, "create, connect, list, inspect and kill sandboxes"},
+	{SandboxTimeout, "change a sandbox's time to live"},
+	{SandboxPause, "pause and resume sandboxes"},
+	{ExecRun, "run a command and wait for its exit code"},
+	{ExecStream, "stream a command's output as it runs"},
+	{ProcessManage, "list, signal and feed running processes"},
+	{FilesRW, "read, write, list and move files"},
+	{CodeInterpret, "run code in a Jupyter-backed interpreter"},
+	{PortsURL, "compute the public URL of a sandbox port"},
+	{PTY, "interactive terminal sessions"},
+	{FilesWatch, "watch a directory for changes"},
+	{FilesTransfer, "presigned upload and download URLs"},
+	{TemplatesRead, "list and inspect templates"},
+	{TemplatesBuild, "build templates"},
+	{PortsDomain, "custom domains for sandbox ports"},
+	{StorageMount, "mount external storage"},
+	{NetworkVPC, "attach sandboxes to a private network"},
+	{Sessions, "long-lived sessions"},
+}
+
+// Check refuses a capability the provider does not declare, with E8004.
+func (d *Descriptor) Check(c Capability) error {
+	if d.Supports(c) {
+		return nil
+	}
+	return abxerr.NewUnsupported(d.Name, string(c))
+}
+
+// Supports reports whether the provider declares c.
+func (d *Descriptor) Supports(c Capability) bool {
+	for _, have := range d.Capabilities {
+		if have == c {
+			return true
+		}
+	}
+	return false
+}

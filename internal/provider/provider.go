@@ -1,0 +1,68 @@
+// Package provider says what every sandbox provider is: the capabilities it
+// declares, the settings it reads, the operations it offers and the plain Go
+// values they return. It knows nothing of cobra, viper or output.
+package provider
+
+import (
+	"context"
+	"time"
+)
+
+// Provider is a configured connection to one sandbox service.
+type Provider interface {
+	Create(ctx context.Context, req CreateRequest) (*Sandbox, error)
+	// Connect makes sure the sandbox runs (resuming it if paused) and extends
+	// its deadline to at least timeout.
+	Connect(ctx context.Context, id string, timeout time.Duration) (*ConnectResult, error)
+	Get(ctx context.Context, id string) (*Sandbox, error)
+	List(ctx context.Context, opts ListOptions) ([]Sandbox, error)
+	Kill(ctx context.Context, id string) error
+	SetTimeout(ctx context.Context, id string, timeout time.Duration) error
+	Pause(ctx context.Context, id string) error
+	// Resume starts a paused sandbox; timeout 0 leaves the server's default.
+	Resume(ctx context.Context, id string, timeout time.Duration) error
+	// PortURL is the URL of a port of the sandbox, computed without a request.
+	PortURL(id string, port int) (string, error)
+}
+
+// CreateRequest is what `abx create` asks for.
+type CreateRequest struct {
+	Template   string
+	Timeout    time.Duration // 0: the server's default
+	Metadata   map[string]string
+	Env        map[string]string
+	AutoPause  bool
+	NoInternet bool
+}
+
+// ListOptions filters `abx list`.
+type ListOptions struct {
+	States   []string          // empty: every state
+	Metadata map[string]string // all must match
+	Limit    int               // 0: no limit
+}
+
+// Sandbox is a sandbox as abx shows it. The JSON names follow the E2B API;
+// secrets (the envd access token, the traffic token) are not part of it.
+type Sandbox struct {
+	SandboxID   string            `json:"sandboxID"`
+	TemplateID  string            `json:"templateID"`
+	Alias       string            `json:"alias,omitempty"`
+	ClientID    string            `json:"clientID,omitempty"`
+	State       string            `json:"state"`
+	StartedAt   time.Time         `json:"startedAt"`
+	EndAt       time.Time         `json:"endAt"`
+	CPUCount    int               `json:"cpuCount"`
+	MemoryMB    int               `json:"memoryMB"`
+	DiskSizeMB  int               `json:"diskSizeMB,omitempty"`
+	EnvdVersion string            `json:"envdVersion,omitempty"`
+	Domain      string            `json:"domain,omitempty"`
+	Metadata    map[string]string `json:"metadata"`
+}
+
+// ConnectResult says what connecting did.
+type ConnectResult struct {
+	Sandbox
+	// Resumed is true when the sandbox was paused and connecting resumed it.
+	Resumed bool `json:"resumed"`
+}
