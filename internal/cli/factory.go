@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
 	"github.com/abx-dev/abx/internal/httpclient"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
 )
 
 // Factory carries what commands share: the streams, the registry, and the

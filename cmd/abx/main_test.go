@@ -1,0 +1,147 @@
+package main
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/abx-dev/abx/internal/cli"
+	"github.com/abx-dev/abx/internal/emulator/manager"
+	"github.com/abx-dev/abx/internal/fakenet"
+)
+
+// The scripts in testdata/script are user stories: real command lines run
+// against the real binary and a fake sandbox-manager started per script.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"abx": func() { os.Exit(cli.Main()) },
+		"jq":  func() { os.Exit(jqMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// testKey is the fake's API key; decoyKey must never be sent anywhere.
+const (
+	testKey  = "sk-test-5f1c2d"
+	decoyKey = "decoy-never-send-me"
+)
+
+type fakeEnv struct {
+	srv   *manager.Server
+	proxy *fakenet.Proxy
+	clock *clock
+}
+
+type clock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			c := &clock{}
+			srv := manager.New(manager.Options{APIKey: testKey, Domain: "abx.test", Now: c.now})
+			plain := httptest.NewServer(srv)
+			secure, err := fakenet.NewTLS(srv, "abx.test", "*.abx.test")
+			if err != nil {
+				return err
+			}
+			proxy := fakenet.NewProxy(secure.Listener.Addr().String())
+			env.Defer(plain.Close)
+			env.Defer(secure.Close)
+			env.Defer(proxy.Close)
+			ca := filepath.Join(env.WorkDir, "ca.pem")
+			if err := os.WriteFile(ca, secure.CAPEM, 0o600); err != nil {
+				return err
+			}
+			env.Values["fake"] = &fakeEnv{srv: srv, proxy: proxy, clock: c}
+			env.Setenv("FAKE_URL", plain.URL)
+			env.Setenv("FAKE_PROXY", proxy.URL)
+			env.Setenv("FAKE_CA", ca)
+			env.Setenv("FAKE_KEY", testKey)
+			env.Setenv("ABX_SANDBOX_API_KEY", decoyKey)
+			env.Setenv("HOME", env.WorkDir)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"requests": cmdRequests,
+			"clock":    cmdClock,
+		},
+	})
+}
+
+// requests prints the fake's request log, one block a request:
+//
+//	METHOD host path?query
+//	  Header: value
+//	  body: ...
+//
+// "requests count N" asserts how many there were; "requests clear" forgets them.
+func cmdRequests(ts *testscript.TestScript, neg bool, args []string) {
+	f := ts.Value("fake").(*fakeEnv)
+	reqs := f.srv.Requests()
+	switch {
+	case len(args) == 2 && args[0] == "count":
+		want := args[1]
+		got := fmt.Sprint(len(reqs))
+		if (got == want) == neg {
+			ts.Fatalf("requests: got %s, want %s%s", got, map[bool]string{true: "not ", false: ""}[neg], want)
+		}
+		return
+	case len(args) == 1 && args[0] == "clear":
+		f.srv.ResetLog()
+		return
+	case len(args) == 1 && args[0] == "proxy":
+		for _, h := range f.proxy.Hosts() {
+			_, _ = fmt.Fprintln(ts.Stdout(), "CONNECT", h)
+		}
+		return
+	}
+	for _, r := range reqs {
+		line := r.Method + " " + r.Host + " " + r.Path
+		if r.Query != "" {
+			line += "?" + r.Query
+		}
+		_, _ = fmt.Fprintln(ts.Stdout(), line)
+		names := make([]string, 0, len(r.Header))
+		for k := range r.Header {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			_, _ = fmt.Fprintf(ts.Stdout(), "  %s: %s\n", k, strings.Join(r.Header[k], ", "))
+		}
+		if r.Body != "" {
+			_, _ = fmt.Fprintf(ts.Stdout(), "  body: %s\n", r.Body)
+		}
+	}
+}
+
+// clock advance D moves the fake's clock, so timeouts expire without waiting.
+func cmdClock(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 || args[0] != "advance" {
+		ts.Fatalf("usage: clock advance DURATION")
+	}
+	d, err := time.ParseDuration(args[1])
+	ts.Check(err)
+	f := ts.Value("fake").(*fakeEnv)
+	f.clock.mu.Lock()
+	f.clock.off += d
+	f.clock.mu.Unlock()
+}

@@ -1,0 +1,205 @@
+// Package manager is a faithful stand-in for the OpenKruise Agents
+// sandbox-manager's E2B-shaped API (PROTOCOL.md §2), quirks included: both
+// path sets, X-API-Key, the error envelope with request_id, x-next-token
+// pages, connect 200/201, idempotent pause, 204 resume, 404 on a second
+// delete, the 30 s floor on create, and a request log tests assert on.
+// abx's tests use it, and the emulator serves it to users.
+package manager
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Limits of the real server.
+const (
+	DefaultTimeout = 300 * time.Second
+	MinTimeout     = 30 * time.Second
+	MaxTimeout     = 2592000 * time.Second
+	maxListLimit   = 100
+	// pausedFor is how far endAt jumps when a sandbox is paused.
+	pausedFor = 100 * 365 * 24 * time.Hour
+)
+
+// ResourceKey is the metadata key every sandbox carries.
+const ResourceKey = "e2b.agents.kruise.io/sandbox-resource"
+
+// Options configure the fake.
+type Options struct {
+	// APIKey is the one key accepted in X-API-Key.
+	APIKey string
+	// Templates that can be created; empty means base and code-interpreter.
+	Templates []string
+	// Domain is reported as each sandbox's domain.
+	Domain string
+	// EnvdVersion is reported as each sandbox's envdVersion (default 0.2.10).
+	EnvdVersion string
+	// Now is the clock; tests move it to make timeouts expire.
+	Now func() time.Time
+}
+
+// Sandbox is the fake's record of one sandbox.
+type Sandbox struct {
+	ID              string
+	Template        string
+	State           string // running or paused
+	StartedAt       time.Time
+	EndAt           time.Time
+	AutoPause       bool
+	AllowInternet   bool
+	Metadata        map[string]string
+	EnvVars         map[string]string
+	EnvdAccessToken string
+	seq             int // creation order, for stable pages
+}
+
+// Request is one request as the fake received it.
+type Request struct {
+	Method string
+	Host   string
+	Path   string
+	Query  string
+	Header http.Header
+	Body   string
+}
+
+// Server is the fake sandbox-manager. It is an http.Handler.
+type Server struct {
+	opts    Options
+	mux     *http.ServeMux
+	mu      sync.Mutex
+	boxes   map[string]*Sandbox
+	seq     int
+	logMu   sync.Mutex
+	log     []Request
+	OnEvent func(event string, s Sandbox) // optional: created, paused, resumed, killed, expired
+}
+
+// New returns a fake with no sandboxes.
+func New(opts Options) *Server {
+	if len(opts.Templates) == 0 {
+		opts.Templates = []string{"base", "code-interpreter"}
+	}
+	if opts.EnvdVersion == "" {
+		opts.EnvdVersion = "0.2.10"
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Server{opts: opts, boxes: map[string]*Sandbox{}, mux: http.NewServeMux()}
+	s.routes()
+	return s
+}
+
+// ServeHTTP logs the request and serves it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.record(r)
+	s.mux.ServeHTTP(w, r)
+}
+
+// Requests returns a copy of the request log.
+func (s *Server) Requests() []Request {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	return append([]Request(nil), s.log...)
+}
+
+// ResetLog forgets the requests received so far.
+func (s *Server) ResetLog() {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	s.log = nil
+}
+
+// Sandboxes returns a snapshot of the sandboxes, oldest first.
+func (s *Server) Sandboxes() []Sandbox {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expireLocked()
+	out := make([]Sandbox, 0, len(s.boxes))
+	for _, b := range s.sortedLocked() {
+		out = append(out, *b)
+	}
+	return out
+}
+
+// Expire applies timeouts that have passed: sandboxes are killed, or paused
+// when created with autoPause.
+func (s *Server) Expire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expireLocked()
+}
+
+func (s *Server) expireLocked() {
+	now := s.opts.Now()
+	for id, b := range s.boxes {
+		if b.State != "running" || b.EndAt.IsZero() || b.EndAt.After(now) {
+			continue
+		}
+		if b.AutoPause {
+			b.State, b.EndAt = "paused", now.Add(pausedFor)
+			s.emit("paused", *b)
+			continue
+		}
+		delete(s.boxes, id)
+		s.emit("expired", *b)
+	}
+}
+
+func (s *Server) emit(event string, b Sandbox) {
+	if s.OnEvent != nil {
+		s.OnEvent(event, b)
+	}
+}
+
+func (s *Server) sortedLocked() []*Sandbox {
+	list := make([]*Sandbox, 0, len(s.boxes))
+	for _, b := range s.boxes {
+		list = append(list, b)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].seq < list[j].seq })
+	return list
+}
+
+func (s *Server) record(r *http.Request) {
+	req := Request{Method: r.Method, Host: r.Host, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone()}
+	if r.Body != nil {
+		body := readBody(r)
+		req.Body = string(body)
+	}
+	s.logMu.Lock()
+	s.log = append(s.log, req)
+	s.logMu.Unlock()
+}
+
+func (s *Server) knownTemplate(t string) bool {
+	for _, k := range s.opts.Templates {
+		if k == t {
+			return true
+		}
+	}
+	return false
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// newID makes IDs like the real ones: namespace--template-suffix.
+func newID(template string) string {
+	const letters = "bcdfghjklmnpqrstvwxz2456789"
+	b := make([]byte, 5)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = letters[int(b[i])%len(letters)]
+	}
+	return "default--" + strings.ToLower(template) + "-" + string(b)
+}

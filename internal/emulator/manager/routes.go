@@ -1,0 +1,350 @@
+package manager
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// forbiddenPrefixes are the metadata key prefixes the server reserves.
+var forbiddenPrefixes = []string{"agents.kruise.io/", "e2b.agents.kruise.io/"}
+
+// routes registers every route twice, as the real server does: at the plain
+// path and under /kruise/api. Go's mux answers anything else with plain-text
+// 404 or 405, like the real one.
+func (s *Server) routes() {
+	handle := func(pattern string, h func(http.ResponseWriter, *http.Request)) {
+		method, path, _ := strings.Cut(pattern, " ")
+		s.mux.HandleFunc(method+" "+path, s.auth(h))
+		s.mux.HandleFunc(method+" /kruise/api"+path, s.auth(h))
+	}
+	handle("POST /sandboxes", s.create)
+	handle("GET /v2/sandboxes", s.list)
+	handle("GET /sandboxes/{sandboxID}", s.sandbox(s.get))
+	handle("DELETE /sandboxes/{sandboxID}", s.sandbox(s.kill))
+	handle("POST /sandboxes/{sandboxID}/connect", s.sandbox(s.connect))
+	handle("POST /sandboxes/{sandboxID}/timeout", s.sandbox(s.setTimeout))
+	handle("POST /sandboxes/{sandboxID}/pause", s.sandbox(s.pause))
+	handle("POST /sandboxes/{sandboxID}/resume", s.sandbox(s.resume))
+	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "OK") })
+}
+
+// auth checks X-API-Key; a missing key is an empty key, refused the same way.
+func (s *Server) auth(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-API-Key") != s.opts.APIKey || s.opts.APIKey == "" {
+			writeError(w, r, http.StatusUnauthorized, http.StatusUnauthorized, "Invalid API Key")
+			return
+		}
+		s.Expire()
+		next(w, r)
+	}
+}
+
+// sandbox resolves {sandboxID}: missing, killed and expired sandboxes all
+// answer the same 404.
+func (s *Server) sandbox(next func(http.ResponseWriter, *http.Request, *Sandbox)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("sandboxID")
+		s.mu.Lock()
+		b, ok := s.boxes[id]
+		s.mu.Unlock()
+		if !ok {
+			writeError(w, r, http.StatusNotFound, http.StatusNotFound,
+				"Sandbox route not found, maybe it is crashed or killed: "+id)
+			return
+		}
+		next(w, r, b)
+	}
+}
+
+type newSandbox struct {
+	TemplateID          string            `json:"templateID"`
+	Timeout             int64             `json:"timeout"`
+	AutoPause           bool              `json:"autoPause"`
+	AllowInternetAccess *bool             `json:"allow_internet_access"`
+	Metadata            map[string]string `json:"metadata"`
+	EnvVars             map[string]string `json:"envVars"`
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+	var req newSandbox
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, r, http.StatusInternalServerError, 0, err.Error())
+		return
+	}
+	timeout := time.Duration(req.Timeout) * time.Second
+	if req.Timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if timeout < MinTimeout || timeout > MaxTimeout {
+		writeError(w, r, http.StatusBadRequest, http.StatusBadRequest,
+			fmt.Sprintf("timeout should between %d and %d", int(MinTimeout.Seconds()), int(MaxTimeout.Seconds())))
+		return
+	}
+	for k := range req.Metadata {
+		for _, p := range forbiddenPrefixes {
+			if strings.HasPrefix(k, p) {
+				writeError(w, r, http.StatusBadRequest, http.StatusBadRequest,
+					fmt.Sprintf("Forbidden metadata key [%s]: cannot contain prefixes: %v", k, forbiddenPrefixes))
+				return
+			}
+		}
+	}
+	if !s.knownTemplate(req.TemplateID) {
+		writeError(w, r, http.StatusBadRequest, http.StatusBadRequest, "Template or Checkpoint not found")
+		return
+	}
+	md := map[string]string{ResourceKey: "sandboxset/" + req.TemplateID}
+	for k, v := range req.Metadata {
+		md[k] = v
+	}
+	now := s.opts.Now()
+	s.mu.Lock()
+	s.seq++
+	b := &Sandbox{
+		ID: newID(req.TemplateID), Template: req.TemplateID, State: "running",
+		StartedAt: now, EndAt: now.Add(timeout), AutoPause: req.AutoPause,
+		AllowInternet: req.AllowInternetAccess == nil || *req.AllowInternetAccess,
+		Metadata:      md, EnvVars: req.EnvVars, EnvdAccessToken: randomHex(16), seq: s.seq,
+	}
+	s.boxes[b.ID] = b
+	view := s.view(b, true)
+	s.mu.Unlock()
+	s.emit("created", *b)
+	writeJSON(w, http.StatusCreated, view)
+}
+
+func (s *Server) get(w http.ResponseWriter, _ *http.Request, b *Sandbox) {
+	s.mu.Lock()
+	view := s.view(b, true)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, view)
+}
+
+func (s *Server) kill(w http.ResponseWriter, _ *http.Request, b *Sandbox) {
+	s.mu.Lock()
+	delete(s.boxes, b.ID)
+	s.mu.Unlock()
+	s.emit("killed", *b)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// connect resumes a paused sandbox (201) or leaves a running one (200), and
+// only ever extends the deadline.
+func (s *Server) connect(w http.ResponseWriter, r *http.Request, b *Sandbox) {
+	timeout, ok := readTimeout(w, r, http.StatusBadRequest)
+	if !ok {
+		return
+	}
+	now := s.opts.Now()
+	s.mu.Lock()
+	status := http.StatusOK
+	if b.State == "paused" {
+		b.State, b.EndAt, status = "running", now.Add(timeout), http.StatusCreated
+	} else if end := now.Add(timeout); end.After(b.EndAt) {
+		b.EndAt = end
+	}
+	view := s.view(b, true)
+	s.mu.Unlock()
+	if status == http.StatusCreated {
+		s.emit("resumed", *b)
+	}
+	writeJSON(w, status, view)
+}
+
+// setTimeout overwrites the deadline; every error but 404 comes back as 500.
+func (s *Server) setTimeout(w http.ResponseWriter, r *http.Request, b *Sandbox) {
+	timeout, ok := readTimeout(w, r, http.StatusInternalServerError)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	b.EndAt = s.opts.Now().Add(timeout)
+	s.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// pause is idempotent on this server.
+func (s *Server) pause(w http.ResponseWriter, _ *http.Request, b *Sandbox) {
+	s.mu.Lock()
+	changed := b.State != "paused"
+	b.State, b.EndAt = "paused", s.opts.Now().Add(pausedFor)
+	s.mu.Unlock()
+	if changed {
+		s.emit("paused", *b)
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// resume answers 204 with no body; a sandbox that is not paused is a 409,
+// and any bad body a 500.
+func (s *Server) resume(w http.ResponseWriter, r *http.Request, b *Sandbox) {
+	timeout, ok := readTimeout(w, r, http.StatusInternalServerError)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	if b.State != "paused" {
+		s.mu.Unlock()
+		writeError(w, r, http.StatusConflict, http.StatusConflict, "Sandbox "+b.ID+" is not paused")
+		return
+	}
+	b.State, b.EndAt = "running", s.opts.Now().Add(timeout)
+	s.mu.Unlock()
+	s.emit("resumed", *b)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// readTimeout reads {"timeout": seconds}: required, 1..max. A body that does
+// not decode is a 500 with code 0; a bad value answers badStatus.
+func readTimeout(w http.ResponseWriter, r *http.Request, badStatus int) (time.Duration, bool) {
+	var body struct {
+		Timeout int64 `json:"timeout"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		writeError(w, r, http.StatusInternalServerError, 0, err.Error())
+		return 0, false
+	}
+	if body.Timeout <= 0 || body.Timeout > int64(MaxTimeout.Seconds()) {
+		writeError(w, r, badStatus, badStatus, fmt.Sprintf("timeout should between 0 and %d", int(MaxTimeout.Seconds())))
+		return 0, false
+	}
+	return time.Duration(body.Timeout) * time.Second, true
+}
+
+// list serves GET /v2/sandboxes: oldest first, x-next-token when more
+// remain. Query keys other than state, metadata, limit and nextToken are
+// metadata filters, as on the real server.
+func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	states := map[string]bool{"running": true, "paused": true}
+	if raw := q.Get("state"); raw != "" {
+		states = map[string]bool{}
+		for _, st := range strings.Split(raw, ",") {
+			if st != "running" && st != "paused" {
+				writeError(w, r, http.StatusBadRequest, http.StatusBadRequest,
+					fmt.Sprintf("Only 'running' and 'paused' state are supported, not: '%s'", raw))
+				return
+			}
+			states[st] = true
+		}
+	}
+	filters := map[string]string{}
+	if raw := q.Get("metadata"); raw != "" {
+		raw, _ = url.QueryUnescape(raw)
+		for _, pair := range strings.Split(raw, "&") {
+			k, v, _ := strings.Cut(pair, "=")
+			filters[k] = v
+		}
+	}
+	for k := range q {
+		switch k {
+		case "state", "metadata", "limit", "nextToken":
+		default:
+			filters[k] = q.Get(k)
+		}
+	}
+	limit := maxListLimit
+	if raw := q.Get("limit"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > maxListLimit {
+			writeError(w, r, http.StatusBadRequest, http.StatusBadRequest,
+				fmt.Sprintf("Invalid limit: %s, must be between 1 and %d", raw, maxListLimit))
+			return
+		}
+		limit = n
+	}
+	after := -1
+	if tok := q.Get("nextToken"); tok != "" {
+		n, err := strconv.Atoi(tok)
+		if err != nil {
+			writeError(w, r, http.StatusBadRequest, http.StatusBadRequest, "Invalid nextToken: "+tok)
+			return
+		}
+		after = n
+	}
+
+	s.mu.Lock()
+	page := []map[string]any{}
+	next := ""
+	for _, b := range s.sortedLocked() {
+		if b.seq <= after || !states[b.State] || !matches(b.Metadata, filters) {
+			continue
+		}
+		if len(page) == limit {
+			next = strconv.Itoa(b.seq - 1)
+			break
+		}
+		page = append(page, s.view(b, false))
+	}
+	s.mu.Unlock()
+	if next != "" {
+		w.Header().Set("X-Next-Token", next)
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+func matches(md, filters map[string]string) bool {
+	for k, v := range filters {
+		if md[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// view is the Sandbox JSON of the real server. List items carry no token.
+func (s *Server) view(b *Sandbox, withToken bool) map[string]any {
+	v := map[string]any{
+		"templateID":  b.Template,
+		"sandboxID":   b.ID,
+		"clientID":    "",
+		"alias":       "",
+		"startedAt":   b.StartedAt.UTC().Format(time.RFC3339),
+		"endAt":       b.EndAt.UTC().Format(time.RFC3339),
+		"envdVersion": s.opts.EnvdVersion,
+		"domain":      s.opts.Domain,
+		"cpuCount":    2,
+		"memoryMB":    2048,
+		"diskSizeMB":  10240,
+		"metadata":    b.Metadata,
+		"state":       b.State,
+	}
+	if withToken {
+		v["envdAccessToken"] = b.EnvdAccessToken
+	}
+	return v
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-ID", randomHex(16))
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeError writes the envelope. The code in the body may differ from the
+// status (0 for a body that did not decode); X-Request-ID is only in the body.
+func writeError(w http.ResponseWriter, r *http.Request, status, code int, msg string) {
+	id := r.Header.Get("X-Request-ID")
+	if id == "" {
+		id = randomHex(16)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"code": code, "headers": nil, "message": msg, "request_id": id})
+}
+
+func readBody(r *http.Request) []byte {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	_ = r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body
+}
