@@ -152,14 +152,19 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 	return parseDurationOrSeconds(data.(string))
 }
 
-// parseDurationOrSeconds reads "90s", "5m", "2h30m" or "300" (seconds).
+// parseDurationOrSeconds reads Go durations ("90s", "5m", "2h30m"), whole
+// days ("7d") and plain seconds ("300").
 func parseDurationOrSeconds(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n > int64(1<<62/time.Second) {
-			return 0, fmt.Errorf("too large")
+	unit, digits := time.Second, s
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		unit, digits = 24*time.Hour, d
+	}
+	if n, err := strconv.ParseInt(digits, 10, 64); err == nil {
+		if n < 0 || n > int64(1<<62/unit) {
+			return 0, fmt.Errorf("%q is out of range", s)
 		}
-		return time.Duration(n) * time.Second, nil
+		return time.Duration(n) * unit, nil
 	}
 	return time.ParseDuration(s)
 }

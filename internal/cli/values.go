@@ -24,7 +24,7 @@ func parseTimeout(flag, s string, minD time.Duration) (time.Duration, error) {
 	d, err := parseDurationOrSeconds(s)
 	if err != nil || d <= 0 {
 		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: not a duration", flag, s).
-			WithHint("use Go syntax (90s, 5m, 2h) or plain seconds")
+			WithHint("use Go syntax (90s, 5m, 2h), days (7d) or plain seconds")
 	}
 	if d%time.Second != 0 {
 		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: the server counts whole seconds", flag, s).

@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abx-dev/abx/internal/emulator/manager"
+	"github.com/abx-dev/abx/internal/output"
+)
+
+const testKey = "sk-unit-test"
+
+// fakeManager starts the fake sandbox-manager and points the environment at it.
+func fakeManager(t *testing.T) *manager.Server {
+	t.Helper()
+	srv := manager.New(manager.Options{APIKey: testKey, Domain: "abx.test"})
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	t.Setenv("ABX_PROVIDER", "alicloud-container")
+	t.Setenv("ABX_ALICLOUD_CONTAINER_BASE_URL", ts.URL)
+	t.Setenv("ABX_ALICLOUD_CONTAINER_API_KEY", testKey)
+	t.Setenv("ABX_ALICLOUD_CONTAINER_DOMAIN", "")
+	t.Setenv("ABX_ALICLOUD_CONTAINER_PROTOCOL", "")
+	t.Setenv("NO_COLOR", "")
+	return srv
+}
+
+type result struct {
+	code        int
+	stdout      string
+	stderr      string
+	stdoutLines []string
+}
+
+// run executes one command line as a pipe (or a terminal when tty is set).
+func run(t *testing.T, tty bool, args ...string) result {
+	t.Helper()
+	io, _, out, errOut := output.Test(tty)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code := Run(ctx, io, args)
+	return result{code: code, stdout: out.String(), stderr: errOut.String(),
+		stdoutLines: strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")}
+}
+
+func TestBadInputIsRefusedBeforeAnyRequest(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string // in the one-line error
+	}{
+		{"duration word", []string{"create", "--template", "base", "--timeout", "soon"}, `invalid --timeout "soon": not a duration`},
+		{"duration below floor", []string{"create", "--template", "base", "--timeout", "10s"}, "must be between 30s and 30 days"},
+		{"duration above 30 days", []string{"create", "--template", "base", "--timeout", "31d"}, "must be between"},
+		{"duration hours above 30 days", []string{"create", "--template", "base", "--timeout", "721h"}, "must be between"},
+		{"fractional seconds", []string{"create", "--template", "base", "--timeout", "90.5s"}, "whole seconds"},
+		{"negative seconds", []string{"create", "--template", "base", "--timeout", "-5"}, "not a duration"},
+		{"missing template", []string{"create"}, "--template is required"},
+		{"metadata without =", []string{"create", "--template", "base", "--metadata", "owner"}, `invalid --metadata "owner": want KEY=VALUE`},
+		{"metadata empty key", []string{"list", "--metadata", "=x"}, "want KEY=VALUE"},
+		{"env without =", []string{"create", "--template", "base", "--env", "PATH"}, `invalid --env "PATH"`},
+		{"unknown state", []string{"list", "--state", "sleeping"}, `invalid --state "sleeping"`},
+		{"zero limit", []string{"list", "--limit", "0"}, "invalid --limit 0"},
+		{"limit not a number", []string{"list", "--limit", "many"}, "invalid argument"},
+		{"port zero", []string{"url", "sb-1", "0"}, `invalid port "0"`},
+		{"port too big", []string{"url", "sb-1", "65536"}, `invalid port "65536"`},
+		{"port word", []string{"url", "sb-1", "http"}, `invalid port "http"`},
+		{"empty ID", []string{"info", ""}, `invalid sandbox ID ""`},
+		{"blank ID", []string{"pause", "  "}, "invalid sandbox ID"},
+		{"ID with slash", []string{"kill", "a/b"}, "invalid sandbox ID"},
+		{"info without ID", []string{"info"}, "abx info needs ID"},
+		{"timeout without duration", []string{"timeout", "sb-1"}, "abx timeout needs ID DURATION"},
+		{"timeout bad duration", []string{"timeout", "sb-1", "forever"}, `invalid DURATION "forever"`},
+		{"kill nothing", []string{"kill"}, "kill needs sandbox IDs or --all"},
+		{"kill IDs and all", []string{"kill", "--all", "sb-1"}, "not both"},
+		{"kill all piped without yes", []string{"kill", "--all"}, "kill --all needs --yes"},
+		{"kill filter without all", []string{"kill", "sb-1", "--state", "paused"}, "--state and --metadata filter --all"},
+		{"unknown output", []string{"list", "-o", "yaml"}, `unknown output format "yaml"`},
+		{"unknown flag", []string{"list", "--colour"}, "unknown flag: --colour"},
+		{"unknown command", []string{"lsit"}, `unknown command "lsit"`},
+		{"unknown protocol", []string{"list", "--protocol", "grpc"}, `unknown protocol "grpc"`},
+		{"relative base URL", []string{"list", "--base-url", "/kruise/api"}, "is not an absolute http(s) URL"},
+		{"base URL without scheme", []string{"list", "--base-url", "agents.example.com"}, "is not an absolute http(s) URL"},
+		{"ftp base URL", []string{"list", "--base-url", "ftp://agents.example.com"}, "is not an absolute http(s) URL"},
+		{"domain with scheme", []string{"list", "--domain", "https://agents.example.com"}, "is not a host name"},
+		{"bad request timeout", []string{"list", "--request-timeout", "later"}, `invalid request_timeout "later"`},
+		{"bad envd port", []string{"list", "--envd-port", "x"}, `invalid envd_port "x"`},
+		{"envd port range", []string{"list", "--envd-port", "70000"}, "out of range"},
+		{"unknown provider", []string{"list", "--provider", "aws"}, `unknown provider "aws"`},
+		{"resume bad timeout", []string{"resume", "sb-1", "--timeout", "0"}, "not a duration"},
+		{"connect bad timeout", []string{"connect", "sb-1", "--timeout", "1ms"}, "whole seconds"},
+		{"api key twice", []string{"list", "--api-key", "a", "--api-key-file", "/dev/null"}, "both ABX_ALICLOUD_CONTAINER_API_KEY and ABX_ALICLOUD_CONTAINER_API_KEY_FILE are set"},
+		{"unreadable key file", []string{"list", "--api-key-file", "/nonexistent/key"}, "cannot read ABX_ALICLOUD_CONTAINER_API_KEY_FILE"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakeManager(t)
+			if strings.Contains(tc.name, "key") {
+				t.Setenv("ABX_ALICLOUD_CONTAINER_API_KEY", "")
+			}
+			r := run(t, false, tc.args...)
+			if r.code != 2 {
+				t.Errorf("exit %d, want 2; stderr %q", r.code, r.stderr)
+			}
+			if strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "error[E1") {
+				t.Errorf("want one error line on stderr, got %q", r.stderr)
+			}
+			if !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("stderr %q does not say %q", r.stderr, tc.want)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout %q, want nothing", r.stdout)
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("the server got %d requests, want 0", n)
+			}
+		})
+	}
+}
+
+// serviceCommands are every command that talks to the service.
+var serviceCommands = [][]string{
+	{"create", "--template", "base"},
+	{"connect", "sb-1"},
+	{"list"},
+	{"info", "sb-1"},
+	{"kill", "sb-1"},
+	{"kill", "--all", "--yes"},
+	{"timeout", "sb-1", "5m"},
+	{"pause", "sb-1"},
+	{"resume", "sb-1"},
+	{"url", "sb-1", "8080"},
+}
+
+func TestMissingConfigSendsNothing(t *testing.T) {
+	for _, missing := range []struct{ env, value string }{
+		{"ABX_ALICLOUD_CONTAINER_BASE_URL", "ABX_ALICLOUD_CONTAINER_DOMAIN"},
+		{"ABX_ALICLOUD_CONTAINER_API_KEY", "ABX_ALICLOUD_CONTAINER_API_KEY"},
+	} {
+		for _, args := range serviceCommands {
+			t.Run(missing.env+"/"+strings.Join(args, " "), func(t *testing.T) {
+				srv := fakeManager(t)
+				t.Setenv(missing.env, "")
+				// The decoy is another tool's variable: never a fallback.
+				t.Setenv("ABX_SANDBOX_API_KEY", "decoy")
+				r := run(t, false, args...)
+				if r.code != 2 {
+					t.Errorf("exit %d, want 2 (stderr %q)", r.code, r.stderr)
+				}
+				if !strings.Contains(r.stderr, missing.value) || !strings.HasPrefix(r.stderr, "error[E1003]") {
+					t.Errorf("stderr %q does not name %s", r.stderr, missing.value)
+				}
+				if n := len(srv.Requests()); n != 0 {
+					t.Errorf("the server got %d requests, want 0", n)
+				}
+			})
+		}
+	}
+}
+
+func TestUnsupportedCapabilitiesFailWithE8004(t *testing.T) {
+	for _, args := range [][]string{
+		{"template", "list"},
+		{"template", "build", "--name", "x"},
+		{"files", "watch", "sb-1", "/tmp"},
+		{"files", "upload-url", "sb-1", "/tmp/a"},
+		{"files", "download-url", "sb-1", "/tmp/a"},
+		{"terminal", "sb-1"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			srv := fakeManager(t)
+			// Even without any config: the check comes first.
+			t.Setenv("ABX_ALICLOUD_CONTAINER_API_KEY", "")
+			r := run(t, false, args...)
+			if r.code != 5 || !strings.HasPrefix(r.stderr, "error[E8004]: provider alicloud-container does not support ") {
+				t.Errorf("exit %d stderr %q, want 5 and E8004", r.code, r.stderr)
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("the server got %d requests, want 0", n)
+			}
+			j := run(t, false, append(args, "-o", "json")...)
+			if !strings.HasPrefix(j.stderr, `{"error":{"code":"E8004"`) {
+				t.Errorf("JSON error %q", j.stderr)
+			}
+		})
+	}
+}
