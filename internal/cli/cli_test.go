@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"net/http/httptest"
 	"strings"
@@ -35,13 +36,21 @@ type result struct {
 	stdoutLines []string
 }
 
+func testStreams() (*output.Streams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	return output.Test(false)
+}
+
+func runWith(io *output.Streams, args ...string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return Run(ctx, io, args)
+}
+
 // run executes one command line as a pipe (or a terminal when tty is set).
 func run(t *testing.T, tty bool, args ...string) result {
 	t.Helper()
 	io, _, out, errOut := output.Test(tty)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	code := Run(ctx, io, args)
+	code := runWith(io, args...)
 	return result{code: code, stdout: out.String(), stderr: errOut.String(),
 		stdoutLines: strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")}
 }

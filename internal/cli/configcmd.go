@@ -49,7 +49,7 @@ abx config itself succeeds even when the configuration is incomplete.`,
 }
 
 func runConfig(f *Factory) error {
-	cfg, bound, err := bindSettings(f.Descriptor, f.flags, f.IO.In)
+	cfg, bound, err := bindSettings(f.Descriptor, f.flags, nil)
 	out := configJSON{Provider: f.Descriptor.Name, Settings: []settingJSON{}, Problems: []problemJSON{}}
 	for _, b := range bound {
 		v := b.Value

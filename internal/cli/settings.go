@@ -82,7 +82,8 @@ func sourceOf(s provider.Setting, flags *pflag.FlagSet) string {
 }
 
 // resolveFiles reads settings given as files (FileOf), so that a secret can
-// stay out of the process list: --api-key-file PATH, or '-' for stdin.
+// stay out of the process list: --api-key-file PATH, or '-' for stdin. A nil
+// stdin leaves '-' unread.
 func resolveFiles(v *viper.Viper, bound []boundSetting, stdin io.Reader) error {
 	for _, fileSetting := range bound {
 		if fileSetting.FileOf == "" || fileSetting.Value == "" {
@@ -96,6 +97,13 @@ func resolveFiles(v *viper.Viper, bound []boundSetting, stdin io.Reader) error {
 			if target.Source == sourceFlag || target.Source == sourceEnv {
 				return abxerr.New(abxerr.InvalidConfig, "both %s and %s are set", target.Env, fileSetting.Env).
 					WithHint("set only one of them (--%s or --%s)", target.Flag, fileSetting.Flag)
+			}
+			if fileSetting.Value == "-" && stdin == nil {
+				// abx config does not consume stdin: it shows that the
+				// value will come from there.
+				v.Set(target.Key, "(stdin)")
+				target.Value, target.Source = "(stdin)", sourceFile
+				continue
 			}
 			data, err := readSecretFile(fileSetting.Value, stdin)
 			if err != nil {

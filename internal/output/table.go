@@ -123,11 +123,17 @@ func (s *Streams) Time(t time.Time) string {
 		return t.UTC().Format(time.RFC3339)
 	}
 	d := t.Sub(s.Now())
-	if d < 0 {
+	switch {
+	case d < 0:
 		return Duration(-d) + " ago"
+	case d > forever:
+		return "never" // a paused sandbox's deadline is pushed a century out
 	}
 	return "in " + Duration(d)
 }
+
+// forever is further ahead than any real deadline (30 days at most).
+const forever = 10 * 365 * 24 * time.Hour
 
 // Duration is a short human duration: 45s, 12m, 3h, 9d, 100y.
 func Duration(d time.Duration) string {

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestConfigShowsSourcesAndHidesTheKey(t *testing.T) {
+	fakeManager(t)
+	t.Setenv("ABX_ALICLOUD_CONTAINER_PROTOCOL", "private")
+	r := run(t, false, "config", "-o", "json", "--protocol", "native", "--request-timeout", "45")
+	if r.code != 0 {
+		t.Fatalf("exit %d %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, testKey) {
+		t.Fatal("the API key is shown")
+	}
+	var got configJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]string{
+		"protocol":        {"native", "flag"}, // flag beats env
+		"api_key":         {redacted, "env"},
+		"envd_port":       {"49983", "default"},
+		"request_timeout": {"45", "flag"},
+		"domain":          {"", "unset"},
+	}
+	for _, s := range got.Settings {
+		if w, ok := want[s.Key]; ok && (s.Value != w[0] || s.Source != w[1]) {
+			t.Errorf("%s = %q from %s, want %q from %s", s.Key, s.Value, s.Source, w[0], w[1])
+		}
+	}
+	if len(got.Problems) != 0 {
+		t.Errorf("problems %v", got.Problems)
+	}
+}
+
+func TestConfigListsWhatIsMissing(t *testing.T) {
+	fakeManager(t)
+	t.Setenv("ABX_ALICLOUD_CONTAINER_BASE_URL", "")
+	t.Setenv("ABX_ALICLOUD_CONTAINER_API_KEY", "")
+	r := run(t, false, "config")
+	if r.code != 0 {
+		t.Fatalf("abx config works with incomplete config: exit %d", r.code)
+	}
+	for _, want := range []string{"E1003]: no domain configured", "E1003]: no API key configured"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr %q lacks %q", r.stderr, want)
+		}
+	}
+	if !strings.Contains(r.stdout, "protocol\tnative\tdefault\tABX_ALICLOUD_CONTAINER_PROTOCOL") {
+		t.Errorf("stdout %q", r.stdout)
+	}
+}
+
+func TestAPIKeyFromFileOrStdin(t *testing.T) {
+	srv := fakeManager(t)
+	t.Setenv("ABX_ALICLOUD_CONTAINER_API_KEY", "")
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte(testKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, false, "list", "--api-key-file", keyFile); r.code != 0 {
+		t.Fatalf("from a file: %d %s", r.code, r.stderr)
+	}
+	t.Setenv("ABX_ALICLOUD_CONTAINER_API_KEY_FILE", "-")
+	io, in, _, errOut := testStreams()
+	in.WriteString(testKey)
+	if code := runWith(io, "list"); code != 0 {
+		t.Fatalf("from stdin: %d %s", code, errOut.String())
+	}
+	for _, r := range srv.Requests() {
+		if r.Header.Get("X-API-Key") != testKey {
+			t.Errorf("sent key %q", r.Header.Get("X-API-Key"))
+		}
+	}
+	r := run(t, false, "config")
+	if !strings.Contains(r.stdout, "api_key\t"+redacted+"\tfile") {
+		t.Errorf("config shows %q", r.stdout)
+	}
+}
+
+func TestDebugTraceRedactsSecrets(t *testing.T) {
+	fakeManager(t)
+	r := run(t, false, "list", "--debug")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if strings.Contains(r.stderr, testKey) {
+		t.Fatalf("the key leaked into --debug: %s", r.stderr)
+	}
+	for _, want := range []string{"> GET http://127.0.0.1:", "/v2/sandboxes?limit=100", "> X-Api-Key: REDACTED", "< 200 OK"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("trace lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
