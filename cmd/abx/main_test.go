@@ -50,6 +50,9 @@ func (c *clock) now() time.Time {
 	return time.Now().Add(c.off)
 }
 
+// repoRoot is the checkout, for scripts that run the examples.
+var repoRoot, _ = filepath.Abs("../..")
+
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -77,6 +80,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("FAKE_KEY", testKey)
 			env.Setenv("ABX_SANDBOX_API_KEY", decoyKey)
 			env.Setenv("HOME", env.WorkDir)
+			env.Setenv("REPO", repoRoot)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -51,6 +51,10 @@ func Run(ctx context.Context, io *output.Streams, args []string) int {
 	if err == nil {
 		return abxerr.ExitOK
 	}
+	var child exitStatus
+	if errors.As(err, &child) {
+		return int(child) // the command's own status; it has spoken for itself
+	}
 	e := classify(err)
 	if ctx.Err() != nil && e.Code != abxerr.Interrupted {
 		e = &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
@@ -114,7 +118,7 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 				return err
 			}
 			f.Format = fm
-			if cmd.Annotations[annotNoProvider] != "" || cmd.Name() == "help" {
+			if !needsProvider(cmd) {
 				return nil
 			}
 			if providerName == "" {
@@ -156,10 +160,29 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 		NewCmdURL(f, nil),
 		NewCmdCapabilities(f),
 		NewCmdConfig(f),
+		NewCmdVersion(f),
+		NewCmdEmulator(f),
 	)
+	root.Version = buildInfo().String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	addUnsupportedCommands(root, f)
 	markRunErrors(root)
 	return root
+}
+
+// needsProvider is false for commands that work without one: help,
+// version, shell completion.
+func needsProvider(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		switch {
+		case c.Annotations[annotNoProvider] != "":
+			return false
+		case c.Name() == "help", c.Name() == "completion", c.Name() == cobra.ShellCompRequestCmd,
+			c.Name() == cobra.ShellCompNoDescRequestCmd:
+			return false
+		}
+	}
+	return true
 }
 
 // addProviderFlags declares every provider's settings as global flags; a

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/output"
+)
+
+// Stamped by the release build (goreleaser.yaml) with -ldflags -X.
+var (
+	version = ""
+	commit  = ""
+	date    = ""
+)
+
+type versionInfo struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	Date    string `json:"date"`
+}
+
+// buildInfo falls back to what the Go toolchain recorded, so that a
+// `go install`ed abx still says which module version and revision it is.
+func buildInfo() versionInfo {
+	v := versionInfo{Version: version, Commit: commit, Date: date}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v.Version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision" && v.Commit == "":
+				v.Commit = s.Value
+			case s.Key == "vcs.time" && v.Date == "":
+				v.Date = s.Value
+			}
+		}
+	}
+	if v.Version == "" {
+		v.Version = "dev"
+	}
+	return v
+}
+
+func (v versionInfo) String() string {
+	s := "abx " + v.Version
+	if v.Commit != "" {
+		s += " (" + v.Commit
+		if v.Date != "" {
+			s += ", " + v.Date
+		}
+		s += ")"
+	}
+	return s
+}
+
+// NewCmdVersion builds `abx version`.
+func NewCmdVersion(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "version",
+		Short:   "Show abx's version, commit and build date",
+		Example: "  abx version\n  abx version -o json | jq -r .version",
+		Args:    exactArgs(),
+		RunE: func(*cobra.Command, []string) error {
+			v := buildInfo()
+			if f.Format == output.JSON {
+				return output.WriteJSON(f.IO.Out, v)
+			}
+			_, err := fmt.Fprintln(f.IO.Out, v.String())
+			return err
+		},
+	}
+	cmd.Annotations = map[string]string{annotNoProvider: "true"}
+	return cmd
+}
