@@ -26,6 +26,12 @@ func printSandboxes(io *output.Streams, format output.Format, list []provider.Sa
 			}
 		}
 		return nil
+	}
+	if len(list) == 0 {
+		_, err := fmt.Fprintln(io.ErrOut, "no sandboxes found")
+		return err
+	}
+	switch format {
 	case output.Wide:
 		t := io.NewTable("sandbox id", "template", "state", "started", "ends", "cpu", "memory mb", "envd", "metadata")
 		for _, s := range list {
