@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abx-dev/abx/internal/output"
+)
+
+func TestInterruptExits130(t *testing.T) {
+	arrived := make(chan struct{})
+	release := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		close(arrived)
+		<-release
+	}))
+	defer ts.Close()
+	defer close(release)
+	fakeManager(t)
+	t.Setenv("ABX_ALICLOUD_CONTAINER_BASE_URL", ts.URL)
+
+	io, _, _, errOut := output.Test(false)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-arrived
+		cancel() // what Ctrl-C does to the root context
+	}()
+	code := make(chan int, 1)
+	go func() { code <- Run(ctx, io, []string{"list"}) }()
+	select {
+	case c := <-code:
+		if c != 130 || !strings.HasPrefix(errOut.String(), "error[E7001]: interrupted") {
+			t.Errorf("exit %d, stderr %q", c, errOut.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("abx did not stop when interrupted")
+	}
+}
