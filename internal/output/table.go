@@ -74,11 +74,24 @@ func (t *TablePrinter) Render() error {
 		if line == "" {
 			continue
 		}
-		if _, err := io.WriteString(t.s.Out, strings.TrimRight(line, " \n")+"\n"); err != nil {
+		if _, err := io.WriteString(t.s.Out, trimTrailing(line)+"\n"); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// trimTrailing drops a line's trailing blanks and the colour resets
+// tablewriter puts after them; styled cells reset themselves.
+func trimTrailing(line string) string {
+	for {
+		trimmed := strings.TrimRight(line, " \n")
+		trimmed = strings.TrimSuffix(trimmed, "\x1b[0m")
+		if trimmed == line {
+			return line
+		}
+		line = trimmed
+	}
 }
 
 var (
