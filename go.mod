@@ -2,6 +2,8 @@ module github.com/abx-dev/abx
 
 go 1.26.7
 
+toolchain go1.26.10
+
 require (
 	charm.land/lipgloss/v2 v2.1.0
 	github.com/go-viper/mapstructure/v2 v2.4.0
@@ -47,6 +49,6 @@ require (
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.28.0 // indirect
-	golang.org/x/tools v0.35.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/tools v0.51.0 // indirect
 )

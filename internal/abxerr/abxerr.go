@@ -112,7 +112,8 @@ func (e *Error) WithHint(format string, args ...any) *Error {
 	return e
 }
 
-// Unsupported capability: the same code and shape wherever it is raised.
+// NewUnsupported refuses a capability the provider lacks: the same code and
+// shape wherever it is raised.
 func NewUnsupported(provider, capability string) *Error {
 	return New(Unsupported, "provider %s does not support %s", provider, capability).
 		WithHint("run 'abx capabilities' to see what %s supports", provider)

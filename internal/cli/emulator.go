@@ -136,7 +136,7 @@ func runChild(ctx context.Context, f *Factory, argv []string, env []string) erro
 		return exitStatus(ee.ExitCode())
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %s", strings.Join(argv, " "), err)
+		return fmt.Errorf("%s: %w", strings.Join(argv, " "), err)
 	}
 	return nil
 }

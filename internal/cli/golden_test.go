@@ -40,7 +40,7 @@ var (
 func (s *stub) Create(context.Context, provider.CreateRequest) (*provider.Sandbox, error) {
 	return &sb, nil
 }
-func (s *stub) Connect(_ context.Context, id string, _ time.Duration) (*provider.ConnectResult, error) {
+func (s *stub) Connect(context.Context, string, time.Duration) (*provider.ConnectResult, error) {
 	return &provider.ConnectResult{Sandbox: sb, Resumed: true}, nil
 }
 func (s *stub) Get(context.Context, string) (*provider.Sandbox, error) { return &sb, nil }
@@ -51,7 +51,7 @@ func (s *stub) Kill(_ context.Context, id string) error                 { return
 func (s *stub) SetTimeout(context.Context, string, time.Duration) error { return nil }
 func (s *stub) Pause(context.Context, string) error                     { return nil }
 func (s *stub) Resume(context.Context, string, time.Duration) error     { return nil }
-func (s *stub) PortURL(id string, port int) (string, error) {
+func (s *stub) PortURL(id string, _ int) (string, error) {
 	return "https://8080-" + id + ".agents.example.com", nil
 }
 

@@ -191,16 +191,16 @@ func printKillResults(opts *KillOptions, results []killResult) error {
 // killError sums up what could not be killed in the one error abx prints:
 // a failure of the service outranks a sandbox that was already gone.
 func killError(results []killResult, ignoreNotFound bool) error {
-	var failed, missing []killResult
+	var bad, missing []killResult
 	for _, r := range results {
 		switch {
 		case r.Status == "failed":
-			failed = append(failed, r)
+			bad = append(bad, r)
 		case r.Status == "not_found" && !ignoreNotFound:
 			missing = append(missing, r)
 		}
 	}
-	bad := append(failed, missing...)
+	bad = append(bad, missing...)
 	if len(bad) == 0 {
 		return nil
 	}

@@ -104,8 +104,8 @@ func TestConfigProblems(t *testing.T) {
 			if len(p) != 1 {
 				t.Fatalf("problems = %v, want one", p)
 			}
-			if e := p[0].(interface{ Error() string }); !contains(hintOf(p[0])+e.Error(), tc.want) {
-				t.Errorf("problem %q (hint %q) does not name %s", e.Error(), hintOf(p[0]), tc.want)
+			if !contains(hintOf(p[0])+p[0].Error(), tc.want) {
+				t.Errorf("problem %q (hint %q) does not name %s", p[0].Error(), hintOf(p[0]), tc.want)
 			}
 		})
 	}
