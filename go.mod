@@ -6,6 +6,7 @@ toolchain go1.26.10
 
 require (
 	charm.land/lipgloss/v2 v2.1.0
+	connectrpc.com/connect v1.21.1
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/itchyny/gojq v0.12.20
 	github.com/olekukonko/tablewriter v1.1.5
@@ -15,6 +16,7 @@ require (
 	github.com/spf13/viper v1.21.0
 	golang.org/x/sync v0.25.0
 	golang.org/x/term v0.48.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
