@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/abx-dev/abx/internal/cli"
+	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/fakenet"
 )
@@ -35,6 +36,7 @@ const (
 
 type fakeEnv struct {
 	srv   *manager.Server
+	gw    *emulator.Gateway
 	proxy *fakenet.Proxy
 	clock *clock
 }
@@ -60,8 +62,10 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			c := &clock{}
 			srv := manager.New(manager.Options{APIKey: testKey, Domain: "abx.test", Now: c.now})
-			plain := httptest.NewServer(srv)
-			secure, err := fakenet.NewTLS(srv, "abx.test", "*.abx.test")
+			gw := emulator.NewGateway(srv, filepath.Join(env.WorkDir, ".sandboxes"), "0.2.10")
+			env.Defer(gw.Close)
+			plain := httptest.NewServer(gw)
+			secure, err := fakenet.NewTLS(gw, "abx.test", "*.abx.test")
 			if err != nil {
 				return err
 			}
@@ -73,7 +77,7 @@ func TestScripts(t *testing.T) {
 			if err := os.WriteFile(ca, secure.CAPEM, 0o600); err != nil {
 				return err
 			}
-			env.Values["fake"] = &fakeEnv{srv: srv, proxy: proxy, clock: c}
+			env.Values["fake"] = &fakeEnv{srv: srv, gw: gw, proxy: proxy, clock: c}
 			env.Setenv("FAKE_URL", plain.URL)
 			env.Setenv("FAKE_PROXY", proxy.URL)
 			env.Setenv("FAKE_CA", ca)

@@ -92,6 +92,9 @@ type Error struct {
 	RequestID string
 	Status    int // HTTP status, when a server answered
 	Cause     error
+	// Exit, when not zero, replaces the code's exit status: exec reports
+	// abx's own failures as 125, docker's convention.
+	Exit int
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -99,7 +102,12 @@ func (e *Error) Error() string { return e.Message }
 func (e *Error) Unwrap() error { return e.Cause }
 
 // ExitCode is the exit status for this error.
-func (e *Error) ExitCode() int { return e.Code.ExitCode() }
+func (e *Error) ExitCode() int {
+	if e.Exit != 0 {
+		return e.Exit
+	}
+	return e.Code.ExitCode()
+}
 
 // New makes an error with a formatted message.
 func New(code Code, format string, args ...any) *Error {

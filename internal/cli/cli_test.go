@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/output"
 )
@@ -18,7 +19,9 @@ const testKey = "sk-unit-test"
 func fakeManager(t *testing.T) *manager.Server {
 	t.Helper()
 	srv := manager.New(manager.Options{APIKey: testKey, Domain: "abx.test"})
-	ts := httptest.NewServer(srv)
+	gw := emulator.NewGateway(srv, t.TempDir(), "0.2.10")
+	t.Cleanup(gw.Close)
+	ts := httptest.NewServer(gw)
 	t.Cleanup(ts.Close)
 	t.Setenv("ABX_PROVIDER", "alicloud-container")
 	t.Setenv("ABX_ALICLOUD_CONTAINER_BASE_URL", ts.URL)

@@ -158,6 +158,7 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 		NewCmdPause(f, nil),
 		NewCmdResume(f, nil),
 		NewCmdURL(f, nil),
+		NewCmdExec(f, nil),
 		NewCmdCapabilities(f),
 		NewCmdConfig(f),
 		NewCmdVersion(f),

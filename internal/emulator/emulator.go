@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,6 +27,11 @@ type Options struct {
 	APIKey string
 	// Templates are the names sandboxes can be created from.
 	Templates []string
+	// StateDir holds each sandbox's directory; empty uses a temporary one,
+	// removed at Close.
+	StateDir string
+	// EnvdVersion is the envd version sandboxes imitate (default 0.2.10).
+	EnvdVersion string
 }
 
 // Emulator is a running emulator.
@@ -32,8 +39,10 @@ type Emulator struct {
 	APIKey  string
 	URL     string // http://127.0.0.1:PORT
 	Manager *manager.Server
+	Gateway *Gateway
 	srv     *http.Server
 	done    chan error
+	cleanup func()
 }
 
 // Start listens on a loopback address and serves until Close.
@@ -55,13 +64,26 @@ func Start(opts Options) (*Emulator, error) {
 	if err != nil {
 		return nil, err
 	}
+	dir, temp := opts.StateDir, false
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "abx-emulator-"); err != nil {
+			_ = ln.Close()
+			return nil, err
+		}
+		temp = true
+	}
 	m := manager.New(manager.Options{APIKey: opts.APIKey, Templates: opts.Templates})
+	g := NewGateway(m, filepath.Join(dir, "sandboxes"), opts.EnvdVersion)
 	e := &Emulator{
 		APIKey:  opts.APIKey,
 		URL:     "http://" + ln.Addr().String(),
 		Manager: m,
-		srv:     &http.Server{Handler: m, ReadHeaderTimeout: 10 * time.Second},
+		Gateway: g,
+		srv:     &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second},
 		done:    make(chan error, 1),
+	}
+	if temp {
+		e.cleanup = func() { _ = os.RemoveAll(dir) }
 	}
 	go func() { e.done <- e.srv.Serve(ln) }()
 	return e, nil
@@ -96,6 +118,10 @@ func (e *Emulator) Close() error {
 	err := e.srv.Shutdown(ctx)
 	if serveErr := <-e.done; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
 		err = serveErr
+	}
+	e.Gateway.Close()
+	if e.cleanup != nil {
+		e.cleanup()
 	}
 	return err
 }

@@ -5,6 +5,7 @@ package provider
 
 import (
 	"context"
+	"net/http"
 	"time"
 )
 
@@ -65,4 +66,23 @@ type ConnectResult struct {
 	Sandbox
 	// Resumed is true when the sandbox was paused and connecting resumed it.
 	Resumed bool `json:"resumed"`
+}
+
+// Endpoint is how to reach one port of a sandbox's data plane: a base URL
+// and the headers every request to it carries (routing and access tokens,
+// never the API key).
+type Endpoint struct {
+	SandboxID   string
+	Port        int
+	URL         string
+	Header      http.Header
+	EnvdVersion string
+}
+
+// DataPlane is implemented by providers whose sandboxes run envd and other
+// servers reachable through a gateway.
+type DataPlane interface {
+	// Endpoint reads the sandbox (without side effects) and returns how to
+	// reach port on it; port 0 means envd's port.
+	Endpoint(ctx context.Context, id string, port int) (*Endpoint, error)
 }

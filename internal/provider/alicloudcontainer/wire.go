@@ -23,8 +23,7 @@ type timeoutBody struct {
 }
 
 // wireSandbox is the server's Sandbox. Times are strings because the server
-// sends "<unknown>" for a sandbox without a claim time. The tokens are read
-// here and go no further: the data plane asks for them itself.
+// sends "<unknown>" for a sandbox without a claim time.
 type wireSandbox struct {
 	TemplateID  string            `json:"templateID"`
 	SandboxID   string            `json:"sandboxID"`
@@ -39,6 +38,10 @@ type wireSandbox struct {
 	DiskSizeMB  int               `json:"diskSizeMB"`
 	Metadata    map[string]string `json:"metadata"`
 	State       string            `json:"state"`
+
+	// Secrets of the data plane: kept for Endpoint, never put in the model.
+	EnvdAccessToken    string `json:"envdAccessToken"`
+	TrafficAccessToken string `json:"trafficAccessToken"`
 }
 
 func (w *wireSandbox) model() provider.Sandbox {

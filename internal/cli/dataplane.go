@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"context"
+	"unicode/utf8"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// EnvdClient reads the sandbox (GET, no side effects) and returns an envd
+// client for it, as user ("" for envd's default).
+func (f *Factory) EnvdClient(ctx context.Context, id, user string) (*envd.Client, error) {
+	p, err := f.Provider()
+	if err != nil {
+		return nil, err
+	}
+	dp, ok := p.(provider.DataPlane)
+	if !ok {
+		return nil, abxerr.NewUnsupported(f.Descriptor.Name, string(provider.ExecRun))
+	}
+	ep, err := dp.Endpoint(ctx, id, 0)
+	if err != nil {
+		return nil, err
+	}
+	return envd.New(f.HTTPClient(), envd.Endpoint{URL: ep.URL, Header: ep.Header, Version: ep.EnvdVersion}, user), nil
+}
+
+// streamData is the JSON of a chunk of output: text when it is UTF-8,
+// base64 otherwise, so that any bytes survive a JSON reader.
+type streamData struct {
+	Type       string `json:"type"`
+	Data       string `json:"data,omitempty"`
+	DataBase64 []byte `json:"dataBase64,omitempty"`
+}
+
+func newStreamData(kind string, b []byte) streamData {
+	if utf8.Valid(b) {
+		return streamData{Type: kind, Data: string(b)}
+	}
+	return streamData{Type: kind, DataBase64: b}
+}

@@ -1,0 +1,111 @@
+// Package envd is a faithful stand-in for E2B's envd daemon (PROTOCOL.md
+// §3): the process and filesystem services served from our generated
+// Connect handlers, and /files. It runs real local processes in a scratch
+// directory and imitates the version it is told to be, 0.2.10 by default:
+// no default user, no stdin flag, missing commands as RPC errors.
+package envd
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/envd/gen/filesystem/filesystemconnect"
+	"github.com/abx-dev/abx/internal/envd/gen/process/processconnect"
+)
+
+// Options configure a fake envd.
+type Options struct {
+	// Root is the sandbox's directory: the files API reaches nothing
+	// outside it, and the user's home is Root/home/user.
+	Root string
+	// Version is the envd version to imitate (default 0.2.10).
+	Version string
+	// AccessToken, when set, must come in X-Access-Token.
+	AccessToken string
+	// Env is added to every process's environment.
+	Env map[string]string
+}
+
+// Request is one request as the fake received it.
+type Request struct {
+	Method string
+	Path   string
+	Query  string
+	Header http.Header
+}
+
+// Server is a fake envd. It is an http.Handler.
+type Server struct {
+	opts    Options
+	version envd.Version
+	mux     *http.ServeMux
+	procs   *processes
+
+	logMu sync.Mutex
+	log   []Request
+}
+
+// New returns a fake envd for the sandbox directory opts.Root.
+func New(opts Options) *Server {
+	if opts.Version == "" {
+		opts.Version = "0.2.10"
+	}
+	s := &Server{opts: opts, version: envd.ParseVersion(opts.Version), mux: http.NewServeMux()}
+	s.procs = newProcesses(s)
+	path, h := processconnect.NewProcessHandler(&processService{s: s})
+	s.mux.Handle(path, h)
+	path, h = filesystemconnect.NewFilesystemHandler(&filesystemService{s: s})
+	s.mux.Handle(path, h)
+	s.mux.HandleFunc("GET /files", s.download)
+	s.mux.HandleFunc("POST /files", s.upload)
+	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	return s
+}
+
+// ServeHTTP logs the request, checks the access token and serves it. A
+// rejected token is a plain HTTP 401 with envd's JSON, not a Connect error.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.logMu.Lock()
+	s.log = append(s.log, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone()})
+	s.logMu.Unlock()
+	if s.opts.AccessToken != "" && r.Header.Get("X-Access-Token") != s.opts.AccessToken {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_ = json.NewEncoder(w).Encode(map[string]any{"code": 401, "message": "unauthorized access, please provide a valid access token or method signing if supported"})
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// Requests returns a copy of the request log.
+func (s *Server) Requests() []Request {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	return append([]Request(nil), s.log...)
+}
+
+// Close kills every process the fake started.
+func (s *Server) Close() { s.procs.killAll() }
+
+// Pause stops every process (SIGSTOP); Resume continues them.
+func (s *Server) Pause()  { s.procs.signalAll(sigStop) }
+func (s *Server) Resume() { s.procs.signalAll(sigCont) }
+
+// userOf reads the Basic user; "" when none was sent.
+func userOf(h http.Header) string {
+	a := h.Get("Authorization")
+	raw, ok := strings.CutPrefix(a, "Basic ")
+	if !ok {
+		return ""
+	}
+	b, err := base64.StdEncoding.DecodeString(raw)
+	if err != nil {
+		return ""
+	}
+	user, _, _ := strings.Cut(string(b), ":")
+	return user
+}

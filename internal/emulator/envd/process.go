@@ -1,0 +1,372 @@
+package envd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+
+	"connectrpc.com/connect"
+
+	"github.com/abx-dev/abx/internal/envd"
+	pb "github.com/abx-dev/abx/internal/envd/gen/process"
+	"github.com/abx-dev/abx/internal/envd/gen/process/processconnect"
+)
+
+const (
+	sigStop = syscall.SIGSTOP
+	sigCont = syscall.SIGCONT
+)
+
+// proc is one process and the streams attached to it. Output read while
+// nobody is attached is dropped, as envd does.
+type proc struct {
+	pid   uint32
+	tag   string
+	cfg   *pb.ProcessConfig
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+
+	stdout, stderr io.Reader
+
+	mu   sync.Mutex
+	subs map[chan *pb.ProcessEvent]chan struct{} // event channel -> detached
+	end  *pb.ProcessEvent
+	done chan struct{}
+}
+
+type processes struct {
+	s    *Server
+	mu   sync.Mutex
+	byID map[uint32]*proc
+}
+
+func newProcesses(s *Server) *processes { return &processes{s: s, byID: map[uint32]*proc{}} }
+
+// subscribe attaches a stream; the returned func detaches it.
+func (p *proc) subscribe() (chan *pb.ProcessEvent, func()) {
+	ch, gone := make(chan *pb.ProcessEvent, 16), make(chan struct{})
+	p.mu.Lock()
+	p.subs[ch] = gone
+	p.mu.Unlock()
+	return ch, func() {
+		p.mu.Lock()
+		if g, ok := p.subs[ch]; ok {
+			close(g)
+			delete(p.subs, ch)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// publish hands an event to every attached stream, waiting for each (so
+// a slow reader slows the process, as a pipe does) unless it detaches.
+func (p *proc) publish(ev *pb.ProcessEvent) {
+	p.mu.Lock()
+	targets := make(map[chan *pb.ProcessEvent]chan struct{}, len(p.subs))
+	for ch, gone := range p.subs {
+		targets[ch] = gone
+	}
+	p.mu.Unlock()
+	for ch, gone := range targets {
+		select {
+		case ch <- ev:
+		case <-gone:
+		}
+	}
+}
+
+func (ps *processes) start(req *pb.StartRequest) (*proc, error) {
+	s := ps.s
+	cfg := req.GetProcess()
+	cwd := s.Home()
+	if cfg.Cwd != nil {
+		var err error
+		if cwd, err = s.resolve(cfg.GetCwd()); err != nil {
+			return nil, err
+		}
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("invalid cwd %s: not a directory", cwd))
+	}
+	env := processEnv(s, cfg.GetEnvs())
+	name, args := cfg.GetCmd(), cfg.GetArgs()
+	if s.version.AtLeast(envd.Version{Major: 0, Minor: 6}) {
+		// Newer envd wraps every command in /bin/sh: a missing one exits 127.
+		name, args = "/bin/sh", append([]string{"-c", `exec "$0" "$@"`, name}, args...)
+	} else if _, err := lookPath(name, env); err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument,
+			fmt.Errorf("error starting process: exec: %q: executable file not found in $PATH", name))
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = cwd, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &proc{cfg: cfg, cmd: cmd, tag: req.GetTag(), subs: map[chan *pb.ProcessEvent]chan struct{}{}, done: make(chan struct{})}
+	// Before 0.3.0 every process gets a stdin pipe that never closes; later
+	// versions open one only when asked.
+	if req.Stdin == nil || req.GetStdin() || !s.version.AtLeast(envd.StdinFlag) {
+		w, err := cmd.StdinPipe()
+		if err != nil {
+			return nil, connect.NewError(connect.CodeInternal, err)
+		}
+		p.stdin = w
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInternal, err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInternal, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	p.pid = uint32(cmd.Process.Pid)
+	ps.mu.Lock()
+	ps.byID[p.pid] = p
+	ps.mu.Unlock()
+	p.stdout, p.stderr = stdout, stderr
+	return p, nil
+}
+
+// run copies output to the attached streams, then publishes the end. The
+// starting stream subscribes before run, so it misses nothing.
+func (p *proc) run(ps *processes) {
+	var wg sync.WaitGroup
+	pump := func(r io.Reader, wrap func([]byte) *pb.ProcessEvent_DataEvent) {
+		defer wg.Done()
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 {
+				chunk := append([]byte(nil), buf[:n]...)
+				p.publish(&pb.ProcessEvent{Event: &pb.ProcessEvent_Data{Data: wrap(chunk)}})
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	wg.Add(2)
+	go pump(p.stdout, func(b []byte) *pb.ProcessEvent_DataEvent {
+		return &pb.ProcessEvent_DataEvent{Output: &pb.ProcessEvent_DataEvent_Stdout{Stdout: b}}
+	})
+	go pump(p.stderr, func(b []byte) *pb.ProcessEvent_DataEvent {
+		return &pb.ProcessEvent_DataEvent{Output: &pb.ProcessEvent_DataEvent_Stderr{Stderr: b}}
+	})
+	wg.Wait()
+	err := p.cmd.Wait()
+	end := &pb.ProcessEvent_EndEvent{ExitCode: 0, Exited: true, Status: "exit status 0"}
+	if st := p.cmd.ProcessState; st != nil {
+		end.Status = st.String()
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			end.ExitCode, end.Exited = -1, false
+		} else {
+			end.ExitCode = int32(st.ExitCode())
+		}
+	}
+	if err != nil && p.cmd.ProcessState == nil {
+		msg := err.Error()
+		end.Error = &msg
+	}
+	ev := &pb.ProcessEvent{Event: &pb.ProcessEvent_End{End: end}}
+	p.mu.Lock()
+	p.end = ev
+	p.mu.Unlock()
+	p.publish(ev)
+	ps.mu.Lock()
+	delete(ps.byID, p.pid) // 0.2.10 keeps no end event after exit
+	ps.mu.Unlock()
+	close(p.done)
+}
+
+func (ps *processes) get(sel *pb.ProcessSelector) (*proc, error) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	switch sl := sel.GetSelector().(type) {
+	case *pb.ProcessSelector_Pid:
+		if p, ok := ps.byID[sl.Pid]; ok {
+			return p, nil
+		}
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("process with pid %d not found", sl.Pid))
+	case *pb.ProcessSelector_Tag:
+		for _, p := range ps.byID {
+			if p.tag == sl.Tag {
+				return p, nil
+			}
+		}
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("process with tag %s not found", sl.Tag))
+	}
+	return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("invalid process selector"))
+}
+
+func (ps *processes) killAll() { ps.signalAll(syscall.SIGKILL) }
+
+func (ps *processes) signalAll(sig syscall.Signal) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for pid := range ps.byID {
+		_ = syscall.Kill(-int(pid), sig)
+	}
+}
+
+// processService implements envd's Process service.
+type processService struct {
+	processconnect.UnimplementedProcessHandler
+	s *Server
+}
+
+func (h *processService) Start(ctx context.Context, req *connect.Request[pb.StartRequest], stream *connect.ServerStream[pb.StartResponse]) error {
+	if err := h.s.needUser(req.Header()); err != nil {
+		return err
+	}
+	p, err := h.s.procs.start(req.Msg)
+	if err != nil {
+		return err
+	}
+	events, detach := p.subscribe()
+	defer detach()
+	go p.run(h.s.procs)
+	if err := stream.Send(&pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_Start{
+		Start: &pb.ProcessEvent_StartEvent{Pid: p.pid}}}}); err != nil {
+		return err
+	}
+	return forward(ctx, p, events, func(ev *pb.ProcessEvent) error { return stream.Send(&pb.StartResponse{Event: ev}) })
+}
+
+func (h *processService) Connect(ctx context.Context, req *connect.Request[pb.ConnectRequest], stream *connect.ServerStream[pb.ConnectResponse]) error {
+	p, err := h.s.procs.get(req.Msg.GetProcess())
+	if err != nil {
+		return err
+	}
+	events, detach := p.subscribe()
+	defer detach()
+	if err := stream.Send(&pb.ConnectResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_Start{
+		Start: &pb.ProcessEvent_StartEvent{Pid: p.pid}}}}); err != nil {
+		return err
+	}
+	return forward(ctx, p, events, func(ev *pb.ProcessEvent) error { return stream.Send(&pb.ConnectResponse{Event: ev}) })
+}
+
+// forward sends events until the end. A deadline (Connect-Timeout-Ms)
+// kills the process; a client that goes away only detaches.
+func forward(ctx context.Context, p *proc, events chan *pb.ProcessEvent, send func(*pb.ProcessEvent) error) error {
+	for {
+		select {
+		case ev := <-events:
+			if err := send(ev); err != nil {
+				return err
+			}
+			if ev.GetEnd() != nil {
+				return nil
+			}
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				_ = syscall.Kill(-int(p.pid), syscall.SIGKILL)
+				return connect.NewError(connect.CodeDeadlineExceeded, ctx.Err())
+			}
+			return connect.NewError(connect.CodeCanceled, ctx.Err())
+		}
+	}
+}
+
+func (h *processService) List(context.Context, *connect.Request[pb.ListRequest]) (*connect.Response[pb.ListResponse], error) {
+	ps := h.s.procs
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	out := &pb.ListResponse{}
+	for _, p := range ps.byID {
+		info := &pb.ProcessInfo{Config: p.cfg, Pid: p.pid}
+		if p.tag != "" {
+			info.Tag = &p.tag
+		}
+		out.Processes = append(out.Processes, info)
+	}
+	sort.Slice(out.Processes, func(i, j int) bool { return out.Processes[i].Pid < out.Processes[j].Pid })
+	return connect.NewResponse(out), nil
+}
+
+func (h *processService) SendSignal(_ context.Context, req *connect.Request[pb.SendSignalRequest]) (*connect.Response[pb.SendSignalResponse], error) {
+	p, err := h.s.procs.get(req.Msg.GetProcess())
+	if err != nil {
+		return nil, err
+	}
+	var sig syscall.Signal
+	switch req.Msg.GetSignal() {
+	case pb.Signal_SIGNAL_SIGTERM:
+		sig = syscall.SIGTERM
+	case pb.Signal_SIGNAL_SIGKILL:
+		sig = syscall.SIGKILL
+	default:
+		return nil, connect.NewError(connect.CodeUnimplemented, fmt.Errorf("invalid signal: %s", req.Msg.GetSignal()))
+	}
+	if err := syscall.Kill(int(p.pid), sig); err != nil {
+		return nil, connect.NewError(connect.CodeInternal, err)
+	}
+	return connect.NewResponse(&pb.SendSignalResponse{}), nil
+}
+
+func (h *processService) SendInput(_ context.Context, req *connect.Request[pb.SendInputRequest]) (*connect.Response[pb.SendInputResponse], error) {
+	p, err := h.s.procs.get(req.Msg.GetProcess())
+	if err != nil {
+		return nil, err
+	}
+	if p.stdin == nil {
+		return nil, connect.NewError(connect.CodeFailedPrecondition, errors.New("stdin not enabled for this process"))
+	}
+	if _, err := p.stdin.Write(req.Msg.GetInput().GetStdin()); err != nil {
+		return nil, connect.NewError(connect.CodeInternal, err)
+	}
+	return connect.NewResponse(&pb.SendInputResponse{}), nil
+}
+
+func (h *processService) CloseStdin(_ context.Context, req *connect.Request[pb.CloseStdinRequest]) (*connect.Response[pb.CloseStdinResponse], error) {
+	if !h.s.version.AtLeast(envd.CloseStdin) {
+		return nil, connect.NewError(connect.CodeUnimplemented, errors.New("process.Process.CloseStdin is not implemented"))
+	}
+	p, err := h.s.procs.get(req.Msg.GetProcess())
+	if err != nil {
+		return nil, err
+	}
+	if p.stdin != nil {
+		_ = p.stdin.Close()
+	}
+	return connect.NewResponse(&pb.CloseStdinResponse{}), nil
+}
+
+// processEnv is the sandbox's environment: HOME and USER of the sandbox
+// user, the machine's PATH, the sandbox's variables and the request's.
+func processEnv(s *Server, extra map[string]string) []string {
+	env := []string{"HOME=" + s.Home(), "USER=user", "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
+	for _, m := range []map[string]string{s.opts.Env, extra} {
+		for k, v := range m {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// lookPath finds name on the PATH of env, as the process will see it.
+func lookPath(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		return exec.LookPath(name)
+	}
+	for _, kv := range env {
+		if path, ok := strings.CutPrefix(kv, "PATH="); ok {
+			for _, dir := range strings.Split(path, ":") {
+				full := dir + "/" + name
+				if st, err := os.Stat(full); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+					return full, nil
+				}
+			}
+		}
+	}
+	return "", exec.ErrNotFound
+}

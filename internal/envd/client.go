@@ -1,0 +1,100 @@
+// Package envd is abx's client of E2B's envd daemon inside a sandbox: the
+// process and filesystem services over Connect, and /files for streaming
+// file contents. It is built from the endpoint a provider hands over and
+// never sees the API key.
+package envd
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+
+	"connectrpc.com/connect"
+
+	"github.com/abx-dev/abx/internal/envd/gen/filesystem/filesystemconnect"
+	"github.com/abx-dev/abx/internal/envd/gen/process/processconnect"
+)
+
+// DefaultUserName is the sandbox user abx names when the caller names none
+// and envd has no default of its own (before 0.4.0).
+const DefaultUserName = "user"
+
+// Client talks to one sandbox's envd as one Linux user.
+type Client struct {
+	Version Version
+	User    string // "" when envd picks its default
+	base    string
+	http    *http.Client
+
+	Process    processconnect.ProcessClient
+	Filesystem filesystemconnect.FilesystemClient
+}
+
+// Endpoint is what the client needs to reach envd: its base URL, the
+// headers of every request (routing, access tokens) and envd's version.
+type Endpoint struct {
+	URL     string
+	Header  http.Header
+	Version string
+}
+
+// New builds a client. user "" means envd's default user, or "user" on envd
+// versions that have none.
+func New(hc *http.Client, ep Endpoint, user string) *Client {
+	v := ParseVersion(ep.Version)
+	if user == "" && !v.AtLeast(DefaultUser) {
+		user = DefaultUserName
+	}
+	h := ep.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	// The API key belongs to the control plane only; envd strips newer
+	// fields for connect-python, so abx names itself.
+	h.Del("X-API-Key")
+	h.Set("User-Agent", "abx")
+	if user != "" {
+		h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(user+":")))
+	}
+	withHeaders := &http.Client{
+		Transport:     &headerTransport{next: transportOf(hc), header: h},
+		CheckRedirect: hc.CheckRedirect,
+		Jar:           hc.Jar,
+	}
+	base := strings.TrimRight(ep.URL, "/")
+	return &Client{
+		Version:    v,
+		User:       user,
+		base:       base,
+		http:       withHeaders,
+		Process:    processconnect.NewProcessClient(withHeaders, base),
+		Filesystem: filesystemconnect.NewFilesystemClient(withHeaders, base),
+	}
+}
+
+func transportOf(hc *http.Client) http.RoundTripper {
+	if hc.Transport != nil {
+		return hc.Transport
+	}
+	return http.DefaultTransport
+}
+
+// headerTransport puts the endpoint's headers on every request, RPC and
+// /files alike.
+type headerTransport struct {
+	next   http.RoundTripper
+	header http.Header
+}
+
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	for k, v := range t.header {
+		r.Header[k] = v
+	}
+	return t.next.RoundTrip(r)
+}
+
+// Code is the Connect code of an envd error, or connect.CodeUnknown.
+func Code(err error) connect.Code {
+	return connect.CodeOf(err)
+}

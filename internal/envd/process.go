@@ -1,0 +1,154 @@
+package envd
+
+import (
+	"context"
+	"errors"
+
+	"connectrpc.com/connect"
+
+	pb "github.com/abx-dev/abx/internal/envd/gen/process"
+)
+
+// Command is a process to start.
+type Command struct {
+	Cmd  string
+	Args []string
+	Env  map[string]string
+	Cwd  string // "" is the user's home
+	Tag  string
+	// Stdin keeps the process's stdin open for SendInput. envd before 0.3.0
+	// always opens it; callers then redirect stdin themselves.
+	Stdin bool
+}
+
+// Event is one thing a process did. Exactly one field is set.
+type Event struct {
+	Started *uint32 // the pid
+	Stdout  []byte
+	Stderr  []byte
+	End     *End
+}
+
+// End is how a process ended.
+type End struct {
+	ExitCode int    // -1 when a signal ended it
+	Exited   bool   // false when a signal ended it
+	Status   string // e.g. "exit status 3", "signal: killed"
+	Error    string
+}
+
+// Start starts cmd and hands each event to on, in order, until the process
+// ends. The context's deadline is sent to envd, which kills the process
+// when it passes; keep it unset unless the user asked for a time limit.
+func (c *Client) Start(ctx context.Context, cmd Command, on func(Event) error) (*End, error) {
+	req := &pb.StartRequest{Process: &pb.ProcessConfig{Cmd: cmd.Cmd, Args: cmd.Args, Envs: cmd.Env}}
+	if cmd.Cwd != "" {
+		req.Process.Cwd = &cmd.Cwd
+	}
+	if cmd.Tag != "" {
+		req.Tag = &cmd.Tag
+	}
+	if c.Version.AtLeast(StdinFlag) {
+		req.Stdin = &cmd.Stdin
+	}
+	stream, err := c.Process.Start(ctx, connect.NewRequest(req))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = stream.Close() }()
+	return follow(stream.Receive, func() *pb.ProcessEvent { return stream.Msg().GetEvent() }, stream.Err, on)
+}
+
+// Connect attaches to a running process by pid and follows it like Start.
+// Output written while nobody was attached is lost.
+func (c *Client) Connect(ctx context.Context, pid uint32, on func(Event) error) (*End, error) {
+	req := &pb.ConnectRequest{Process: &pb.ProcessSelector{Selector: &pb.ProcessSelector_Pid{Pid: pid}}}
+	stream, err := c.Process.Connect(ctx, connect.NewRequest(req))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = stream.Close() }()
+	return follow(stream.Receive, func() *pb.ProcessEvent { return stream.Msg().GetEvent() }, stream.Err, on)
+}
+
+// ErrNoEnd is a stream that closed before the process ended.
+var ErrNoEnd = errors.New("the stream ended before the process did")
+
+func follow(receive func() bool, msg func() *pb.ProcessEvent, streamErr func() error, on func(Event) error) (*End, error) {
+	for receive() {
+		ev := msg()
+		var out Event
+		switch e := ev.GetEvent().(type) {
+		case *pb.ProcessEvent_Start:
+			pid := e.Start.GetPid()
+			out.Started = &pid
+		case *pb.ProcessEvent_Data:
+			out.Stdout, out.Stderr = e.Data.GetStdout(), e.Data.GetStderr()
+			if out.Stdout == nil && out.Stderr == nil {
+				out.Stdout = e.Data.GetPty()
+			}
+		case *pb.ProcessEvent_End:
+			out.End = &End{ExitCode: int(e.End.GetExitCode()), Exited: e.End.GetExited(),
+				Status: e.End.GetStatus(), Error: e.End.GetError()}
+		default:
+			continue // keepalive, or a kind this client does not know
+		}
+		if err := on(out); err != nil {
+			return nil, err
+		}
+		if out.End != nil {
+			return out.End, nil
+		}
+	}
+	if err := streamErr(); err != nil {
+		return nil, err
+	}
+	return nil, ErrNoEnd
+}
+
+// Process is a running process as List shows it.
+type Process struct {
+	PID  uint32            `json:"pid"`
+	Tag  string            `json:"tag,omitempty"`
+	Cmd  string            `json:"cmd"`
+	Args []string          `json:"args"`
+	Cwd  string            `json:"cwd,omitempty"`
+	Env  map[string]string `json:"envs,omitempty"`
+}
+
+// List returns the processes envd runs.
+func (c *Client) List(ctx context.Context) ([]Process, error) {
+	resp, err := c.Process.List(ctx, connect.NewRequest(&pb.ListRequest{}))
+	if err != nil {
+		return nil, err
+	}
+	out := []Process{}
+	for _, p := range resp.Msg.GetProcesses() {
+		args := p.GetConfig().GetArgs()
+		if args == nil {
+			args = []string{}
+		}
+		out = append(out, Process{PID: p.GetPid(), Tag: p.GetTag(), Cmd: p.GetConfig().GetCmd(), Args: args,
+			Cwd: p.GetConfig().GetCwd(), Env: p.GetConfig().GetEnvs()})
+	}
+	return out, nil
+}
+
+// Signal sends SIGTERM (15) or SIGKILL (9), the only signals envd accepts.
+func (c *Client) Signal(ctx context.Context, pid uint32, kill bool) error {
+	sig := pb.Signal_SIGNAL_SIGTERM
+	if kill {
+		sig = pb.Signal_SIGNAL_SIGKILL
+	}
+	_, err := c.Process.SendSignal(ctx, connect.NewRequest(&pb.SendSignalRequest{
+		Process: &pb.ProcessSelector{Selector: &pb.ProcessSelector_Pid{Pid: pid}}, Signal: sig}))
+	return err
+}
+
+// SendStdin writes data to a process's stdin.
+func (c *Client) SendStdin(ctx context.Context, pid uint32, data []byte) error {
+	_, err := c.Process.SendInput(ctx, connect.NewRequest(&pb.SendInputRequest{
+		Process: &pb.ProcessSelector{Selector: &pb.ProcessSelector_Pid{Pid: pid}},
+		Input:   &pb.ProcessInput{Input: &pb.ProcessInput_Stdin{Stdin: data}}}))
+	return err
+}
