@@ -149,4 +149,3 @@ func writeFile(path string, r io.Reader) error {
 	}
 	return f.Close()
 }
-
