@@ -90,6 +90,9 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"requests": cmdRequests,
 			"clock":    cmdClock,
+			"capture":  cmdCapture,
+			"waitfile": cmdWaitFile,
+			"envdlog":  cmdEnvdLog,
 		},
 	})
 }
@@ -152,4 +155,51 @@ func cmdClock(ts *testscript.TestScript, neg bool, args []string) {
 	f.clock.mu.Lock()
 	f.clock.off += d
 	f.clock.mu.Unlock()
+}
+
+// capture NAME sets $NAME to the last command's stdout, trimmed: the
+// script's id=$(abx create -q ...).
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: capture NAME")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+}
+
+// waitfile PATH waits (up to a minute) until PATH exists: a sandbox
+// command's way of saying it got somewhere.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH")
+	}
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear", args[0])
+}
+
+// envdlog ID prints the requests the sandbox's envd received, like requests.
+func cmdEnvdLog(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: envdlog SANDBOX-ID")
+	}
+	e := ts.Value("fake").(*fakeEnv).gw.Envd(args[0])
+	if e == nil {
+		ts.Fatalf("no sandbox %s", args[0])
+	}
+	for _, r := range e.Requests() {
+		_, _ = fmt.Fprintf(ts.Stdout(), "%s %s\n", r.Method, r.Path)
+		names := make([]string, 0, len(r.Header))
+		for k := range r.Header {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			_, _ = fmt.Fprintf(ts.Stdout(), "  %s: %s\n", k, strings.Join(r.Header[k], ", "))
+		}
+	}
 }
