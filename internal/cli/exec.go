@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -38,6 +39,9 @@ type ExecOptions struct {
 	Env        map[string]string
 	Timeout    time.Duration
 	Background bool
+	// Interactive keeps the command's stdin open: abx's stdin is streamed to
+	// it, or with --background it waits for 'abx ps stdin'.
+	Interactive bool
 	// Signals delivers Ctrl-C; nil uses the process's own.
 	Signals <-chan os.Signal
 }
@@ -106,6 +110,7 @@ is not UTF-8 comes as "dataBase64" instead of "data".`,
 	fl.StringArrayVarP(&env, "env", "e", nil, "environment variable KEY=VALUE (repeatable)")
 	fl.StringVar(&timeout, "timeout", "", "kill the command after this long (default: no limit)")
 	fl.BoolVarP(&opts.Background, "background", "d", false, "start the command, print its PID and return; its output is discarded")
+	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "keep stdin open: stream abx's stdin to the command (or feed it later with 'abx ps stdin')")
 	return needs(cmd, provider.ExecRun)
 }
 
@@ -160,15 +165,37 @@ func shellQuote(s string) string {
 // wait for ever. A background command's output goes nowhere: envd drops
 // output nobody reads, and a full pipe can wedge the process.
 func execCommand(opts *ExecOptions) envd.Command {
-	redirect := "exec </dev/null; "
+	var redirect string
+	if !opts.Interactive {
+		redirect += "exec </dev/null; "
+	}
 	if opts.Background {
-		redirect = "exec </dev/null >/dev/null 2>&1; "
+		redirect += "exec >/dev/null 2>&1; "
 	}
 	return envd.Command{
-		Cmd:  "/bin/bash",
-		Args: []string{"-l", "-c", redirect + shellLine(opts.Argv)},
-		Env:  opts.Env,
-		Cwd:  opts.Cwd,
+		Cmd:   "/bin/bash",
+		Args:  []string{"-l", "-c", redirect + shellLine(opts.Argv)},
+		Env:   opts.Env,
+		Cwd:   opts.Cwd,
+		Stdin: opts.Interactive,
+	}
+}
+
+// pumpStdin streams abx's stdin to the process and closes the process's
+// stdin at the end where envd can (0.5.2 and later).
+func pumpStdin(ctx context.Context, c *envd.Client, pid uint32, in io.Reader) {
+	buf := make([]byte, stdinChunk)
+	for {
+		n, err := in.Read(buf)
+		if n > 0 && c.SendStdin(ctx, pid, buf[:n]) != nil {
+			return
+		}
+		if err != nil {
+			if c.Version.AtLeast(envd.CloseStdin) {
+				_ = c.CloseStdin(ctx, pid)
+			}
+			return
+		}
 	}
 }
 
@@ -217,7 +244,10 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 					sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 					_ = c.Signal(sctx, p, kill)
 					scancel()
-				} else {
+				}
+				// A second Ctrl-C stops waiting too: children the command
+				// left behind can hold its output open for ever.
+				if p == 0 || kill {
 					cancel()
 				}
 			}
@@ -231,6 +261,9 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 			mu.Lock()
 			pid = *ev.Started
 			mu.Unlock()
+			if opts.Interactive {
+				go pumpStdin(streamCtx, c, *ev.Started, opts.IO.In)
+			}
 			if asJSON {
 				return output.WriteJSONLine(opts.IO.Out, execStart{Type: "start", PID: *ev.Started})
 			}

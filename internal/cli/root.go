@@ -159,6 +159,7 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 		NewCmdResume(f, nil),
 		NewCmdURL(f, nil),
 		NewCmdExec(f, nil),
+		NewCmdPs(f),
 		NewCmdCapabilities(f),
 		NewCmdConfig(f),
 		NewCmdVersion(f),

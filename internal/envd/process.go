@@ -113,7 +113,7 @@ type Process struct {
 	Cmd  string            `json:"cmd"`
 	Args []string          `json:"args"`
 	Cwd  string            `json:"cwd,omitempty"`
-	Env  map[string]string `json:"envs,omitempty"`
+	Env  map[string]string `json:"-"` // may hold the user's secrets: never printed
 }
 
 // List returns the processes envd runs.
@@ -150,5 +150,12 @@ func (c *Client) SendStdin(ctx context.Context, pid uint32, data []byte) error {
 	_, err := c.Process.SendInput(ctx, connect.NewRequest(&pb.SendInputRequest{
 		Process: &pb.ProcessSelector{Selector: &pb.ProcessSelector_Pid{Pid: pid}},
 		Input:   &pb.ProcessInput{Input: &pb.ProcessInput_Stdin{Stdin: data}}}))
+	return err
+}
+
+// CloseStdin closes a process's stdin (envd 0.5.2 and later).
+func (c *Client) CloseStdin(ctx context.Context, pid uint32) error {
+	_, err := c.Process.CloseStdin(ctx, connect.NewRequest(&pb.CloseStdinRequest{
+		Process: &pb.ProcessSelector{Selector: &pb.ProcessSelector_Pid{Pid: pid}}}))
 	return err
 }
