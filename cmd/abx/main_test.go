@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -93,6 +94,7 @@ func TestScripts(t *testing.T) {
 			"capture":  cmdCapture,
 			"waitfile": cmdWaitFile,
 			"envdlog":  cmdEnvdLog,
+			"waitenvd": cmdWaitEnvd,
 		},
 	})
 }
@@ -202,4 +204,30 @@ func cmdEnvdLog(ts *testscript.TestScript, neg bool, args []string) {
 			_, _ = fmt.Fprintf(ts.Stdout(), "  %s: %s\n", k, strings.Join(r.Header[k], ", "))
 		}
 	}
+}
+
+// waitenvd ID PATH N waits (up to a minute) until the sandbox's envd has
+// received N requests for PATH: a way to know a stream is attached.
+func cmdWaitEnvd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: waitenvd SANDBOX-ID PATH N")
+	}
+	want, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if e := ts.Value("fake").(*fakeEnv).gw.Envd(args[0]); e != nil {
+			n := 0
+			for _, r := range e.Requests() {
+				if r.Path == args[1] {
+					n++
+				}
+			}
+			if n >= want {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("envd of %s did not get %d requests for %s", args[0], want, args[1])
 }
