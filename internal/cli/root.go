@@ -160,6 +160,7 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 		NewCmdURL(f, nil),
 		NewCmdExec(f, nil),
 		NewCmdPs(f),
+		NewCmdFiles(f),
 		NewCmdCapabilities(f),
 		NewCmdConfig(f),
 		NewCmdVersion(f),

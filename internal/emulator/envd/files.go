@@ -33,11 +33,15 @@ func (s *Server) filesPath(w http.ResponseWriter, r *http.Request) (string, bool
 	}
 	p, err := s.resolve(q.Get("path"))
 	if err != nil {
-		status := http.StatusBadRequest
-		if connect.CodeOf(err) == connect.CodePermissionDenied {
-			status = http.StatusForbidden
+		status, msg := http.StatusBadRequest, err.Error()
+		var ce *connect.Error
+		if errors.As(err, &ce) {
+			msg = ce.Message()
+			if ce.Code() == connect.CodePermissionDenied {
+				status = http.StatusForbidden
+			}
 		}
-		writeFilesError(w, status, err.Error())
+		writeFilesError(w, status, msg)
 		return "", false
 	}
 	return p, true

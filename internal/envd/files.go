@@ -1,0 +1,197 @@
+package envd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	fspb "github.com/abx-dev/abx/internal/envd/gen/filesystem"
+)
+
+// Entry is a file or directory as abx shows it (docs/json.md).
+type Entry struct {
+	Name          string            `json:"name"`
+	Path          string            `json:"path"`
+	Type          string            `json:"type"` // file, dir, symlink or unknown
+	Size          int64             `json:"size"`
+	Mode          uint32            `json:"mode"`
+	Permissions   string            `json:"permissions,omitempty"`
+	Owner         string            `json:"owner,omitempty"`
+	Group         string            `json:"group,omitempty"`
+	ModifiedTime  time.Time         `json:"modifiedTime"`
+	SymlinkTarget string            `json:"symlinkTarget,omitempty"`
+	Metadata      map[string]string `json:"metadata,omitempty"`
+}
+
+func entryOf(e *fspb.EntryInfo) Entry {
+	out := Entry{Name: e.GetName(), Path: e.GetPath(), Size: e.GetSize(), Mode: e.GetMode(),
+		Permissions: e.GetPermissions(), Owner: e.GetOwner(), Group: e.GetGroup(),
+		SymlinkTarget: e.GetSymlinkTarget(), Metadata: e.GetMetadata(), Type: "unknown"}
+	if e.GetModifiedTime() != nil {
+		out.ModifiedTime = e.GetModifiedTime().AsTime()
+	}
+	switch e.GetType() {
+	case fspb.FileType_FILE_TYPE_FILE:
+		out.Type = "file"
+	case fspb.FileType_FILE_TYPE_DIRECTORY:
+		out.Type = "dir"
+	case fspb.FileType_FILE_TYPE_SYMLINK:
+		out.Type = "symlink"
+	}
+	return out
+}
+
+// Stat describes one path.
+func (c *Client) Stat(ctx context.Context, path string) (Entry, error) {
+	resp, err := c.Filesystem.Stat(ctx, connect.NewRequest(&fspb.StatRequest{Path: path}))
+	if err != nil {
+		return Entry{}, AsError(err)
+	}
+	return entryOf(resp.Msg.GetEntry()), nil
+}
+
+// ListDir lists a directory to depth levels (1: its entries only).
+func (c *Client) ListDir(ctx context.Context, path string, depth int) ([]Entry, error) {
+	resp, err := c.Filesystem.ListDir(ctx, connect.NewRequest(&fspb.ListDirRequest{Path: path, Depth: uint32(depth)}))
+	if err != nil {
+		return nil, AsError(err)
+	}
+	out := []Entry{}
+	for _, e := range resp.Msg.GetEntries() {
+		out = append(out, entryOf(e))
+	}
+	return out, nil
+}
+
+// MakeDir creates a directory and its parents; an existing one is an error.
+func (c *Client) MakeDir(ctx context.Context, path string) (Entry, error) {
+	resp, err := c.Filesystem.MakeDir(ctx, connect.NewRequest(&fspb.MakeDirRequest{Path: path}))
+	if err != nil {
+		return Entry{}, AsError(err)
+	}
+	return entryOf(resp.Msg.GetEntry()), nil
+}
+
+// Move renames src to dst.
+func (c *Client) Move(ctx context.Context, src, dst string) (Entry, error) {
+	resp, err := c.Filesystem.Move(ctx, connect.NewRequest(&fspb.MoveRequest{Source: src, Destination: dst}))
+	if err != nil {
+		return Entry{}, AsError(err)
+	}
+	return entryOf(resp.Msg.GetEntry()), nil
+}
+
+// Remove deletes a path recursively; a missing path succeeds.
+func (c *Client) Remove(ctx context.Context, path string) error {
+	_, err := c.Filesystem.Remove(ctx, connect.NewRequest(&fspb.RemoveRequest{Path: path}))
+	return AsError(err)
+}
+
+func (c *Client) filesURL(path string) string {
+	q := url.Values{"path": {path}}
+	if c.User != "" {
+		q.Set("username", c.User)
+	}
+	return c.base + "/files?" + q.Encode()
+}
+
+// Read streams a file's bytes into w and returns how many were copied.
+func (c *Client) Read(ctx context.Context, path string, w io.Writer) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.filesURL(path), nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, abxerr.From(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return 0, filesError(resp, path)
+	}
+	n, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return n, abxerr.From(err)
+	}
+	return n, nil
+}
+
+// Write streams r into path, creating parents and overwriting. The body is
+// a multipart form, the only upload envd 0.2.10 takes, built as it is sent.
+func (c *Client) Write(ctx context.Context, path string, r io.Reader) error {
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		part, err := mw.CreateFormFile("file", lastElem(path))
+		if err == nil {
+			_, err = io.Copy(part, r)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		_ = pw.CloseWithError(err)
+	}()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.filesURL(path), pr)
+	if err != nil {
+		_ = pr.Close()
+		return err
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := c.http.Do(req)
+	if err != nil {
+		_ = pr.Close()
+		return abxerr.From(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return filesError(resp, path)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return nil
+}
+
+func lastElem(p string) string {
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// filesError reads envd's error body (its first JSON value: a failed upload
+// can append a second one) and maps the status.
+func filesError(resp *http.Response, path string) error {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var body struct {
+		Message string `json:"message"`
+	}
+	msg := strings.TrimSpace(string(raw))
+	if json.NewDecoder(bytes.NewReader(raw)).Decode(&body) == nil && body.Message != "" {
+		msg = body.Message
+	}
+	e := &abxerr.Error{Status: resp.StatusCode, Message: fmt.Sprintf("%s: %s (HTTP %d)", path, msg, resp.StatusCode)}
+	switch resp.StatusCode {
+	case http.StatusNotFound:
+		e.Code = abxerr.NotFound
+	case http.StatusUnauthorized:
+		e.Code, e.Hint = abxerr.Unauthorized, "the sandbox refused the access token or the user"
+	case http.StatusForbidden:
+		e.Code = abxerr.Forbidden
+	case http.StatusInsufficientStorage:
+		e.Code, e.Hint = abxerr.Server, "the sandbox's disk is full"
+	case http.StatusBadRequest:
+		e.Code = abxerr.Rejected
+	default:
+		e.Code = abxerr.Server
+	}
+	return e
+}
