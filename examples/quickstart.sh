@@ -17,6 +17,14 @@ abx list --metadata app=quickstart
 step "inspect it"
 abx info "$id"
 
+step "run a command in it"
+abx exec "$id" -- 'echo "hello from $(hostname)"; uname -s'
+
+step "write a file, read it back"
+echo "written by the quickstart" | abx files write "$id" notes/hello.txt
+abx files read "$id" notes/hello.txt
+abx files ls "$id" notes
+
 step "give it an hour"
 abx timeout "$id" 1h
 

@@ -21,6 +21,7 @@ type EmulatorOptions struct {
 	Addr      string
 	APIKey    string
 	Templates []string
+	StateDir  string
 }
 
 // NewCmdEmulator builds `abx emulator`.
@@ -32,12 +33,14 @@ func NewCmdEmulator(f *Factory) *cobra.Command {
 		Long: `Run a local stand-in for the sandbox-manager API on a loopback address, to try abx
 and to test scripts that use it. It speaks the same HTTP as the real service (both
 path sets, the API key, errors, pages, pause and resume) and keeps its sandboxes in
-memory.`,
+memory; each has a directory of its own and an envd that runs real processes
+on this machine, as your user (docs/emulator.md).`,
 		Annotations: map[string]string{annotNoProvider: "true"},
 	}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&opts.Addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0 picks a free one)")
 	pf.StringSliceVar(&opts.Templates, "templates", []string{"base", "code-interpreter"}, "templates sandboxes can be created from")
+	pf.StringVar(&opts.StateDir, "state-dir", "", "directory for the sandboxes' files (default: a temporary one, removed at exit)")
 
 	start := &cobra.Command{
 		Use:   "start",
@@ -95,7 +98,7 @@ func selfOnPath() []string {
 }
 
 func startEmulator(opts *EmulatorOptions) (*emulator.Emulator, error) {
-	e, err := emulator.Start(emulator.Options{Addr: opts.Addr, APIKey: opts.APIKey, Templates: opts.Templates})
+	e, err := emulator.Start(emulator.Options{Addr: opts.Addr, APIKey: opts.APIKey, Templates: opts.Templates, StateDir: opts.StateDir})
 	if err != nil {
 		return nil, abxerr.New(abxerr.InvalidInput, "cannot start the emulator: %v", err).
 			WithHint("pick a free loopback address with --addr 127.0.0.1:PORT")
