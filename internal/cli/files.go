@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -111,23 +110,23 @@ temporary name and renamed only when complete, so an error leaves nothing half-w
 				_, err := c.Read(ctx, a[0], opts.IO.Out)
 				return err
 			}
-			return download(ctx, c, a[0], opts.Local)
+			return download(ctx, c, opts.IO, a[0], opts.Local)
 		})
 	read.Flags().StringVarP(&opts.Local, "out", "O", "", "write to this local file instead of stdout (atomically)")
 
 	write := with("write ID PATH [--from FILE]", "Write a file from stdin, or from a local file", `  echo hello | abx files write "$id" greeting.txt
   abx files write "$id" /tmp/data.bin --from data.bin`, []string{"ID", "PATH"},
 		func(ctx context.Context, c *envd.Client, a []string) error {
-			var src io.Reader = opts.IO.In
 			if opts.Local != "" && opts.Local != "-" {
 				fh, err := openLocal(opts.Local)
 				if err != nil {
 					return err
 				}
 				defer func() { _ = fh.Close() }()
-				src = fh
-			}
-			if err := c.Write(ctx, a[0], src); err != nil {
+				if err := upload(ctx, c, opts.IO, fh, a[0]); err != nil {
+					return err
+				}
+			} else if err := c.Write(ctx, a[0], opts.IO.In); err != nil {
 				return err
 			}
 			note(opts.IO, opts.Format, "wrote %s", a[0])
@@ -281,14 +280,16 @@ func localReason(err error) string {
 
 // download writes a remote file to local through a temporary file in the
 // same directory, renamed at the end: an error leaves nothing behind.
-func download(ctx context.Context, c *envd.Client, remote, local string) error {
+func download(ctx context.Context, c *envd.Client, streams *output.Streams, remote, local string) error {
 	dir := filepath.Dir(local)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(local)+".abx-*")
 	if err != nil {
 		return abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", local, localReason(err)).
 			WithHint("choose a destination in a directory you can write to; nothing was downloaded")
 	}
-	_, rerr := c.Read(ctx, remote, tmp)
+	meter := streams.NewProgress(remote, 0)
+	_, rerr := c.Read(ctx, remote, meter.Writer(tmp))
+	meter.Done()
 	cerr := tmp.Close()
 	if rerr == nil && cerr != nil {
 		rerr = abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", local, cerr)
@@ -304,6 +305,17 @@ func download(ctx context.Context, c *envd.Client, remote, local string) error {
 	return rerr
 }
 
+// upload writes a local file to remote with a meter on a terminal.
+func upload(ctx context.Context, c *envd.Client, streams *output.Streams, fh *os.File, remote string) error {
+	var size int64
+	if st, err := fh.Stat(); err == nil {
+		size = st.Size()
+	}
+	meter := streams.NewProgress(remote, size)
+	defer meter.Done()
+	return c.Write(ctx, remote, meter.Reader(fh))
+}
+
 func copyUp(ctx context.Context, c *envd.Client, opts *FilesOptions, local, remote string) error {
 	st, err := os.Stat(local)
 	if err != nil {
@@ -315,7 +327,7 @@ func copyUp(ctx context.Context, c *envd.Client, opts *FilesOptions, local, remo
 			return err
 		}
 		defer func() { _ = fh.Close() }()
-		if err := c.Write(ctx, remote, fh); err != nil {
+		if err := upload(ctx, c, opts.IO, fh, remote); err != nil {
 			return err
 		}
 		note(opts.IO, opts.Format, "copied %s to %s:%s", local, opts.ID, remote)
@@ -343,7 +355,7 @@ func copyUp(ctx context.Context, c *envd.Client, opts *FilesOptions, local, remo
 		}
 		defer func() { _ = fh.Close() }()
 		n++
-		return c.Write(ctx, target, fh)
+		return upload(ctx, c, opts.IO, fh, target)
 	})
 	if err != nil {
 		return err
@@ -361,7 +373,7 @@ func copyDown(ctx context.Context, c *envd.Client, opts *FilesOptions, remote, l
 		if st, err := os.Stat(local); err == nil && st.IsDir() {
 			local = filepath.Join(local, e.Name)
 		}
-		if err := download(ctx, c, remote, local); err != nil {
+		if err := download(ctx, c, opts.IO, remote, local); err != nil {
 			return err
 		}
 		note(opts.IO, opts.Format, "copied %s:%s to %s", opts.ID, remote, local)
@@ -390,7 +402,7 @@ func copyDown(ctx context.Context, c *envd.Client, opts *FilesOptions, remote, l
 			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 				return abxerr.New(abxerr.InvalidInput, "cannot create %s: %v", target, localReason(err))
 			}
-			if err := download(ctx, c, item.Path, target); err != nil {
+			if err := download(ctx, c, opts.IO, item.Path, target); err != nil {
 				return err
 			}
 			n++

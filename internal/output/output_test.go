@@ -1,6 +1,7 @@
 package output
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +87,28 @@ func TestParseFormat(t *testing.T) {
 	}
 	if _, err := ParseFormat("yaml"); err == nil || !strings.Contains(err.Error(), "yaml") {
 		t.Errorf("yaml: %v", err)
+	}
+}
+
+func TestProgressOnlyOnATerminal(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		s, _, _, errOut := Test(tty)
+		p := s.NewProgress("big.bin", 64<<20)
+		w := p.Writer(io.Discard)
+		chunk := make([]byte, 1<<20)
+		for i := 0; i < 64; i++ {
+			_, _ = w.Write(chunk)
+			if i == 40 {
+				p.last = time.Time{} // let the next write draw
+			}
+		}
+		p.Done()
+		drawn := strings.Contains(errOut.String(), "big.bin ")
+		if drawn != tty {
+			t.Errorf("tty=%v: meter drawn=%v: %q", tty, drawn, errOut.String())
+		}
+		if tty && !strings.HasSuffix(errOut.String(), "\r\x1b[K") {
+			t.Errorf("the meter's line is not cleared: %q", errOut.String())
+		}
 	}
 }
