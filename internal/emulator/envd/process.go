@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -234,6 +235,12 @@ func (h *processService) Start(ctx context.Context, req *connect.Request[pb.Star
 	events, detach := p.subscribe()
 	defer detach()
 	go p.run(h.s.procs)
+	// Connect-Timeout-Ms is the process's own deadline: when it passes the
+	// process is killed, whether or not anyone is still attached.
+	if deadline, ok := ctx.Deadline(); ok {
+		timer := time.AfterFunc(time.Until(deadline), func() { _ = syscall.Kill(-int(p.pid), syscall.SIGKILL) })
+		go func() { <-p.done; timer.Stop() }()
+	}
 	if err := stream.Send(&pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_Start{
 		Start: &pb.ProcessEvent_StartEvent{Pid: p.pid}}}}); err != nil {
 		return err
@@ -255,8 +262,8 @@ func (h *processService) Connect(ctx context.Context, req *connect.Request[pb.Co
 	return forward(ctx, p, events, func(ev *pb.ProcessEvent) error { return stream.Send(&pb.ConnectResponse{Event: ev}) })
 }
 
-// forward sends events until the end. A deadline (Connect-Timeout-Ms)
-// kills the process; a client that goes away only detaches.
+// forward sends events until the end; a client that goes away only
+// detaches.
 func forward(ctx context.Context, p *proc, events chan *pb.ProcessEvent, send func(*pb.ProcessEvent) error) error {
 	for {
 		select {
@@ -269,7 +276,6 @@ func forward(ctx context.Context, p *proc, events chan *pb.ProcessEvent, send fu
 			}
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				_ = syscall.Kill(-int(p.pid), syscall.SIGKILL)
 				return connect.NewError(connect.CodeDeadlineExceeded, ctx.Err())
 			}
 			return connect.NewError(connect.CodeCanceled, ctx.Err())
