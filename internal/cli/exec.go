@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -347,7 +348,7 @@ func runBackground(ctx context.Context, c *envd.Client, opts *ExecOptions) error
 		}
 		return nil
 	})
-	if err != nil && err != errDetach {
+	if err != nil && !errors.Is(err, errDetach) {
 		return execFailed(envd.AsError(err))
 	}
 	if pid == 0 {
@@ -362,4 +363,5 @@ func runBackground(ctx context.Context, c *envd.Client, opts *ExecOptions) error
 	return err
 }
 
-var errDetach = fmt.Errorf("detach")
+// errDetach stops following a stream on purpose.
+var errDetach = errors.New("detach")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -215,9 +216,9 @@ func runPsStdin(ctx context.Context, opts *PsOptions) error {
 		return abxerr.New(abxerr.Unsupported, "this sandbox's envd %s cannot close stdin (it needs 0.5.2 or newer)", c.Version).
 			WithHint("send the data without --close, or end the input in a way the program understands")
 	}
-	var src io.Reader = opts.IO.In
+	src := opts.IO.In
 	if opts.Data != nil {
-		src = strings.NewReader(string(opts.Data))
+		src = bytes.NewReader(opts.Data)
 	}
 	buf := make([]byte, stdinChunk)
 	sent := 0

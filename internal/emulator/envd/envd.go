@@ -91,8 +91,10 @@ func (s *Server) Requests() []Request {
 // Close kills every process the fake started.
 func (s *Server) Close() { s.procs.killAll() }
 
-// Pause stops every process (SIGSTOP); Resume continues them.
-func (s *Server) Pause()  { s.procs.signalAll(sigStop) }
+// Pause stops every process (SIGSTOP), as a paused sandbox's are.
+func (s *Server) Pause() { s.procs.signalAll(sigStop) }
+
+// Resume continues the processes Pause stopped.
 func (s *Server) Resume() { s.procs.signalAll(sigCont) }
 
 // userOf reads the Basic user; "" when none was sent.

@@ -3,6 +3,7 @@ package envd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -211,7 +212,7 @@ func TestDetachedOutputIsLostAndEndedProcessesAreGone(t *testing.T) {
 			return nil
 		})
 	cancel()
-	if err != errStop {
+	if !errors.Is(err, errStop) {
 		t.Fatal(err)
 	}
 	list, err := c.List(context.Background())

@@ -245,7 +245,7 @@ func (h *processService) Start(ctx context.Context, req *connect.Request[pb.Star
 		Start: &pb.ProcessEvent_StartEvent{Pid: p.pid}}}}); err != nil {
 		return err
 	}
-	return forward(ctx, p, events, func(ev *pb.ProcessEvent) error { return stream.Send(&pb.StartResponse{Event: ev}) })
+	return forward(ctx, events, func(ev *pb.ProcessEvent) error { return stream.Send(&pb.StartResponse{Event: ev}) })
 }
 
 func (h *processService) Connect(ctx context.Context, req *connect.Request[pb.ConnectRequest], stream *connect.ServerStream[pb.ConnectResponse]) error {
@@ -259,12 +259,12 @@ func (h *processService) Connect(ctx context.Context, req *connect.Request[pb.Co
 		Start: &pb.ProcessEvent_StartEvent{Pid: p.pid}}}}); err != nil {
 		return err
 	}
-	return forward(ctx, p, events, func(ev *pb.ProcessEvent) error { return stream.Send(&pb.ConnectResponse{Event: ev}) })
+	return forward(ctx, events, func(ev *pb.ProcessEvent) error { return stream.Send(&pb.ConnectResponse{Event: ev}) })
 }
 
 // forward sends events until the end; a client that goes away only
 // detaches.
-func forward(ctx context.Context, p *proc, events chan *pb.ProcessEvent, send func(*pb.ProcessEvent) error) error {
+func forward(ctx context.Context, events chan *pb.ProcessEvent, send func(*pb.ProcessEvent) error) error {
 	for {
 		select {
 		case ev := <-events:
