@@ -6,6 +6,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -40,4 +41,24 @@ func newStreamData(kind string, b []byte) streamData {
 		return streamData{Type: kind, Data: string(b)}
 	}
 	return streamData{Type: kind, DataBase64: b}
+}
+
+// writeOutput copies a process's output event to abx's own streams, or as a
+// JSON Lines event on stdout; other events are left to the caller.
+func writeOutput(io *output.Streams, asJSON bool, ev envd.Event) error {
+	switch {
+	case ev.Stdout != nil:
+		if asJSON {
+			return output.WriteJSONLine(io.Out, newStreamData("stdout", ev.Stdout))
+		}
+		_, err := io.Out.Write(ev.Stdout)
+		return err
+	case ev.Stderr != nil:
+		if asJSON {
+			return output.WriteJSONLine(io.Out, newStreamData("stderr", ev.Stderr))
+		}
+		_, err := io.ErrOut.Write(ev.Stderr)
+		return err
+	}
+	return nil
 }

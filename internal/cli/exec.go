@@ -268,20 +268,8 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 			if asJSON {
 				return output.WriteJSONLine(opts.IO.Out, execStart{Type: "start", PID: *ev.Started})
 			}
-		case ev.Stdout != nil:
-			if asJSON {
-				return output.WriteJSONLine(opts.IO.Out, newStreamData("stdout", ev.Stdout))
-			}
-			_, err := opts.IO.Out.Write(ev.Stdout)
-			return err
-		case ev.Stderr != nil:
-			if asJSON {
-				return output.WriteJSONLine(opts.IO.Out, newStreamData("stderr", ev.Stderr))
-			}
-			_, err := opts.IO.ErrOut.Write(ev.Stderr)
-			return err
 		}
-		return nil
+		return writeOutput(opts.IO, asJSON, ev)
 	})
 	mu.Lock()
 	wasInterrupted := interrupted > 0

@@ -262,21 +262,7 @@ func runPsAttach(ctx context.Context, opts *PsOptions) error {
 	}
 	asJSON := opts.Format == output.JSON
 	end, err := c.Connect(ctx, opts.PID, func(ev envd.Event) error {
-		switch {
-		case ev.Stdout != nil:
-			if asJSON {
-				return output.WriteJSONLine(opts.IO.Out, newStreamData("stdout", ev.Stdout))
-			}
-			_, err := opts.IO.Out.Write(ev.Stdout)
-			return err
-		case ev.Stderr != nil:
-			if asJSON {
-				return output.WriteJSONLine(opts.IO.Out, newStreamData("stderr", ev.Stderr))
-			}
-			_, err := opts.IO.ErrOut.Write(ev.Stderr)
-			return err
-		}
-		return nil
+		return writeOutput(opts.IO, asJSON, ev)
 	})
 	if err != nil {
 		e := abxerr.From(envd.AsError(err))
