@@ -242,13 +242,12 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 				p, kill := pid, interrupted > 1
 				mu.Unlock()
 				if p != 0 {
-					sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-					_ = c.Signal(sctx, p, kill)
-					scancel()
+					signalRemote(ctx, c, p, kill)
 				}
 				// A second Ctrl-C stops waiting too: children the command
-				// left behind can hold its output open for ever.
-				if p == 0 || kill {
+				// left behind can hold its output open for ever. (A first
+				// one before the command started is sent when it starts.)
+				if kill {
 					cancel()
 				}
 			}
@@ -261,7 +260,11 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 		case ev.Started != nil:
 			mu.Lock()
 			pid = *ev.Started
+			pending := interrupted > 0
 			mu.Unlock()
+			if pending {
+				signalRemote(ctx, c, pid, false)
+			}
 			if opts.Interactive {
 				go pumpStdin(streamCtx, c, *ev.Started, opts.IO.In)
 			}
@@ -301,6 +304,14 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 		return exitStatus(code)
 	}
 	return nil
+}
+
+// signalRemote sends SIGTERM (or SIGKILL) to the remote process, even
+// though abx's own context is being cancelled by the interrupt.
+func signalRemote(ctx context.Context, c *envd.Client, pid uint32, kill bool) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_ = c.Signal(sctx, pid, kill)
 }
 
 // exitCodeOf is the status abx exits with: the command's own, or 128+n for
