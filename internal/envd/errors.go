@@ -2,7 +2,6 @@ package envd
 
 import (
 	"errors"
-	"strings"
 
 	"connectrpc.com/connect"
 
@@ -28,11 +27,12 @@ func AsError(err error) error {
 	switch ce.Code() {
 	case connect.CodeNotFound:
 		out.Code = abxerr.NotFound
-	case connect.CodeUnauthenticated, connect.CodePermissionDenied:
+	case connect.CodeUnauthenticated:
+		// An unknown user, or a token the sandbox refused (a plain 401).
 		out.Code = abxerr.Unauthorized
-		if strings.Contains(msg, "outside the sandbox") || ce.Code() == connect.CodePermissionDenied {
-			out.Code = abxerr.Forbidden
-		}
+		out.Hint = "check --user; if the sandbox was recreated, its access token changed"
+	case connect.CodePermissionDenied:
+		out.Code = abxerr.Forbidden
 	case connect.CodeDeadlineExceeded:
 		out.Code = abxerr.Timeout
 	case connect.CodeCanceled:
@@ -47,10 +47,6 @@ func AsError(err error) error {
 	}
 	if out.Message == "" {
 		out.Message = ce.Code().String()
-	}
-	// A gateway or envd that refuses the token answers plain HTTP.
-	if ce.Code() == connect.CodeUnauthenticated && strings.Contains(msg, "401") {
-		out.Hint = "the sandbox refused its access token; run 'abx info ID' to check it still exists"
 	}
 	return out
 }
