@@ -256,23 +256,23 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 
 	asJSON := opts.Format == output.JSON
 	end, err := c.Start(streamCtx, execCommand(opts), func(ev envd.Event) error {
-		switch {
-		case ev.Started != nil:
-			mu.Lock()
-			pid = *ev.Started
-			pending := interrupted > 0
-			mu.Unlock()
-			if pending {
-				signalRemote(ctx, c, pid, false)
-			}
-			if opts.Interactive {
-				go pumpStdin(streamCtx, c, *ev.Started, opts.IO.In)
-			}
-			if asJSON {
-				return output.WriteJSONLine(opts.IO.Out, execStart{Type: "start", PID: *ev.Started})
-			}
+		if ev.Started == nil {
+			return writeOutput(opts.IO, asJSON, ev)
 		}
-		return writeOutput(opts.IO, asJSON, ev)
+		mu.Lock()
+		pid = *ev.Started
+		pending := interrupted > 0
+		mu.Unlock()
+		if pending {
+			signalRemote(ctx, c, *ev.Started, false)
+		}
+		if opts.Interactive {
+			go pumpStdin(streamCtx, c, *ev.Started, opts.IO.In)
+		}
+		if asJSON {
+			return output.WriteJSONLine(opts.IO.Out, execStart{Type: "start", PID: *ev.Started})
+		}
+		return nil
 	})
 	mu.Lock()
 	wasInterrupted := interrupted > 0
