@@ -54,7 +54,7 @@ on this machine, as your user (docs/emulator.md).`,
 				return err
 			}
 			defer func() { _ = e.Close() }()
-			_, _ = fmt.Fprint(f.IO.Out, e.ExportLines())
+			_, _ = fmt.Fprint(f.IO.Out, exportLines(e.Env()))
 			_, _ = fmt.Fprintf(f.IO.ErrOut, "abx emulator serving on %s; press Ctrl-C to stop\n", e.URL)
 			<-cmd.Context().Done()
 			_, _ = fmt.Fprintln(f.IO.ErrOut, "abx emulator stopped")
@@ -85,6 +85,16 @@ uses abx is tested without a cluster.`,
 	}
 	cmd.AddCommand(start, execCmd)
 	return cmd
+}
+
+// exportLines writes KEY=VALUE pairs as shell export lines.
+func exportLines(env []string) string {
+	var b strings.Builder
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "export %s=%s\n", k, shellQuote(v))
+	}
+	return b.String()
 }
 
 // selfOnPath puts this abx first on the child's PATH, so that a script

@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"io"
 	"net/http"
 
 	"github.com/spf13/pflag"
@@ -39,11 +40,11 @@ func NewFactory(io *output.Streams) *Factory {
 // HTTPClient is the one client every request goes through.
 func (f *Factory) HTTPClient() *http.Client {
 	if f.http == nil {
+		var trace io.Writer
 		if f.Debug {
-			f.http = httpclient.New(f.IO.ErrOut)
-		} else {
-			f.http = httpclient.New(nil)
+			trace = f.IO.ErrOut
 		}
+		f.http = httpclient.New(trace)
 	}
 	return f.http
 }
@@ -64,11 +65,7 @@ func (f *Factory) Provider() (provider.Provider, error) {
 	if problems := cfg.Problems(); len(problems) > 0 {
 		return nil, problems[0]
 	}
-	deps := provider.Deps{HTTP: f.HTTPClient()}
-	if f.Debug {
-		deps.Debug = f.IO.ErrOut
-	}
-	p, err := f.Descriptor.Open(cfg, deps)
+	p, err := f.Descriptor.Open(cfg, provider.Deps{HTTP: f.HTTPClient()})
 	if err != nil {
 		return nil, err
 	}

@@ -6,14 +6,12 @@ package emulator
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/abx-dev/abx/internal/emulator/manager"
@@ -58,7 +56,7 @@ func Start(opts Options) (*Emulator, error) {
 		return nil, fmt.Errorf("address %q is not a loopback address: the emulator serves this machine only", opts.Addr)
 	}
 	if opts.APIKey == "" {
-		opts.APIKey = "abx_emu_" + randomHex(16)
+		opts.APIKey = "abx_emu_" + rand.Text()
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
@@ -101,16 +99,6 @@ func (e *Emulator) Env() []string {
 	}
 }
 
-// ExportLines are Env as shell `export` lines.
-func (e *Emulator) ExportLines() string {
-	var b strings.Builder
-	for _, kv := range e.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&b, "export %s=%s\n", k, shellQuote(v))
-	}
-	return b.String()
-}
-
 // Close stops serving and waits for the server to finish.
 func (e *Emulator) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -124,19 +112,4 @@ func (e *Emulator) Close() error {
 		e.cleanup()
 	}
 	return err
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -42,10 +41,8 @@ type Config interface {
 
 // Deps are what a provider needs from abx to talk to its service.
 type Deps struct {
+	// HTTP is abx's one client; it already traces requests for --debug.
 	HTTP *http.Client
-	// Debug, when not nil, receives a line per request and response; the
-	// HTTP client already writes them, providers may add their own notes.
-	Debug io.Writer
 }
 
 // Descriptor is what the registry knows of a provider before it is configured.

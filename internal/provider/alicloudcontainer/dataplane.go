@@ -18,8 +18,8 @@ func (c *Client) Endpoint(ctx context.Context, id string, port int) (*provider.E
 	if port == 0 {
 		port = c.cfg.EnvdPort
 	}
-	var w wireSandbox
-	if _, err := c.call(ctx, http.MethodGet, sandboxPath(id), nil, nil, &w, http.StatusOK); err != nil {
+	w, err := c.get(ctx, id)
+	if err != nil {
 		return nil, err
 	}
 	u, err := c.cfg.PortURL(id, w.Domain, port)

@@ -70,12 +70,21 @@ func isClientError(err error) bool {
 
 // Get sends GET /sandboxes/{id}.
 func (c *Client) Get(ctx context.Context, id string) (*provider.Sandbox, error) {
-	var w wireSandbox
-	if _, err := c.call(ctx, http.MethodGet, sandboxPath(id), nil, nil, &w, http.StatusOK); err != nil {
+	w, err := c.get(ctx, id)
+	if err != nil {
 		return nil, err
 	}
 	s := w.model()
 	return &s, nil
+}
+
+// get reads the server's view of a sandbox, tokens included.
+func (c *Client) get(ctx context.Context, id string) (*wireSandbox, error) {
+	var w wireSandbox
+	if _, err := c.call(ctx, http.MethodGet, sandboxPath(id), nil, nil, &w, http.StatusOK); err != nil {
+		return nil, err
+	}
+	return &w, nil
 }
 
 // List follows x-next-token through GET /v2/sandboxes until the limit. Only
