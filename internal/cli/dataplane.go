@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
@@ -13,19 +14,35 @@ import (
 // EnvdClient reads the sandbox (GET, no side effects) and returns an envd
 // client for it, as user ("" for envd's default).
 func (f *Factory) EnvdClient(ctx context.Context, id, user string) (*envd.Client, error) {
+	ep, err := f.endpoint(ctx, id, 0, provider.ExecRun)
+	if err != nil {
+		return nil, err
+	}
+	return envd.New(f.HTTPClient(), envd.Endpoint{URL: ep.URL, Header: ep.Header, Version: ep.EnvdVersion}, user), nil
+}
+
+// InterpreterClient reads the sandbox (GET, no side effects) and returns a
+// client of its code interpreter.
+func (f *Factory) InterpreterClient(ctx context.Context, id string) (*codeinterp.Client, error) {
+	ep, err := f.endpoint(ctx, id, codeinterp.Port, provider.CodeInterpret)
+	if err != nil {
+		return nil, err
+	}
+	return codeinterp.New(f.HTTPClient(), codeinterp.Endpoint{URL: ep.URL, Header: ep.Header}), nil
+}
+
+// endpoint asks the provider's data plane for a port of the sandbox; a
+// provider without one cannot offer the capability.
+func (f *Factory) endpoint(ctx context.Context, id string, port int, c provider.Capability) (*provider.Endpoint, error) {
 	p, err := f.Provider()
 	if err != nil {
 		return nil, err
 	}
 	dp, ok := p.(provider.DataPlane)
 	if !ok {
-		return nil, abxerr.NewUnsupported(f.Descriptor.Name, string(provider.ExecRun))
+		return nil, abxerr.NewUnsupported(f.Descriptor.Name, string(c))
 	}
-	ep, err := dp.Endpoint(ctx, id, 0)
-	if err != nil {
-		return nil, err
-	}
-	return envd.New(f.HTTPClient(), envd.Endpoint{URL: ep.URL, Header: ep.Header, Version: ep.EnvdVersion}, user), nil
+	return dp.Endpoint(ctx, id, port)
 }
 
 // streamData is the JSON of a chunk of output: text when it is UTF-8,

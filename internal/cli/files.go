@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -278,31 +279,42 @@ func localReason(err error) string {
 	return err.Error()
 }
 
-// download writes a remote file to local through a temporary file in the
-// same directory, renamed at the end: an error leaves nothing behind.
+// download writes a remote file to local with a meter on a terminal.
 func download(ctx context.Context, c *envd.Client, streams *output.Streams, remote, local string) error {
-	dir := filepath.Dir(local)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(local)+".abx-*")
+	return writeLocal(local, func(w io.Writer) error {
+		meter := streams.NewProgress(remote, 0)
+		defer meter.Done()
+		_, err := c.Read(ctx, remote, meter.Writer(w))
+		return err
+	})
+}
+
+// writeLocal fills a local file through a temporary file in the same
+// directory, renamed into place at the end: a reader never sees half a
+// file, and an error leaves nothing behind.
+func writeLocal(local string, fill func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(local), "."+filepath.Base(local)+".abx-*")
 	if err != nil {
 		return abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", local, localReason(err)).
-			WithHint("choose a destination in a directory you can write to; nothing was downloaded")
+			WithHint("choose a destination in a directory you can write to; nothing was written")
 	}
-	meter := streams.NewProgress(remote, 0)
-	_, rerr := c.Read(ctx, remote, meter.Writer(tmp))
-	meter.Done()
-	cerr := tmp.Close()
-	if rerr == nil && cerr != nil {
-		rerr = abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", local, cerr)
+	// CreateTemp makes the file private; give it an ordinary file's mode.
+	err = tmp.Chmod(0o644)
+	if err == nil {
+		err = fill(tmp)
 	}
-	if rerr == nil {
-		if err := os.Rename(tmp.Name(), local); err != nil {
-			rerr = abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", local, localReason(err))
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", local, cerr)
+	}
+	if err == nil {
+		if rerr := os.Rename(tmp.Name(), local); rerr != nil {
+			err = abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", local, localReason(rerr))
 		}
 	}
-	if rerr != nil {
+	if err != nil {
 		_ = os.Remove(tmp.Name())
 	}
-	return rerr
+	return err
 }
 
 // upload writes a local file to remote with a meter on a terminal.

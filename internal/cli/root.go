@@ -161,6 +161,7 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 		NewCmdExec(f, nil),
 		NewCmdPs(f),
 		NewCmdFiles(f),
+		NewCmdRunCode(f, nil),
 		NewCmdCapabilities(f),
 		NewCmdConfig(f),
 		NewCmdVersion(f),

@@ -25,6 +25,9 @@ type Streams struct {
 	// Color is true when stdout may carry ANSI colour: a terminal, no
 	// NO_COLOR, TERM not dumb and no --no-color.
 	Color bool
+	// ErrColor is the same for stderr: tracebacks keep their colours only
+	// on a terminal.
+	ErrColor bool
 	// Now is the clock relative times are computed from.
 	Now func() time.Time
 }
@@ -39,6 +42,7 @@ func System() *Streams {
 		Now:       time.Now,
 	}
 	s.Color = s.StdoutTTY && colorAllowed(os.Getenv)
+	s.ErrColor = s.StderrTTY && colorAllowed(os.Getenv)
 	return s
 }
 
@@ -53,11 +57,11 @@ func Test(tty bool) (s *Streams, in, out, errOut *bytes.Buffer) {
 	in, out, errOut = &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
 	s = &Streams{
 		In: in, Out: out, ErrOut: errOut,
-		StdinTTY: tty, StdoutTTY: tty, StderrTTY: tty, Color: tty,
+		StdinTTY: tty, StdoutTTY: tty, StderrTTY: tty, Color: tty, ErrColor: tty,
 		Now: func() time.Time { return time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC) },
 	}
 	return s, in, out, errOut
 }
 
 // DisableColor is what --no-color does.
-func (s *Streams) DisableColor() { s.Color = false }
+func (s *Streams) DisableColor() { s.Color, s.ErrColor = false, false }

@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/abx-dev/abx/internal/codeinterp"
+	"github.com/abx-dev/abx/internal/output"
+)
+
+// codeSink takes run-code's events as they arrive and shows them the way
+// the output format asks: as text on abx's streams, as JSON Lines events
+// (--stream), or gathered into one Execution printed at the end (-o json).
+type codeSink struct {
+	opts   *RunCodeOptions
+	exec   *codeinterp.Execution // gathered for -o json; nil otherwise
+	count  int                   // the execution count, once known
+	n      int                   // results seen
+	raised bool
+}
+
+func newCodeSink(opts *RunCodeOptions) *codeSink {
+	s := &codeSink{opts: opts}
+	if opts.Format == output.JSON && !opts.Stream {
+		s.exec = codeinterp.NewExecution()
+	}
+	return s
+}
+
+// The JSON Lines events of run-code --stream (docs/json.md).
+type (
+	codeLogEvent struct {
+		Type string `json:"type"`
+		codeinterp.Log
+	}
+	codeResultEvent struct {
+		Type string `json:"type"`
+		codeinterp.Result
+	}
+	codeErrorEvent struct {
+		Type string `json:"type"`
+		codeinterp.ExecError
+	}
+	codeCountEvent struct {
+		Type           string `json:"type"`
+		ExecutionCount int    `json:"executionCount"`
+	}
+	codeEndEvent struct {
+		Type  string `json:"type"`
+		Error bool   `json:"error"`
+	}
+)
+
+func (s *codeSink) add(ev codeinterp.Event) error {
+	if ev.ExecutionCount > 0 {
+		s.count = ev.ExecutionCount
+	}
+	if ev.Error != nil {
+		s.raised = true
+	}
+	if ev.Result != nil {
+		s.n++
+		if err := s.save(ev.Result); err != nil {
+			return err
+		}
+	}
+	switch {
+	case s.exec != nil:
+		return s.exec.Add(ev)
+	case s.opts.Stream:
+		return s.writeEvent(ev)
+	}
+	return s.writeText(ev)
+}
+
+func (s *codeSink) writeEvent(ev codeinterp.Event) error {
+	w := s.opts.IO.Out
+	switch {
+	case ev.Stdout != nil:
+		return output.WriteJSONLine(w, codeLogEvent{"stdout", *ev.Stdout})
+	case ev.Stderr != nil:
+		return output.WriteJSONLine(w, codeLogEvent{"stderr", *ev.Stderr})
+	case ev.Result != nil:
+		return output.WriteJSONLine(w, codeResultEvent{"result", *ev.Result})
+	case ev.Error != nil:
+		return output.WriteJSONLine(w, codeErrorEvent{"error", *ev.Error})
+	}
+	return output.WriteJSONLine(w, codeCountEvent{"executionCount", ev.ExecutionCount})
+}
+
+// writeText copies the code's output to abx's streams: what it printed as
+// it printed it, the text of its value on stdout, its error on stderr.
+func (s *codeSink) writeText(ev codeinterp.Event) error {
+	streams := s.opts.IO
+	var err error
+	switch {
+	case ev.Stdout != nil:
+		_, err = streams.Out.Write([]byte(ev.Stdout.Text))
+	case ev.Stderr != nil:
+		_, err = streams.ErrOut.Write([]byte(ev.Stderr.Text))
+	case ev.Result != nil:
+		// A displayed image's text is only its description
+		// ("<Figure size 640x480>"): shown when there is nothing else.
+		if r := ev.Result; r.Text != "" && (r.IsMainResult || len(r.Formats()) == 0) {
+			_, err = streams.Out.Write([]byte(withNewline(r.Text)))
+		}
+	case ev.Error != nil:
+		_, err = streams.ErrOut.Write([]byte(errorText(ev.Error, streams.ErrColor)))
+	}
+	return err
+}
+
+// finish prints the gathered Execution of -o json, or the end event of
+// --stream.
+func (s *codeSink) finish() error {
+	switch {
+	case s.exec != nil:
+		return output.WriteJSON(s.opts.IO.Out, s.exec)
+	case s.opts.Stream:
+		return output.WriteJSONLine(s.opts.IO.Out, codeEndEvent{"end", s.raised})
+	}
+	return nil
+}
+
+// errorText is how a raised error reads on stderr: IPython's traceback
+// (which ends with "Name: value"), colours kept only for a terminal.
+func errorText(e *codeinterp.ExecError, color bool) string {
+	tb := e.Traceback
+	if !color {
+		tb = output.StripANSI(tb)
+	}
+	last := e.Name + ": " + e.Value
+	if !strings.Contains(output.StripANSI(tb), last) {
+		tb = strings.TrimRight(tb, "\n")
+		if tb != "" {
+			tb += "\n"
+		}
+		tb += last
+	}
+	return withNewline(tb)
+}
+
+func withNewline(s string) string {
+	if strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// save writes each rich format of a result to --save-dir, named by the
+// execution count and the result's place (result-3-1.png), or says on
+// stderr what was skipped. Existing files of the same name are replaced.
+func (s *codeSink) save(r *codeinterp.Result) error {
+	formats := r.Formats()
+	if len(formats) == 0 {
+		return nil
+	}
+	human := s.opts.Format != output.JSON
+	if s.opts.SaveDir == "" {
+		if human {
+			names := make([]string, len(formats))
+			for i, f := range formats {
+				names[i] = f.Name
+			}
+			_, _ = fmt.Fprintf(s.opts.IO.ErrOut, "result %d has %s: not saved (use --save-dir DIR)\n", s.n, strings.Join(names, ", "))
+		}
+		return nil
+	}
+	if err := os.MkdirAll(s.opts.SaveDir, 0o755); err != nil {
+		return fmt.Errorf("cannot make --save-dir: %w", err)
+	}
+	for _, f := range formats {
+		data := []byte(f.Data)
+		if f.Base64 {
+			var err error
+			if data, err = base64.StdEncoding.DecodeString(strings.TrimSpace(f.Data)); err != nil {
+				return fmt.Errorf("result %d: its %s is not base64: %w", s.n, f.Name, err)
+			}
+		}
+		path := filepath.Join(s.opts.SaveDir, s.fileName(f))
+		if err := writeLocal(path, func(w io.Writer) error {
+			_, err := w.Write(data)
+			return err
+		}); err != nil {
+			return err
+		}
+		if human {
+			_, _ = fmt.Fprintf(s.opts.IO.ErrOut, "saved %s to %s\n", f.Name, path)
+		}
+	}
+	return nil
+}
+
+func (s *codeSink) fileName(f codeinterp.Format) string {
+	name := "result"
+	if s.count > 0 {
+		name += fmt.Sprintf("-%d", s.count)
+	}
+	name += fmt.Sprintf("-%d", s.n)
+	if f.Ext == "extra.json" {
+		name += "-" + strings.Map(func(r rune) rune {
+			if r == '/' || r == os.PathSeparator || r < ' ' {
+				return '_'
+			}
+			return r
+		}, f.Name)
+	}
+	return name + "." + f.Ext
+}

@@ -1,0 +1,127 @@
+// Package codeinterp is abx's client of the code interpreter's HTTP front
+// inside a sandbox (PROTOCOL.md §4, port 49999): POST /execute read as
+// newline-delimited JSON while it arrives, and the contexts endpoints. Like
+// the envd client it is built from the endpoint a provider hands over and
+// never sees the API key.
+package codeinterp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+)
+
+// Port is where the code interpreter listens inside a sandbox.
+const Port = 49999
+
+// Endpoint is what the client needs: the base URL of port 49999 and the
+// headers of every request (routing, access tokens).
+type Endpoint struct {
+	URL    string
+	Header http.Header
+}
+
+// Client talks to one sandbox's code interpreter.
+type Client struct {
+	base   string
+	header http.Header
+	http   *http.Client
+	// maxLine is MaxLine; tests lower it.
+	maxLine int
+}
+
+// New builds a client over hc.
+func New(hc *http.Client, ep Endpoint) *Client {
+	h := ep.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	// The API key belongs to the control plane only.
+	h.Del("X-API-Key")
+	h.Set("User-Agent", "abx")
+	return &Client{base: strings.TrimRight(ep.URL, "/"), header: h, http: hc, maxLine: MaxLine}
+}
+
+// send makes one request with the client's headers and a JSON body (nil for
+// none), and returns the response when its status is 200.
+func (c *Client) send(ctx context.Context, method, path string, body any) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, abxerr.New(abxerr.InvalidConfig, "bad code interpreter URL: %v", err)
+	}
+	req.Header = c.header.Clone()
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, abxerr.From(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer func() { _ = resp.Body.Close() }()
+		return nil, statusError(resp)
+	}
+	return resp, nil
+}
+
+// call sends a request and decodes a JSON reply into out (nil to discard).
+func (c *Client) call(ctx context.Context, method, path string, body, out any) error {
+	resp, err := c.send(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return abxerr.New(abxerr.BadResponse, "cannot read the code interpreter's reply to %s %s: %v", method, path, err)
+	}
+	return nil
+}
+
+// statusError maps the front's errors, which are plain text ("Context x not
+// found"), to abx's codes.
+func statusError(resp *http.Response) error {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	msg := strings.TrimSpace(string(raw))
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	e := &abxerr.Error{Status: resp.StatusCode, Message: fmt.Sprintf("code interpreter: %s (HTTP %d)", msg, resp.StatusCode)}
+	switch s := resp.StatusCode; {
+	case s == http.StatusNotFound:
+		e.Code = abxerr.NotFound
+	case s == http.StatusUnauthorized:
+		e.Code, e.Hint = abxerr.Unauthorized, "the sandbox refused its access token; if it was recreated, the token changed"
+	case s == http.StatusForbidden:
+		e.Code = abxerr.Forbidden
+	case s == http.StatusBadGateway:
+		// The gateway's answer when nothing listens on 49999: a paused
+		// sandbox, or a template without the code interpreter.
+		e.Code, e.Hint = abxerr.Server, "is the sandbox paused, or made from a template without the code interpreter?"
+	case s >= 500:
+		e.Code = abxerr.Server
+	default:
+		e.Code = abxerr.Rejected
+	}
+	return e
+}
