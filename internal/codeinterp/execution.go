@@ -76,7 +76,6 @@ func (r *Result) Formats() []Format {
 	return out
 }
 
-
 // Execution is everything one run produced, gathered from its events.
 type Execution struct {
 	Results        []Result   `json:"results"`
