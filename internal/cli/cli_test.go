@@ -105,6 +105,18 @@ func TestBadInputIsRefusedBeforeAnyRequest(t *testing.T) {
 		{"resume bad timeout", []string{"resume", "sb-1", "--timeout", "0"}, "not a duration"},
 		{"connect bad timeout", []string{"connect", "sb-1", "--timeout", "1ms"}, "whole seconds"},
 		{"api key twice", []string{"list", "--api-key", "a", "--api-key-file", "/dev/null"}, "both ABX_ALICLOUD_CONTAINER_API_KEY and ABX_ALICLOUD_CONTAINER_API_KEY_FILE are set"},
+		{"run-code without code", []string{"run-code", "sb-1"}, "abx run-code needs code"},
+		{"run-code code twice", []string{"run-code", "sb-1", "1+1", "-f", "x.py"}, "give the code once"},
+		{"run-code empty code", []string{"run-code", "sb-1", "  "}, "the code is empty"},
+		{"run-code missing file", []string{"run-code", "sb-1", "-f", "/nonexistent/x.py"}, "cannot read the code"},
+		{"run-code unknown language", []string{"run-code", "sb-1", "--language", "cobol", "1"}, `unknown --language "cobol"`},
+		{"run-code language and context", []string{"run-code", "sb-1", "-l", "python", "-c", "ctx", "1"}, "--language and --context exclude each other"},
+		{"run-code env without =", []string{"run-code", "sb-1", "-e", "X", "1"}, `invalid --env "X"`},
+		{"run-code bad timeout", []string{"run-code", "sb-1", "--timeout", "soon", "1"}, `invalid --timeout "soon"`},
+		{"run-code save-dir is a file", []string{"run-code", "sb-1", "--save-dir", "/dev/null", "1"}, "it is a file"},
+		{"run-code three args", []string{"run-code", "sb-1", "1", "2"}, "takes ID [CODE], got 3 arguments"},
+		{"contexts create bad language", []string{"run-code", "contexts", "create", "sb-1", "-l", "x"}, `unknown --language "x"`},
+		{"contexts delete without context", []string{"run-code", "contexts", "delete", "sb-1"}, "needs ID CONTEXT"},
 		{"unreadable key file", []string{"list", "--api-key-file", "/nonexistent/key"}, "cannot read ABX_ALICLOUD_CONTAINER_API_KEY_FILE"},
 	}
 	for _, tc := range cases {
@@ -145,6 +157,8 @@ var serviceCommands = [][]string{
 	{"pause", "sb-1"},
 	{"resume", "sb-1"},
 	{"url", "sb-1", "8080"},
+	{"run-code", "sb-1", "1+1"},
+	{"run-code", "contexts", "list", "sb-1"},
 }
 
 func TestMissingConfigSendsNothing(t *testing.T) {

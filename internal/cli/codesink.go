@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/abx-dev/abx/internal/codeinterp"
@@ -129,7 +130,9 @@ func (s *codeSink) finish() error {
 // errorText is how a raised error reads on stderr: IPython's traceback
 // (which ends with "Name: value"), colours kept only for a terminal.
 func errorText(e *codeinterp.ExecError, color bool) string {
-	tb := e.Traceback
+	// The server joins IPython's traceback chunks with nothing, which glues
+	// the opening rule to the next line; put the line break back.
+	tb := tracebackRule.ReplaceAllString(e.Traceback, "$1\n$2")
 	if !color {
 		tb = output.StripANSI(tb)
 	}
@@ -143,6 +146,8 @@ func errorText(e *codeinterp.ExecError, color bool) string {
 	}
 	return withNewline(tb)
 }
+
+var tracebackRule = regexp.MustCompile(`^((?:\x1b\[[0-9;]*m)*-{20,}(?:\x1b\[[0-9;]*m)*)([^\n])`)
 
 func withNewline(s string) string {
 	if strings.HasSuffix(s, "\n") {
