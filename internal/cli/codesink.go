@@ -131,8 +131,10 @@ func (s *codeSink) finish() error {
 // (which ends with "Name: value"), colours kept only for a terminal.
 func errorText(e *codeinterp.ExecError, color bool) string {
 	// The server joins IPython's traceback chunks with nothing, which glues
-	// the opening rule to the next line; put the line break back.
+	// the opening rule and the header to the lines after them; put the line
+	// breaks back.
 	tb := tracebackRule.ReplaceAllString(e.Traceback, "$1\n$2")
+	tb = tracebackHeader.ReplaceAllString(tb, "$1\n$2")
 	if !color {
 		tb = output.StripANSI(tb)
 	}
@@ -146,6 +148,8 @@ func errorText(e *codeinterp.ExecError, color bool) string {
 	}
 	return withNewline(tb)
 }
+
+var tracebackHeader = regexp.MustCompile(`(Traceback \(most recent call last\)(?:\x1b\[[0-9;]*m)*)([^\n:])`)
 
 var tracebackRule = regexp.MustCompile(`^((?:\x1b\[[0-9;]*m)*-{20,}(?:\x1b\[[0-9;]*m)*)([^\n])`)
 

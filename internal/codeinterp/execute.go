@@ -104,7 +104,7 @@ func eventOf(l *line) (Event, bool) {
 	case "stderr":
 		return Event{Stderr: &Log{Text: l.Text, Timestamp: l.Timestamp}}, true
 	case "result":
-		r := l.wireResult.result(l.Text)
+		r := l.result(l.Text)
 		return Event{Result: &r}, true
 	case "error":
 		return Event{Error: &ExecError{Name: l.Name, Value: l.Value, Traceback: l.Traceback}}, true

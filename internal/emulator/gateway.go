@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/abx-dev/abx/internal/emulator/envd"
+	"github.com/abx-dev/abx/internal/emulator/jupyter"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 )
 
@@ -32,8 +33,17 @@ type Gateway struct {
 }
 
 type box struct {
-	envd   *envd.Server
-	paused bool
+	envd    *envd.Server
+	jupyter *jupyter.Server // code-interpreter templates only
+	paused  bool
+}
+
+// close kills everything running in the sandbox.
+func (b *box) close() {
+	b.envd.Close()
+	if b.jupyter != nil {
+		b.jupyter.Close()
+	}
 }
 
 // NewGateway serves m, giving each sandbox a directory under dir and a fake
@@ -52,21 +62,37 @@ func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 		root := filepath.Join(g.dir, s.ID)
 		_ = os.MkdirAll(filepath.Join(root, "home", "user"), 0o755)
 		_ = os.MkdirAll(filepath.Join(root, "tmp"), 0o755)
-		g.boxes[s.ID] = &box{envd: envd.New(envd.Options{
+		b := &box{envd: envd.New(envd.Options{
 			Root: root, Version: g.version, AccessToken: s.EnvdAccessToken, Env: s.EnvVars})}
+		if strings.Contains(s.Template, "code-interpreter") {
+			// Its kernels see the sandbox as envd's processes do: the same
+			// paths, the same environment.
+			b.jupyter = jupyter.New(jupyter.Options{
+				Resolve:     b.envd.Resolve,
+				Env:         func() []string { return b.envd.ProcessEnv(nil) },
+				AccessToken: s.EnvdAccessToken,
+			})
+		}
+		g.boxes[s.ID] = b
 	case "paused":
 		if b := g.boxes[s.ID]; b != nil {
 			b.paused = true
 			b.envd.Pause()
+			if b.jupyter != nil {
+				b.jupyter.Pause()
+			}
 		}
 	case "resumed":
 		if b := g.boxes[s.ID]; b != nil {
 			b.paused = false
 			b.envd.Resume()
+			if b.jupyter != nil {
+				b.jupyter.Resume()
+			}
 		}
 	case "killed", "expired":
 		if b := g.boxes[s.ID]; b != nil {
-			b.envd.Close()
+			b.close()
 			delete(g.boxes, s.ID)
 			_ = os.RemoveAll(filepath.Join(g.dir, s.ID))
 		}
@@ -83,12 +109,23 @@ func (g *Gateway) Envd(id string) *envd.Server {
 	return nil
 }
 
+// Jupyter returns the fake code interpreter of a sandbox, nil when its
+// template has none.
+func (g *Gateway) Jupyter(id string) *jupyter.Server {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if b := g.boxes[id]; b != nil {
+		return b.jupyter
+	}
+	return nil
+}
+
 // Close kills every process of every sandbox.
 func (g *Gateway) Close() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, b := range g.boxes {
-		b.envd.Close()
+		b.close()
 	}
 }
 
@@ -110,13 +147,20 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A paused sandbox has no running servers: the gateway answers 502.
 		http.Error(w, "sandbox "+id+" is paused", http.StatusBadGateway)
 		return
-	case port != EnvdPort:
+	}
+	var h http.Handler
+	switch {
+	case port == EnvdPort:
+		h = b.envd
+	case port == CodeInterpreterPort && b.jupyter != nil:
+		h = b.jupyter
+	default:
 		http.Error(w, "nothing listens on port "+strconv.Itoa(port)+" of sandbox "+id, http.StatusBadGateway)
 		return
 	}
 	r2 := r.Clone(r.Context())
 	r2.URL.Path, r2.URL.RawPath = rest, ""
-	b.envd.ServeHTTP(w, r2)
+	h.ServeHTTP(w, r2)
 }
 
 // route finds the sandbox and port a data-plane request is for.

@@ -31,7 +31,7 @@ func (s *Server) filesPath(w http.ResponseWriter, r *http.Request) (string, bool
 		writeFilesError(w, http.StatusBadRequest, "Query argument username is required, but not found in query")
 		return "", false
 	}
-	p, err := s.resolve(q.Get("path"))
+	p, err := s.Resolve(q.Get("path"))
 	if err != nil {
 		status, msg := http.StatusBadRequest, err.Error()
 		var ce *connect.Error

@@ -76,7 +76,7 @@ func (h *filesystemService) Stat(_ context.Context, req *connect.Request[pb.Stat
 	if err := h.s.needUser(req.Header()); err != nil {
 		return nil, err
 	}
-	p, err := h.s.resolve(req.Msg.GetPath())
+	p, err := h.s.Resolve(req.Msg.GetPath())
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (h *filesystemService) MakeDir(_ context.Context, req *connect.Request[pb.M
 	if err := h.s.needUser(req.Header()); err != nil {
 		return nil, err
 	}
-	p, err := h.s.resolve(req.Msg.GetPath())
+	p, err := h.s.Resolve(req.Msg.GetPath())
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +113,11 @@ func (h *filesystemService) Move(_ context.Context, req *connect.Request[pb.Move
 	if err := h.s.needUser(req.Header()); err != nil {
 		return nil, err
 	}
-	src, err := h.s.resolve(req.Msg.GetSource())
+	src, err := h.s.Resolve(req.Msg.GetSource())
 	if err != nil {
 		return nil, err
 	}
-	dst, err := h.s.resolve(req.Msg.GetDestination())
+	dst, err := h.s.Resolve(req.Msg.GetDestination())
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (h *filesystemService) ListDir(_ context.Context, req *connect.Request[pb.L
 	if err := h.s.needUser(req.Header()); err != nil {
 		return nil, err
 	}
-	root, err := h.s.resolve(req.Msg.GetPath())
+	root, err := h.s.Resolve(req.Msg.GetPath())
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (h *filesystemService) Remove(_ context.Context, req *connect.Request[pb.Re
 	if err := h.s.needUser(req.Header()); err != nil {
 		return nil, err
 	}
-	p, err := h.s.resolve(req.Msg.GetPath())
+	p, err := h.s.Resolve(req.Msg.GetPath())
 	if err != nil {
 		return nil, err
 	}

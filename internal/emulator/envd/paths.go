@@ -19,8 +19,10 @@ import (
 // Home is the sandbox user's home directory.
 func (s *Server) Home() string { return filepath.Join(s.opts.Root, "home", "user") }
 
-// resolve maps a sandbox path to a real one, refusing anything outside Root.
-func (s *Server) resolve(p string) (string, error) {
+// Resolve maps a sandbox path to a real one, refusing anything outside
+// Root. The code interpreter uses it too, so that its contexts, exec and
+// files agree on what a path means.
+func (s *Server) Resolve(p string) (string, error) {
 	if p == "" {
 		return "", connect.NewError(connect.CodeInvalidArgument, errors.New("path is required"))
 	}

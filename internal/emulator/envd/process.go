@@ -89,14 +89,14 @@ func (ps *processes) start(req *pb.StartRequest) (*proc, error) {
 	cwd := s.Home()
 	if cfg.Cwd != nil {
 		var err error
-		if cwd, err = s.resolve(cfg.GetCwd()); err != nil {
+		if cwd, err = s.Resolve(cfg.GetCwd()); err != nil {
 			return nil, err
 		}
 	}
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("invalid cwd %s: not a directory", cwd))
 	}
-	env := processEnv(s, cfg.GetEnvs())
+	env := s.ProcessEnv(cfg.GetEnvs())
 	name, args := cfg.GetCmd(), cfg.GetArgs()
 	if s.version.AtLeast(envd.Version{Major: 0, Minor: 6}) {
 		// Newer envd wraps every command in /bin/sh: a missing one exits 127.
@@ -347,9 +347,9 @@ func (h *processService) CloseStdin(_ context.Context, req *connect.Request[pb.C
 	return connect.NewResponse(&pb.CloseStdinResponse{}), nil
 }
 
-// processEnv is the sandbox's environment: HOME and USER of the sandbox
-// user, the machine's PATH, the sandbox's variables and the request's.
-func processEnv(s *Server, extra map[string]string) []string {
+// ProcessEnv is the sandbox's environment: HOME and USER of the sandbox
+// user, the machine's PATH, the sandbox's variables and extra.
+func (s *Server) ProcessEnv(extra map[string]string) []string {
 	env := []string{"HOME=" + s.Home(), "USER=user", "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
 	for _, m := range []map[string]string{s.opts.Env, extra} {
 		for k, v := range m {

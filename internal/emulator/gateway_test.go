@@ -1,0 +1,121 @@
+package emulator
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/abx-dev/abx/internal/emulator/manager"
+)
+
+type gatewayFixture struct {
+	t   *testing.T
+	url string
+	m   *manager.Server
+	g   *Gateway
+}
+
+func newGatewayFixture(t *testing.T) *gatewayFixture {
+	m := manager.New(manager.Options{APIKey: "k"})
+	g := NewGateway(m, t.TempDir(), "")
+	ts := httptest.NewServer(g)
+	t.Cleanup(ts.Close)
+	t.Cleanup(g.Close) // first: kills the kernels handlers may wait on
+	return &gatewayFixture{t: t, url: ts.URL, m: m, g: g}
+}
+
+func (f *gatewayFixture) do(method, path, body string, header map[string]string) (int, string) {
+	f.t.Helper()
+	req, err := http.NewRequest(method, f.url+path, strings.NewReader(body))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	req.Header.Set("X-API-Key", "k")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// create makes a sandbox and returns its id and envd access token.
+func (f *gatewayFixture) create(template string) (string, string) {
+	f.t.Helper()
+	status, body := f.do("POST", "/kruise/api/sandboxes", `{"templateID":"`+template+`"}`, nil)
+	var out struct{ SandboxID string }
+	if err := json.Unmarshal([]byte(body), &out); status != http.StatusCreated || err != nil {
+		f.t.Fatalf("create: %d %s", status, body)
+	}
+	for _, s := range f.m.Sandboxes() {
+		if s.ID == out.SandboxID {
+			return s.ID, s.EnvdAccessToken
+		}
+	}
+	f.t.Fatalf("sandbox %s not listed", out.SandboxID)
+	return "", ""
+}
+
+func TestCodeInterpreterPort(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	f := newGatewayFixture(t)
+	id, token := f.create("code-interpreter")
+	if f.g.Jupyter(id) == nil {
+		t.Fatal("no code interpreter for a code-interpreter sandbox")
+	}
+	execute := func(code string) (int, string) {
+		return f.do("POST", "/kruise/"+id+"/49999/execute", `{"code":"`+code+`"}`,
+			map[string]string{"X-Access-Token": token, "Content-Type": "application/json"})
+	}
+
+	status, body := execute("x = 40\\nx + 2")
+	if status != http.StatusOK || !strings.Contains(body, `"text": "42"`) || !strings.HasSuffix(body, `{"type": "end_of_execution"}`+"\n") {
+		t.Fatalf("execute: %d %s", status, body)
+	}
+	if status, _ := f.do("POST", "/kruise/"+id+"/49999/execute", `{"code":"1"}`, nil); status != http.StatusUnauthorized {
+		t.Fatalf("without the access token: %d", status)
+	}
+	reqs := f.g.Jupyter(id).Requests()
+	if len(reqs) != 2 || reqs[0].Path != "/execute" {
+		t.Fatalf("the code interpreter saw %+v", reqs)
+	}
+
+	if status, body := f.do("POST", "/kruise/api/sandboxes/"+id+"/pause", "", nil); status >= 300 {
+		t.Fatalf("pause: %d %s", status, body)
+	}
+	if status, _ := execute("x"); status != http.StatusBadGateway {
+		t.Fatalf("paused: %d", status)
+	}
+	if status, body := f.do("POST", "/kruise/api/sandboxes/"+id+"/resume", `{"timeout":300}`, nil); status >= 300 {
+		t.Fatalf("resume: %d %s", status, body)
+	}
+	if status, body := execute("x"); status != http.StatusOK || !strings.Contains(body, `"text": "40"`) {
+		t.Fatalf("after resume, the kernel kept its variables: %d %s", status, body)
+	}
+
+	base, _ := f.create("base")
+	if status, body := f.do("POST", "/kruise/"+base+"/49999/execute", `{"code":"1"}`, nil); status != http.StatusBadGateway ||
+		!strings.Contains(body, "nothing listens on port 49999") {
+		t.Fatalf("base sandbox: %d %s", status, body)
+	}
+	if f.g.Jupyter(base) != nil {
+		t.Fatal("a base sandbox has a code interpreter")
+	}
+
+	if status, _ := f.do("DELETE", "/kruise/api/sandboxes/"+id, "", nil); status != http.StatusNoContent {
+		t.Fatalf("kill: %d", status)
+	}
+	if f.g.Jupyter(id) != nil {
+		t.Fatal("killed sandbox still has a code interpreter")
+	}
+}

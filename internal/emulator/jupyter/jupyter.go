@@ -1,0 +1,173 @@
+// Package jupyter is a faithful stand-in for the code interpreter's HTTP
+// front (PROTOCOL.md §4): the FastAPI server of e2b-dev/code-interpreter
+// that sits before Jupyter kernels on port 49999. Its kernels are local
+// python3 processes running driver.py, which imitates an IPython kernel
+// closely enough for clients: persistent variables, execution counts,
+// results through the display protocol, coloured tracebacks, output that
+// streams as the code runs, and interrupts when the client goes away.
+// Python is the only language.
+package jupyter
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Options configure a fake code interpreter.
+type Options struct {
+	// Resolve maps a sandbox path to a real one: the working directory of
+	// a context. "~" is the sandbox user's home, the default. Nil takes
+	// paths of this machine as they are.
+	Resolve func(sandboxPath string) (string, error)
+	// Env is the environment of kernels; nil is this process's.
+	Env func() []string
+	// AccessToken, when set, must come in X-Access-Token.
+	AccessToken string
+	// Python is the interpreter kernels run (default python3, from PATH).
+	Python string
+	// Keepalive is the interval of keepalive lines in /execute (default 5s).
+	Keepalive time.Duration
+}
+
+// Request is one request as the fake received it.
+type Request struct {
+	Method string
+	Path   string
+	Query  string
+	Header http.Header
+}
+
+// Server is a fake code interpreter. It is an http.Handler.
+type Server struct {
+	opts Options
+	mux  *http.ServeMux
+
+	mu       sync.Mutex
+	contexts []*codeContext // in creation order
+	byID     map[string]*codeContext
+	python   *codeContext // the default context
+	closed   bool
+
+	logMu sync.Mutex
+	log   []Request
+}
+
+// New returns a fake code interpreter whose default python context starts
+// its kernel on first use.
+func New(opts Options) *Server {
+	if opts.Resolve == nil {
+		opts.Resolve = hostPath
+	}
+	if opts.Env == nil {
+		opts.Env = os.Environ
+	}
+	if opts.Python == "" {
+		opts.Python = "python3"
+	}
+	if opts.Keepalive <= 0 {
+		opts.Keepalive = 5 * time.Second
+	}
+	s := &Server{opts: opts, mux: http.NewServeMux(), byID: map[string]*codeContext{}}
+	s.python = s.add(newContext("python", ""))
+	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, "OK") })
+	s.mux.HandleFunc("POST /execute", s.execute)
+	s.mux.HandleFunc("POST /contexts", s.createContext)
+	s.mux.HandleFunc("GET /contexts", s.listContexts)
+	s.mux.HandleFunc("POST /contexts/{id}/restart", s.restartContext)
+	s.mux.HandleFunc("DELETE /contexts/{id}", s.deleteContext)
+	// FastAPI's answer to a path it does not know.
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
+	})
+	return s
+}
+
+// ServeHTTP logs the request, checks the access token and serves it. Only
+// GET /health is open, as in the real server's middleware.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.logMu.Lock()
+	s.log = append(s.log, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone()})
+	s.logMu.Unlock()
+	open := r.Method == http.MethodGet && r.URL.Path == "/health"
+	if !open && s.opts.AccessToken != "" && r.Header.Get("X-Access-Token") != s.opts.AccessToken {
+		writeText(w, http.StatusUnauthorized, "Unauthorized")
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// Requests returns a copy of the request log.
+func (s *Server) Requests() []Request {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	return append([]Request(nil), s.log...)
+}
+
+// Pause stops every kernel (SIGSTOP), as a paused sandbox's are.
+func (s *Server) Pause() { s.signalAll(syscall.SIGSTOP) }
+
+// Resume continues the kernels Pause stopped.
+func (s *Server) Resume() { s.signalAll(syscall.SIGCONT) }
+
+// Close kills every kernel and waits for them; executions in progress end
+// as when the server goes away.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	contexts := append([]*codeContext(nil), s.contexts...)
+	s.mu.Unlock()
+	for _, cx := range contexts {
+		cx.stop(true, connectionClosed)
+	}
+}
+
+func (s *Server) signalAll(sig syscall.Signal) {
+	s.mu.Lock()
+	contexts := append([]*codeContext(nil), s.contexts...)
+	s.mu.Unlock()
+	for _, cx := range contexts {
+		if k := cx.current(); k != nil {
+			k.signal(sig)
+		}
+	}
+}
+
+// writeText answers as FastAPI's PlainTextResponse: the text, no newline.
+func writeText(w http.ResponseWriter, code int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, text)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeText(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+}
+
+// invalid answers a body FastAPI could not validate.
+func invalid(w http.ResponseWriter, err error) {
+	writeJSON(w, http.StatusUnprocessableEntity, map[string]any{
+		"detail": []map[string]any{{"type": "value_error", "loc": []string{"body"}, "msg": err.Error()}},
+	})
+}
+
+// hostPath is the Resolve of a server with no sandbox: paths of this
+// machine, "~" the user's home.
+func hostPath(p string) (string, error) {
+	if p == "~" {
+		return os.UserHomeDir()
+	}
+	return filepath.Abs(p)
+}
