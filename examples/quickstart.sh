@@ -6,8 +6,8 @@ set -euo pipefail
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "create a sandbox from the base template, 10 minutes to live"
-id=$(abx create --template base --timeout 10m --metadata app=quickstart -q)
+step "create a code-interpreter sandbox, 10 minutes to live"
+id=$(abx create --template code-interpreter --timeout 10m --metadata app=quickstart -q)
 echo "$id"
 trap 'abx kill "$id" --ignore-not-found >/dev/null 2>&1 || true' EXIT
 
@@ -25,6 +25,19 @@ echo "written by the quickstart" | abx files write "$id" notes/hello.txt
 abx files read "$id" notes/hello.txt
 abx files ls "$id" notes
 
+step "run code: the interpreter keeps its variables between runs"
+abx run-code "$id" 'squares = [n * n for n in range(10)]'
+abx run-code "$id" - <<'PY'
+total = sum(squares)
+print("the sum of the first ten squares is", total)
+open("notes/total.txt", "w").write(str(total))
+total / 10
+PY
+abx files read "$id" notes/total.txt && echo
+
+step "code that raises exits 1, with the traceback on stderr"
+if abx run-code "$id" 'squares[99]' 2>/dev/null; then exit 1; else echo "exit $?"; fi
+
 step "give it an hour"
 abx timeout "$id" 1h
 
@@ -32,8 +45,12 @@ step "pause it, then see its state"
 abx pause "$id"
 abx info "$id" -o json | grep '"state"'
 
-step "connect: a paused sandbox is resumed"
-abx connect "$id" -o json | grep -q '"resumed": true' && echo "resumed"
+step "resume it: its interpreter still knows the squares"
+abx resume "$id"
+abx run-code "$id" 'squares[-1]'
+
+step "connect: makes sure it runs and extends its deadline"
+abx connect "$id" --timeout 30m
 
 step "the URL of its port 8080"
 abx url "$id" 8080

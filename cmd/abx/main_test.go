@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -89,12 +90,13 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"requests": cmdRequests,
-			"clock":    cmdClock,
-			"capture":  cmdCapture,
-			"waitfile": cmdWaitFile,
-			"envdlog":  cmdEnvdLog,
-			"waitenvd": cmdWaitEnvd,
+			"requests":  cmdRequests,
+			"clock":     cmdClock,
+			"capture":   cmdCapture,
+			"waitfile":  cmdWaitFile,
+			"envdlog":   cmdEnvdLog,
+			"interplog": cmdInterpLog,
+			"waitenvd":  cmdWaitEnvd,
 		},
 	})
 }
@@ -194,15 +196,34 @@ func cmdEnvdLog(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("no sandbox %s", args[0])
 	}
 	for _, r := range e.Requests() {
-		_, _ = fmt.Fprintf(ts.Stdout(), "%s %s\n", r.Method, r.Path)
-		names := make([]string, 0, len(r.Header))
-		for k := range r.Header {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			_, _ = fmt.Fprintf(ts.Stdout(), "  %s: %s\n", k, strings.Join(r.Header[k], ", "))
-		}
+		printRequest(ts, r.Method, r.Path, r.Header)
+	}
+}
+
+// interplog ID prints the requests the sandbox's code interpreter received.
+func cmdInterpLog(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: interplog SANDBOX-ID")
+	}
+	j := ts.Value("fake").(*fakeEnv).gw.Jupyter(args[0])
+	if j == nil {
+		ts.Fatalf("no code interpreter in sandbox %s", args[0])
+	}
+	for _, r := range j.Requests() {
+		printRequest(ts, r.Method, r.Path, r.Header)
+	}
+}
+
+// printRequest writes "METHOD path" and the headers, sorted, one a line.
+func printRequest(ts *testscript.TestScript, method, path string, h http.Header) {
+	_, _ = fmt.Fprintf(ts.Stdout(), "%s %s\n", method, path)
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		_, _ = fmt.Fprintf(ts.Stdout(), "  %s: %s\n", k, strings.Join(h[k], ", "))
 	}
 }
 
