@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/abx-dev/abx/internal/emulator/manager"
@@ -21,27 +22,42 @@ import (
 type Options struct {
 	// Addr is the loopback address to listen on; port 0 picks a free one.
 	Addr string
-	// APIKey is the key clients must send; empty generates one.
+	// APIKey is the key clients must send; empty reuses the state dir's
+	// key, or generates one.
 	APIKey string
 	// Templates are the names sandboxes can be created from.
 	Templates []string
-	// StateDir holds each sandbox's directory; empty uses a temporary one,
-	// removed at Close.
+	// StateDir keeps the sandboxes (records and directories) across
+	// restarts; empty uses a temporary one, removed at Close.
 	StateDir string
 	// EnvdVersion is the envd version sandboxes imitate (default 0.2.10).
 	EnvdVersion string
+	// TimeScale runs the emulator's clock faster than real time: at 30, a
+	// sandbox's 30 s timeout passes in one real second. It exists to test
+	// scripts that wait for expiry; 0 means 1.
+	TimeScale float64
 }
 
 // Emulator is a running emulator.
 type Emulator struct {
-	APIKey  string
-	URL     string // http://127.0.0.1:PORT
-	Manager *manager.Server
-	Gateway *Gateway
-	srv     *http.Server
-	done    chan error
-	cleanup func()
+	APIKey   string
+	URL      string // http://127.0.0.1:PORT
+	StateDir string
+	Manager  *manager.Server
+	Gateway  *Gateway
+
+	srv       *http.Server
+	served    chan error
+	state     *stateDir // nil for a temporary state dir
+	dirty     chan struct{}
+	stop      chan struct{}
+	loopDone  chan struct{}
+	closeOnce sync.Once
+	closeErr  error
 }
+
+// How often timeouts are applied without a request asking.
+const expireEvery = 100 * time.Millisecond
 
 // Start listens on a loopback address and serves until Close.
 func Start(opts Options) (*Emulator, error) {
@@ -55,61 +71,156 @@ func Start(opts Options) (*Emulator, error) {
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return nil, fmt.Errorf("address %q is not a loopback address: the emulator serves this machine only", opts.Addr)
 	}
+	var st *stateDir
+	dir := opts.StateDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "abx-emulator-"); err != nil {
+			return nil, err
+		}
+	} else {
+		if st, err = openStateDir(dir); err != nil {
+			return nil, err
+		}
+		if opts.APIKey == "" {
+			opts.APIKey = st.apiKey()
+		}
+	}
 	if opts.APIKey == "" {
 		opts.APIKey = "abx_emu_" + rand.Text()
 	}
-	ln, err := net.Listen("tcp", opts.Addr)
-	if err != nil {
+	fail := func(err error) (*Emulator, error) {
+		if st == nil {
+			_ = os.RemoveAll(dir)
+		}
 		return nil, err
 	}
-	dir, temp := opts.StateDir, false
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "abx-emulator-"); err != nil {
+	if st != nil {
+		if err := st.saveAPIKey(opts.APIKey); err != nil {
+			return fail(err)
+		}
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return fail(err)
+	}
+	m := manager.New(manager.Options{APIKey: opts.APIKey, Templates: opts.Templates, Now: clock(opts.TimeScale)})
+	g := NewGateway(m, filepath.Join(dir, "sandboxes"), opts.EnvdVersion)
+	e := &Emulator{
+		APIKey:   opts.APIKey,
+		URL:      "http://" + ln.Addr().String(),
+		StateDir: dir,
+		Manager:  m,
+		Gateway:  g,
+		srv:      &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second},
+		served:   make(chan error, 1),
+		state:    st,
+		dirty:    make(chan struct{}, 1),
+		stop:     make(chan struct{}),
+		loopDone: make(chan struct{}),
+	}
+	gatewayHears := m.OnEvent
+	m.OnEvent = func(event string, s manager.Sandbox) {
+		gatewayHears(event, s)
+		select {
+		case e.dirty <- struct{}{}:
+		default:
+		}
+	}
+	if st != nil {
+		saved, err := st.loadSandboxes()
+		if err != nil {
 			_ = ln.Close()
 			return nil, err
 		}
-		temp = true
+		m.Restore(saved)
+		st.removeOrphans(m.Sandboxes())
+		if err := st.writeRuntime(Runtime{URL: e.URL, PID: os.Getpid(), APIKey: e.APIKey}); err != nil {
+			_ = ln.Close()
+			g.Close()
+			return nil, err
+		}
 	}
-	m := manager.New(manager.Options{APIKey: opts.APIKey, Templates: opts.Templates})
-	g := NewGateway(m, filepath.Join(dir, "sandboxes"), opts.EnvdVersion)
-	e := &Emulator{
-		APIKey:  opts.APIKey,
-		URL:     "http://" + ln.Addr().String(),
-		Manager: m,
-		Gateway: g,
-		srv:     &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second},
-		done:    make(chan error, 1),
-	}
-	if temp {
-		e.cleanup = func() { _ = os.RemoveAll(dir) }
-	}
-	go func() { e.done <- e.srv.Serve(ln) }()
+	go func() { e.served <- e.srv.Serve(ln) }()
+	go e.loop()
 	return e, nil
+}
+
+// clock is the manager's clock, scale times faster than real time.
+func clock(scale float64) func() time.Time {
+	if scale <= 0 || scale == 1 {
+		return time.Now
+	}
+	start := time.Now()
+	return func() time.Time {
+		return start.Add(time.Duration(float64(time.Since(start)) * scale))
+	}
+}
+
+// loop applies timeouts as they pass, as the real service does without
+// waiting for a request, and saves the sandboxes after each change.
+func (e *Emulator) loop() {
+	defer close(e.loopDone)
+	tick := time.NewTicker(expireEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-tick.C:
+			e.Manager.Expire()
+		case <-e.dirty:
+			e.save()
+		}
+	}
+}
+
+func (e *Emulator) save() {
+	if e.state != nil {
+		_ = e.state.saveSandboxes(e.Manager.Sandboxes())
+	}
 }
 
 // Env is the environment that points abx at this emulator: the private
 // protocol over its plain-HTTP origin.
-func (e *Emulator) Env() []string {
+func (e *Emulator) Env() []string { return envFor(e.URL, e.APIKey) }
+
+func envFor(url, key string) []string {
 	return []string{
 		"ABX_PROVIDER=alicloud-container",
 		"ABX_ALICLOUD_CONTAINER_PROTOCOL=private",
-		"ABX_ALICLOUD_CONTAINER_BASE_URL=" + e.URL + "/kruise/api",
+		"ABX_ALICLOUD_CONTAINER_BASE_URL=" + url + "/kruise/api",
 		"ABX_ALICLOUD_CONTAINER_DOMAIN=",
-		"ABX_ALICLOUD_CONTAINER_API_KEY=" + e.APIKey,
+		"ABX_ALICLOUD_CONTAINER_API_KEY=" + key,
 	}
 }
 
-// Close stops serving and waits for the server to finish.
+// Close stops serving, saves the sandboxes, stops every process the
+// sandboxes started and waits for them, and removes a temporary state dir.
 func (e *Emulator) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := e.srv.Shutdown(ctx)
-	if serveErr := <-e.done; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
-		err = serveErr
-	}
-	e.Gateway.Close()
-	if e.cleanup != nil {
-		e.cleanup()
-	}
-	return err
+	e.closeOnce.Do(func() {
+		// Shutdown stops accepting and lets short requests finish; streams
+		// (exec, run-code) last as long as their processes, so those are
+		// stopped next and the connections closed.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := e.srv.Shutdown(ctx)
+		cancel()
+		if err != nil {
+			e.Gateway.Close()
+			err = e.srv.Close()
+		}
+		if serveErr := <-e.served; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
+			err = serveErr
+		}
+		close(e.stop)
+		<-e.loopDone
+		e.save()
+		e.Gateway.Close()
+		if e.state != nil {
+			e.state.removeRuntime()
+		} else {
+			_ = os.RemoveAll(e.StateDir)
+		}
+		e.closeErr = err
+	})
+	return e.closeErr
 }

@@ -73,6 +73,8 @@ func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 				AccessToken: s.EnvdAccessToken,
 			})
 		}
+		// A sandbox restored paused has nothing running to stop.
+		b.paused = s.State == "paused"
 		g.boxes[s.ID] = b
 	case "paused":
 		if b := g.boxes[s.ID]; b != nil {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/envd/gen/filesystem/filesystemconnect"
@@ -88,8 +89,12 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.log...)
 }
 
-// Close kills every process the fake started.
-func (s *Server) Close() { s.procs.killAll() }
+// Close kills every process the fake started (their whole process groups)
+// and waits, a few seconds at most, until they are gone.
+func (s *Server) Close() {
+	s.procs.killAll()
+	s.procs.wait(5 * time.Second)
+}
 
 // Pause stops every process (SIGSTOP), as a paused sandbox's are.
 func (s *Server) Pause() { s.procs.signalAll(sigStop) }

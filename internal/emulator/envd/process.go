@@ -210,6 +210,25 @@ func (ps *processes) get(sel *pb.ProcessSelector) (*proc, error) {
 
 func (ps *processes) killAll() { ps.signalAll(syscall.SIGKILL) }
 
+// wait returns when every process has been reaped, or after limit: a
+// process that left its group can hold the output pipes open.
+func (ps *processes) wait(limit time.Duration) {
+	ps.mu.Lock()
+	var dones []chan struct{}
+	for _, p := range ps.byID {
+		dones = append(dones, p.done)
+	}
+	ps.mu.Unlock()
+	timeout := time.After(limit)
+	for _, d := range dones {
+		select {
+		case <-d:
+		case <-timeout:
+			return
+		}
+	}
+}
+
 func (ps *processes) signalAll(sig syscall.Signal) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()

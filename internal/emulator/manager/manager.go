@@ -70,14 +70,17 @@ type Request struct {
 
 // Server is the fake sandbox-manager. It is an http.Handler.
 type Server struct {
-	opts    Options
-	mux     *http.ServeMux
-	mu      sync.Mutex
-	boxes   map[string]*Sandbox
-	seq     int
-	logMu   sync.Mutex
-	log     []Request
-	OnEvent func(event string, s Sandbox) // optional: created, paused, resumed, killed, expired
+	opts  Options
+	mux   *http.ServeMux
+	mu    sync.Mutex
+	boxes map[string]*Sandbox
+	seq   int
+	logMu sync.Mutex
+	log   []Request
+	// OnEvent, when set, hears of every change: created, paused, resumed,
+	// killed, expired, and timeout (a new deadline). It may be called with
+	// the server's lock held, so it must not call back into the server.
+	OnEvent func(event string, s Sandbox)
 }
 
 // New returns a fake with no sandboxes.
@@ -126,6 +129,24 @@ func (s *Server) Sandboxes() []Sandbox {
 		out = append(out, *b)
 	}
 	return out
+}
+
+// Restore adds sandboxes saved from an earlier run, in order, as if they
+// had just been created (OnEvent hears "created" for each), then expires
+// those whose deadline passed meanwhile.
+func (s *Server) Restore(list []Sandbox) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range list {
+		if b.State != "running" && b.State != "paused" {
+			continue
+		}
+		s.seq++
+		b.seq = s.seq
+		s.boxes[b.ID] = &b
+		s.emit("created", b)
+	}
+	s.expireLocked()
 }
 
 // Expire applies timeouts that have passed: sandboxes are killed, or paused

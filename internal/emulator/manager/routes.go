@@ -155,6 +155,8 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request, b *Sandbox) {
 	s.mu.Unlock()
 	if status == http.StatusCreated {
 		s.emit("resumed", *b)
+	} else {
+		s.emit("timeout", *b)
 	}
 	writeJSON(w, status, view)
 }
@@ -168,6 +170,7 @@ func (s *Server) setTimeout(w http.ResponseWriter, r *http.Request, b *Sandbox) 
 	s.mu.Lock()
 	b.EndAt = s.opts.Now().Add(timeout)
 	s.mu.Unlock()
+	s.emit("timeout", *b)
 	w.WriteHeader(http.StatusNoContent)
 }
 
