@@ -65,7 +65,6 @@ func TestScripts(t *testing.T) {
 			c := &clock{}
 			srv := manager.New(manager.Options{APIKey: testKey, Domain: "abx.test", Now: c.now})
 			gw := emulator.NewGateway(srv, filepath.Join(env.WorkDir, ".sandboxes"), "0.2.10")
-			env.Defer(gw.Close)
 			plain := httptest.NewServer(gw)
 			secure, err := fakenet.NewTLS(gw, "abx.test", "*.abx.test")
 			if err != nil {
@@ -75,6 +74,9 @@ func TestScripts(t *testing.T) {
 			env.Defer(plain.Close)
 			env.Defer(secure.Close)
 			env.Defer(proxy.Close)
+			// Deferred last, so run first: code left running in a sandbox
+			// holds its request open until the gateway stops it.
+			env.Defer(gw.Close)
 			ca := filepath.Join(env.WorkDir, "ca.pem")
 			if err := os.WriteFile(ca, secure.CAPEM, 0o600); err != nil {
 				return err

@@ -112,6 +112,7 @@ func TestBadInputIsRefusedBeforeAnyRequest(t *testing.T) {
 		{"run-code unknown language", []string{"run-code", "sb-1", "--language", "cobol", "1"}, `unknown --language "cobol"`},
 		{"run-code language and context", []string{"run-code", "sb-1", "-l", "python", "-c", "ctx", "1"}, "--language and --context exclude each other"},
 		{"run-code env without =", []string{"run-code", "sb-1", "-e", "X", "1"}, `invalid --env "X"`},
+		{"run-code env with a quote", []string{"run-code", "sb-1", "-e", "NAME=it's", "1"}, "quotes, backslashes and line breaks cannot be passed"},
 		{"run-code bad timeout", []string{"run-code", "sb-1", "--timeout", "soon", "1"}, `invalid --timeout "soon"`},
 		{"run-code save-dir is a file", []string{"run-code", "sb-1", "--save-dir", "/dev/null", "1"}, "it is a file"},
 		{"run-code three args", []string{"run-code", "sb-1", "1", "2"}, "takes ID [CODE], got 3 arguments"},

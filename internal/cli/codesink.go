@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/output"
 )
@@ -21,7 +22,19 @@ type codeSink struct {
 	exec   *codeinterp.Execution // gathered for -o json; nil otherwise
 	count  int                   // the execution count, once known
 	n      int                   // results seen
-	raised bool
+	raised bool                  // the code raised an error
+	// ended is the server's own error line, when it ended the run (the
+	// context was restarted or deleted, or its kernel died).
+	ended *codeinterp.ExecError
+	// saveErr is the first result that could not be written; the others
+	// are still tried, and the run goes on.
+	saveErr error
+}
+
+// serverErrors are the names of the error lines the code interpreter
+// sends itself, when something other than the code ended the run.
+var serverErrors = map[string]bool{
+	"UnexpectedEndOfExecution": true, "ContextRestarting": true, "ExecutionAborted": true,
 }
 
 func newCodeSink(opts *RunCodeOptions) *codeSink {
@@ -61,13 +74,15 @@ func (s *codeSink) add(ev codeinterp.Event) error {
 		s.count = ev.ExecutionCount
 	}
 	if ev.Error != nil {
-		s.raised = true
+		if serverErrors[ev.Error.Name] {
+			s.ended = ev.Error
+		} else {
+			s.raised = true
+		}
 	}
 	if ev.Result != nil {
 		s.n++
-		if err := s.save(ev.Result); err != nil {
-			return err
-		}
+		s.save(ev.Result)
 	}
 	switch {
 	case s.exec != nil:
@@ -109,7 +124,7 @@ func (s *codeSink) writeText(ev codeinterp.Event) error {
 		if r := ev.Result; r.Text != "" && (r.IsMainResult || len(r.Formats()) == 0) {
 			_, err = streams.Out.Write([]byte(withNewline(r.Text)))
 		}
-	case ev.Error != nil:
+	case ev.Error != nil && s.ended != ev.Error:
 		_, err = streams.ErrOut.Write([]byte(errorText(ev.Error, streams.ErrColor)))
 	}
 	return err
@@ -161,12 +176,14 @@ func withNewline(s string) string {
 }
 
 // save writes each rich format of a result to --save-dir, named by the
-// execution count and the result's place (result-3-1.png), or says on
-// stderr what was skipped. Existing files of the same name are replaced.
-func (s *codeSink) save(r *codeinterp.Result) error {
+// execution count and the result's place (result-3-1.png), notes each path
+// on stderr and in the result's files, or says on stderr what was skipped.
+// Existing files of the same name are replaced. A file that cannot be
+// written is reported and remembered; the run goes on.
+func (s *codeSink) save(r *codeinterp.Result) {
 	formats := r.Formats()
 	if len(formats) == 0 {
-		return nil
+		return
 	}
 	human := s.opts.Format != output.JSON
 	if s.opts.SaveDir == "" {
@@ -177,31 +194,42 @@ func (s *codeSink) save(r *codeinterp.Result) error {
 			}
 			_, _ = fmt.Fprintf(s.opts.IO.ErrOut, "result %d has %s: not saved (use --save-dir DIR)\n", s.n, strings.Join(names, ", "))
 		}
-		return nil
-	}
-	if err := os.MkdirAll(s.opts.SaveDir, 0o755); err != nil {
-		return fmt.Errorf("cannot make --save-dir: %w", err)
+		return
 	}
 	for _, f := range formats {
-		data := []byte(f.Data)
-		if f.Base64 {
-			var err error
-			if data, err = base64.StdEncoding.DecodeString(strings.TrimSpace(f.Data)); err != nil {
-				return fmt.Errorf("result %d: its %s is not base64: %w", s.n, f.Name, err)
-			}
-		}
 		path := filepath.Join(s.opts.SaveDir, s.fileName(f))
-		if err := writeLocal(path, func(w io.Writer) error {
-			_, err := w.Write(data)
-			return err
-		}); err != nil {
-			return err
+		if err := saveFormat(s.opts.SaveDir, path, f); err != nil {
+			_, _ = fmt.Fprintf(s.opts.IO.ErrOut, "result %d: %s not saved: %s\n", s.n, f.Name, abxerr.From(err).Message)
+			if s.saveErr == nil {
+				s.saveErr = err
+			}
+			continue
 		}
+		if r.Files == nil {
+			r.Files = map[string]string{}
+		}
+		r.Files[f.Name] = path
 		if human {
 			_, _ = fmt.Fprintf(s.opts.IO.ErrOut, "saved %s to %s\n", f.Name, path)
 		}
 	}
-	return nil
+}
+
+func saveFormat(dir, path string, f codeinterp.Format) error {
+	data := []byte(f.Data)
+	if f.Base64 {
+		var err error
+		if data, err = base64.StdEncoding.DecodeString(strings.TrimSpace(f.Data)); err != nil {
+			return abxerr.New(abxerr.BadResponse, "its %s is not base64: %v", f.Name, err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return abxerr.New(abxerr.InvalidInput, "cannot make --save-dir: %v", localReason(err))
+	}
+	return writeLocal(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 func (s *codeSink) fileName(f codeinterp.Format) string {

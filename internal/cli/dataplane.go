@@ -18,7 +18,7 @@ func (f *Factory) EnvdClient(ctx context.Context, id, user string) (*envd.Client
 	if err != nil {
 		return nil, err
 	}
-	return envd.New(f.HTTPClient(), envd.Endpoint{URL: ep.URL, Header: ep.Header, Version: ep.EnvdVersion}, user), nil
+	return envd.New(f.HTTPClient(), envd.Endpoint{URL: ep.URL, Header: ep.Header, Version: ep.EnvdVersion, Timeout: ep.RequestTimeout}, user), nil
 }
 
 // InterpreterClient reads the sandbox (GET, no side effects) and returns a
@@ -28,7 +28,7 @@ func (f *Factory) InterpreterClient(ctx context.Context, id string) (*codeinterp
 	if err != nil {
 		return nil, err
 	}
-	return codeinterp.New(f.HTTPClient(), codeinterp.Endpoint{URL: ep.URL, Header: ep.Header}), nil
+	return codeinterp.New(f.HTTPClient(), codeinterp.Endpoint{URL: ep.URL, Header: ep.Header, Timeout: ep.RequestTimeout}), nil
 }
 
 // endpoint asks the provider's data plane for a port of the sandbox; a

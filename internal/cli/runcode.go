@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -65,10 +66,15 @@ on stderr what it skipped.
 Variables live on between runs in the same context: the language's default context
 unless --context names one (see 'abx run-code contexts').
 
+--timeout and Ctrl-C make abx stop waiting and close the request, but the code
+interpreter lets the code run on, and its context runs nothing else until it ends:
+restart the context to stop it ('abx run-code contexts restart').
+
 Exit status: 0 when the code ran; 1 when it raised an error (its name, value and
-traceback go to stderr); 124 when --timeout passed; 130 after Ctrl-C (either way the
-request is closed, which interrupts the code); 2, 3, 4 or 5 as for every command; 125
-when the service or the network failed, or the output was cut off.
+traceback go to stderr); 124 when --timeout passed; 130 after Ctrl-C; 2, 3, 4 or 5 as
+for every command; 125 when abx could not run it or get its results: the service or the
+network failed, the output was cut off, the context was restarted or deleted meanwhile,
+or a result could not be saved.
 
 -o json prints the Execution object at the end: {"results":[…],"logs":{"stdout":[…],
 "stderr":[…]},"error":null|{"name","value","traceback"},"executionCount":N}. --stream
@@ -108,8 +114,13 @@ prints JSON Lines events as they arrive instead (see docs/json.md).`,
 					return err
 				}
 			}
-			if opts.Request.EnvVars, err = parseKeyValues("--env", env); err != nil {
+			if opts.Request.EnvVars, err = parseCodeEnv(env); err != nil {
 				return err
+			}
+			if opts.Request.ContextID == "" && opts.Request.Language == "" {
+				// The default context is found by its language: the server's
+				// bare default does not survive a restart of that context.
+				opts.Request.Language = "python"
 			}
 			if cmd.Flags().Changed("timeout") {
 				if opts.Timeout, err = parseTimeout("--timeout", timeout, time.Second); err != nil {
@@ -133,7 +144,7 @@ prints JSON Lines events as they arrive instead (see docs/json.md).`,
 	fl.StringVarP(&language, "language", "l", "", "language of the default context to run in: python, javascript (js), typescript (ts), r, java, bash")
 	fl.StringVarP(&opts.Request.ContextID, "context", "c", "", "run in this context (see 'abx run-code contexts')")
 	fl.StringArrayVarP(&env, "env", "e", nil, "environment variable KEY=VALUE for this run (repeatable)")
-	fl.StringVar(&timeout, "timeout", "", "interrupt the code after this long (default: no limit)")
+	fl.StringVar(&timeout, "timeout", "", "stop waiting for the code after this long (default: no limit)")
 	fl.StringVar(&opts.SaveDir, "save-dir", "", "write rich results (png, svg, html, …) to files in this directory")
 	fl.BoolVar(&opts.Stream, "stream", false, "print JSON Lines events as they arrive (implies -o json)")
 	cmd.AddCommand(newCmdContexts(f))
@@ -167,6 +178,23 @@ func readCode(cmd *cobra.Command, stdin io.Reader, arg, file string) (string, er
 			WithHint("check the argument, file or stdin you meant to run")
 	}
 	return string(raw), nil
+}
+
+// parseCodeEnv reads --env for run-code. The code interpreter pastes each
+// pair into the code it runs (os.environ['K'] = 'V'), so a value with a
+// quote, a backslash or a line break would break that code: refused here.
+func parseCodeEnv(items []string) (map[string]string, error) {
+	env, err := parseKeyValues("--env", items)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range env {
+		if strings.ContainsAny(k+v, "'\"\\\n\r") {
+			return nil, abxerr.New(abxerr.InvalidInput, "invalid --env %s: quotes, backslashes and line breaks cannot be passed to the code interpreter", k).
+				WithHint("set it in the code instead, or write it to a file with 'abx files write'")
+		}
+	}
+	return env, nil
 }
 
 func parseLanguage(s string) (string, error) {
@@ -224,19 +252,41 @@ func runRunCode(ctx context.Context, opts *RunCodeOptions) error {
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
-		return abxerr.New(abxerr.Interrupted, "interrupted: the request was closed, which stops the code")
+		return stillRunning(abxerr.New(abxerr.Interrupted, "interrupted: abx stopped waiting, but the code may still be running"), opts)
 	case runCtx.Err() != nil:
-		return abxerr.New(abxerr.Timeout, "the code did not finish within %s and was interrupted", opts.Timeout)
+		return stillRunning(abxerr.New(abxerr.Timeout, "the code did not finish within %s: abx stopped waiting, but it may still be running", opts.Timeout), opts)
 	default:
 		return contextHint(runCodeFailed(err), opts.ID)
 	}
 	if err := sink.finish(); err != nil {
 		return runCodeFailed(err)
 	}
-	if sink.raised {
+	switch {
+	case sink.ended != nil:
+		return &abxerr.Error{Code: abxerr.Server, Exit: exitExecFailed,
+			Message: fmt.Sprintf("the code interpreter ended the run: %s: %s", sink.ended.Name, sink.ended.Value),
+			Hint:    "its context was restarted or deleted meanwhile, or its kernel died; its variables may be gone"}
+	case sink.saveErr != nil:
+		e := *abxerr.From(sink.saveErr)
+		e.Message = "some results were not saved: " + e.Message
+		e.Exit = exitExecFailed
+		return &e
+	case sink.raised:
 		return exitStatus(exitCodeRaised)
 	}
 	return nil
+}
+
+// stillRunning says how to stop code abx stopped waiting for. Closing the
+// request does not stop it: the code interpreter lets the cell run to its
+// end, and the context runs nothing else until then.
+func stillRunning(e *abxerr.Error, opts *RunCodeOptions) error {
+	how := "'abx run-code contexts restart " + opts.ID + " " + opts.Request.ContextID + "'"
+	if opts.Request.ContextID == "" {
+		how = "'abx run-code contexts list " + opts.ID + "' names it; 'abx run-code contexts restart " + opts.ID + " CONTEXT'"
+	}
+	e.Hint = "to stop it, restart its context, which loses its variables: " + how
+	return e
 }
 
 // contextHint points a not-found error at the contexts that exist: the

@@ -202,3 +202,75 @@ func TestErrorText(t *testing.T) {
 		t.Errorf("traceback without the last line: %q", got)
 	}
 }
+
+func TestRunCodeGoesOnWhenAResultCannotBeSaved(t *testing.T) {
+	opts, out, errOut := interpServer(t, false, replyLines(
+		`{"type":"number_of_executions","execution_count":7}`,
+		`{"type":"result","is_main_result":false,"png":"`+base64.StdEncoding.EncodeToString(tinyPNG)+`"}`,
+		`{"type":"result","is_main_result":false,"svg":"<svg/>"}`,
+		`{"type":"stdout","text":"after\n"}`,
+		`{"type":"end_of_execution"}`,
+	))
+	opts.SaveDir = t.TempDir()
+	// A directory where the PNG should go: it cannot be replaced by a file.
+	if err := os.Mkdir(filepath.Join(opts.SaveDir, "result-7-1.png"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := runRunCode(context.Background(), opts)
+	if exitOf(err) != exitExecFailed || !strings.Contains(err.Error(), "some results were not saved") {
+		t.Fatalf("exit %d: %v", exitOf(err), err)
+	}
+	if out.String() != "after\n" {
+		t.Errorf("the run did not go on: stdout %q", out.String())
+	}
+	if _, err := os.Stat(filepath.Join(opts.SaveDir, "result-7-2.svg")); err != nil {
+		t.Errorf("the next result was not saved: %v", err)
+	}
+	if !strings.Contains(errOut.String(), "result 1: png not saved: cannot write") {
+		t.Errorf("stderr %q", errOut.String())
+	}
+}
+
+func TestRunCodeSavedPathsInJSON(t *testing.T) {
+	opts, out, _ := interpServer(t, false, replyLines(richReply...))
+	opts.Format, opts.SaveDir = output.JSON, filepath.Join(t.TempDir(), "out")
+	_ = runRunCode(context.Background(), opts)
+	if want := `"files": {` + "\n" + `        "png": "` + filepath.Join(opts.SaveDir, "result-7-1.png") + `"`; !strings.Contains(out.String(), want) {
+		t.Errorf("JSON lacks %s:\n%s", want, out.String())
+	}
+}
+
+func TestRunCodeEndedByTheServer(t *testing.T) {
+	opts, _, errOut := interpServer(t, false, replyLines(
+		`{"type":"number_of_executions","execution_count":2}`,
+		`{"type":"error","name":"UnexpectedEndOfExecution","value":"Connection to the execution was closed before the execution was finished","traceback":""}`,
+		`{"type":"end_of_execution"}`,
+	))
+	err := runRunCode(context.Background(), opts)
+	if exitOf(err) != exitExecFailed || !strings.Contains(err.Error(), "the code interpreter ended the run: UnexpectedEndOfExecution") {
+		t.Fatalf("exit %d: %v", exitOf(err), err)
+	}
+	if errOut.String() != "" {
+		t.Errorf("stderr %q: the server's error is abx's to report, once", errOut.String())
+	}
+}
+
+func TestRunCodeAsksForTheDefaultContextByLanguage(t *testing.T) {
+	var body string
+	opts, _, _ := interpServer(t, false, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		body = string(b)
+		replyLines(`{"type":"end_of_execution"}`)(w, r)
+	})
+	cmd := NewCmdRunCode(&Factory{IO: opts.IO}, func(ctx context.Context, o *RunCodeOptions) error {
+		o.Interp = opts.Interp
+		return runRunCode(ctx, o)
+	})
+	cmd.SetArgs([]string{"sb-1", "1+1"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if body != `{"code":"1+1","language":"python"}` {
+		t.Errorf("body %s", body)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 )
@@ -25,13 +26,17 @@ const Port = 49999
 type Endpoint struct {
 	URL    string
 	Header http.Header
+	// Timeout is the deadline of each contexts call; 0 for none. /execute
+	// has none: code runs as long as it runs (see Execute).
+	Timeout time.Duration
 }
 
 // Client talks to one sandbox's code interpreter.
 type Client struct {
-	base   string
-	header http.Header
-	http   *http.Client
+	base    string
+	header  http.Header
+	http    *http.Client
+	timeout time.Duration
 	// maxLine is MaxLine; tests lower it.
 	maxLine int
 }
@@ -45,7 +50,7 @@ func New(hc *http.Client, ep Endpoint) *Client {
 	// The API key belongs to the control plane only.
 	h.Del("X-API-Key")
 	h.Set("User-Agent", "abx")
-	return &Client{base: strings.TrimRight(ep.URL, "/"), header: h, http: hc, maxLine: MaxLine}
+	return &Client{base: strings.TrimRight(ep.URL, "/"), header: h, http: hc, timeout: ep.Timeout, maxLine: MaxLine}
 }
 
 // send makes one request with the client's headers and a JSON body (nil for
@@ -78,8 +83,14 @@ func (c *Client) send(ctx context.Context, method, path string, body any) (*http
 	return resp, nil
 }
 
-// call sends a request and decodes a JSON reply into out (nil to discard).
-func (c *Client) call(ctx context.Context, method, path string, body, out any) error {
+// call sends a request with the client's deadline (never less than least,
+// when there is one) and decodes a JSON reply into out (nil to discard).
+func (c *Client) call(ctx context.Context, least time.Duration, method, path string, body, out any) error {
+	if d := max(c.timeout, least); c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
 	resp, err := c.send(ctx, method, path, body)
 	if err != nil {
 		return err

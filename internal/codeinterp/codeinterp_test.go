@@ -280,3 +280,29 @@ func TestContexts(t *testing.T) {
 		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(calls, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+func TestCutInTheMiddleOfALine(t *testing.T) {
+	c := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `{"type":"stdout","text":"a"}`+"\n"+`{"type":"result","png":"iVBOR`)
+	})
+	err := c.Execute(context.Background(), Request{Code: "x"}, func(Event) error { return nil })
+	if !errors.Is(err, ErrCut) || codeOf(t, err) != abxerr.Network {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestContextCallsHaveADeadline(t *testing.T) {
+	release := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer ts.Close()
+	defer close(release) // before Close, which waits for the handler
+	c := New(ts.Client(), Endpoint{URL: ts.URL, Timeout: 50 * time.Millisecond})
+	if _, err := c.Contexts(context.Background()); codeOf(t, err) != abxerr.Timeout {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -80,6 +80,9 @@ func (c *Client) Execute(ctx context.Context, req Request, on func(Event) error)
 		if len(bytes.TrimSpace(raw)) > 0 {
 			var l line
 			if jerr := json.Unmarshal(raw, &l); jerr != nil {
+				if err != nil {
+					return readError(ctx, err) // cut in the middle of a line
+				}
 				return abxerr.New(abxerr.BadResponse, "the code interpreter sent a line abx cannot read: %v", jerr)
 			}
 			if l.Type == "end_of_execution" {

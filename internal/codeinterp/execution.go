@@ -24,6 +24,9 @@ type Result struct {
 	Data         json.RawMessage            `json:"data,omitempty"`
 	Chart        json.RawMessage            `json:"chart,omitempty"`
 	Extra        map[string]json.RawMessage `json:"extra,omitempty"`
+	// Files are where abx saved the formats (format name → path), when it
+	// did: not part of the wire.
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // wireResult is a result line as the server words it.

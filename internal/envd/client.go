@@ -5,9 +5,11 @@
 package envd
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http"
 	"strings"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -36,6 +38,9 @@ type Endpoint struct {
 	URL     string
 	Header  http.Header
 	Version string
+	// Timeout is the deadline of each unary RPC; 0 for none. Streams
+	// (process output) and /files transfers have none.
+	Timeout time.Duration
 }
 
 // New builds a client. user "" means envd's default user, or "user" on envd
@@ -67,8 +72,22 @@ func New(hc *http.Client, ep Endpoint, user string) *Client {
 		User:       user,
 		base:       base,
 		http:       withHeaders,
-		Process:    processconnect.NewProcessClient(withHeaders, base),
-		Filesystem: filesystemconnect.NewFilesystemClient(withHeaders, base),
+		Process:    processconnect.NewProcessClient(withHeaders, base, connect.WithInterceptors(deadline(ep.Timeout))),
+		Filesystem: filesystemconnect.NewFilesystemClient(withHeaders, base, connect.WithInterceptors(deadline(ep.Timeout))),
+	}
+}
+
+// deadline gives each unary RPC its own deadline, as API calls have one.
+func deadline(d time.Duration) connect.UnaryInterceptorFunc {
+	return func(next connect.UnaryFunc) connect.UnaryFunc {
+		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+			if d <= 0 {
+				return next(ctx, req)
+			}
+			ctx, cancel := context.WithTimeout(ctx, d)
+			defer cancel()
+			return next(ctx, req)
+		}
 	}
 }
 

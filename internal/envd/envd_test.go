@@ -1,9 +1,12 @@
 package envd
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -73,5 +76,23 @@ func TestAsError(t *testing.T) {
 	}
 	if AsError(nil) != nil {
 		t.Error("nil")
+	}
+}
+
+func TestUnaryCallsHaveADeadline(t *testing.T) {
+	release := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer ts.Close()
+	defer close(release) // before Close, which waits for the handler
+	c := New(ts.Client(), Endpoint{URL: ts.URL, Version: "0.2.10", Timeout: 50 * time.Millisecond}, "")
+	_, err := c.Stat(context.Background(), "x")
+	var e *abxerr.Error
+	if !errors.As(AsError(err), &e) || e.Code != abxerr.Timeout {
+		t.Fatalf("err = %v", err)
 	}
 }

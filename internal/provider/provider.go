@@ -77,6 +77,9 @@ type Endpoint struct {
 	URL         string
 	Header      http.Header
 	EnvdVersion string
+	// RequestTimeout is the deadline of each unary call to a server in the
+	// sandbox (--request-timeout); streams and transfers have none.
+	RequestTimeout time.Duration
 }
 
 // DataPlane is implemented by providers whose sandboxes run envd and other

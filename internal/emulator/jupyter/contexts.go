@@ -223,7 +223,7 @@ func (s *Server) restartContext(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusNotFound, "Context "+id+" not found")
 		return
 	}
-	cx.stop(false, contextRestarting)
+	cx.stop(false, connectionClosed) // the real server closes its socket first
 	writeJSON(w, http.StatusOK, nil)
 }
 

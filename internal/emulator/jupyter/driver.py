@@ -221,7 +221,6 @@ FIELDS = [
     ("application/json", "json"),
     ("application/javascript", "javascript"),
     ("e2b/data", "data"),
-    ("e2b/graph", "graph"),
 ]
 
 

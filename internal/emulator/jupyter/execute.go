@@ -51,7 +51,8 @@ func (s stream) line(b []byte) {
 // execute runs code in a context and streams what happens, as the real
 // server does: the count, output as it comes, results, the first error,
 // keepalives while it runs, and end_of_execution last. A client that goes
-// away interrupts the code; the context lives on.
+// away does not stop the code, as on the real server: nothing tells the
+// kernel, so the cell runs to its end and holds the context until then.
 func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Code      *string           `json:"code"`
@@ -136,8 +137,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 		case <-tick.C:
 			out.line(keepalive)
 		case <-gone:
-			gone = nil
-			k.interrupt(run)
+			gone = nil // keep reading: the turn is the cell's until it ends
 		}
 	}
 }

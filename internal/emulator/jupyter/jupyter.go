@@ -3,9 +3,9 @@
 // that sits before Jupyter kernels on port 49999. Its kernels are local
 // python3 processes running driver.py, which imitates an IPython kernel
 // closely enough for clients: persistent variables, execution counts,
-// results through the display protocol, coloured tracebacks, output that
-// streams as the code runs, and interrupts when the client goes away.
-// Python is the only language.
+// results through the display protocol, coloured tracebacks, and output
+// that streams as the code runs. Like the real server, it lets the code run
+// on when the client goes away. Python is the only language.
 package jupyter
 
 import (

@@ -41,13 +41,10 @@ type event struct {
 	last bool
 }
 
-// run is one execution on a kernel. Its fields other than the channels
-// are guarded by the kernel's mutex.
+// run is one execution on a kernel.
 type run struct {
-	events    chan event
-	gone      chan struct{} // closed when nobody reads events any more
-	started   bool          // the driver has taken the request
-	interrupt bool          // an interrupt waits for the start
+	events chan event
+	gone   chan struct{} // closed when nobody reads events any more
 }
 
 func (r *run) deliver(ev event) {
@@ -58,7 +55,7 @@ func (r *run) deliver(ev event) {
 }
 
 // kernel is one python3 process running driver.py, in its own process
-// group so that interrupts, pauses and kills reach whatever it started.
+// group so that pauses and kills reach whatever it started.
 // Requests go to its stdin; events come on its fd 3 and go, in order, to
 // the execution in progress. The driver captures fd 1 and 2 itself (see
 // driver.py), so what reaches our stderr pipe is only what the
@@ -193,17 +190,6 @@ func (k *kernel) handle(line []byte) {
 		k.once.Do(func() { close(k.ready) })
 	case "stdout", "stderr":
 		k.send(event{line: streamLine(ev.Type, ev.Text)})
-	case "number_of_executions":
-		// The driver is now in the execution: an interrupt lands in it.
-		k.mu.Lock()
-		if r := k.run; r != nil {
-			r.started = true
-			if r.interrupt {
-				_ = syscall.Kill(-k.pid, syscall.SIGINT)
-			}
-		}
-		k.mu.Unlock()
-		k.send(event{line: line})
 	case "end_of_execution":
 		k.send(event{line: line, last: true})
 	default:
@@ -245,20 +231,6 @@ func (k *kernel) begin(code string, env map[string]string) (*run, error) {
 	// A kernel that died refuses the write; wait ends the run then.
 	_, _ = k.stdin.Write(append(req, '\n'))
 	return r, nil
-}
-
-// interrupt sends SIGINT, as Jupyter does, once the driver runs the code:
-// one sent earlier would find it idle, and it ignores those.
-func (k *kernel) interrupt(r *run) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.run != r || k.ended {
-		return
-	}
-	r.interrupt = true
-	if r.started {
-		_ = syscall.Kill(-k.pid, syscall.SIGINT)
-	}
 }
 
 func (k *kernel) signal(sig syscall.Signal) {

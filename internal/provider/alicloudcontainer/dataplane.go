@@ -35,5 +35,6 @@ func (c *Client) Endpoint(ctx context.Context, id string, port int) (*provider.E
 	if w.TrafficAccessToken != "" {
 		h.Set("E2B-Traffic-Access-Token", w.TrafficAccessToken)
 	}
-	return &provider.Endpoint{SandboxID: id, Port: port, URL: u, Header: h, EnvdVersion: w.EnvdVersion}, nil
+	return &provider.Endpoint{SandboxID: id, Port: port, URL: u, Header: h, EnvdVersion: w.EnvdVersion,
+		RequestTimeout: c.cfg.RequestTimeout}, nil
 }
