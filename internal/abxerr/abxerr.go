@@ -32,6 +32,7 @@ const (
 	Server               Code = "E5002" // the service failed (5xx)
 	Rejected             Code = "E5003" // the service refused the request (other 4xx)
 	BadResponse          Code = "E5004" // the service answered something abx cannot read
+	FilterFailed         Code = "E5005" // --jq failed on the output (not on the expression)
 	Timeout              Code = "E6001" // a deadline passed
 	Interrupted          Code = "E7001" // the user pressed Ctrl-C
 	Unsupported          Code = "E8004" // the provider does not have this capability
@@ -63,6 +64,7 @@ var exitCodes = map[Code]int{
 	Server:               ExitFailure,
 	Rejected:             ExitFailure,
 	BadResponse:          ExitFailure,
+	FilterFailed:         ExitFailure,
 	Timeout:              ExitTimeout,
 	Interrupted:          ExitInterrupted,
 	Unsupported:          ExitUnsupported,
@@ -72,7 +74,7 @@ var exitCodes = map[Code]int{
 func Codes() []Code {
 	return []Code{Usage, InvalidInput, MissingConfig, InvalidConfig, UnknownProvider,
 		ConfirmationRequired, NotFound, Unauthorized, Forbidden, Network, Server, Rejected,
-		BadResponse, Timeout, Interrupted, Unsupported}
+		BadResponse, FilterFailed, Timeout, Interrupted, Unsupported}
 }
 
 // ExitCode is the process exit status that goes with a code.

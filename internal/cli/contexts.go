@@ -66,6 +66,9 @@ Each language has a default context, used by 'abx run-code' without --context.`,
 	create := &cobra.Command{
 		Use:   "create ID [--language L] [--cwd DIR]",
 		Short: "Start a new context and print its ID",
+		Long: `Start a new context: an interpreter of its own for --language (python by default),
+working in --cwd (default /home/user). Its ID, printed on stdout, is what
+'abx run-code --context' and the other contexts commands take.`,
 		Example: `  abx run-code contexts create "$id"
   abx run-code contexts create "$id" --language python --cwd /home/user/project`,
 		Args: exactArgs("ID"),

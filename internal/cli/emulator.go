@@ -1,3 +1,5 @@
+//go:build unix
+
 package cli
 
 import (
@@ -40,6 +42,8 @@ errors, pages, pause and resume, timeouts that expire).
 
 Sandboxes run commands and code as your user on this machine, without isolation; each
 has a directory of its own, and the files API stays inside it (docs/emulator.md).`,
+		Example: `  abx emulator exec -- ./examples/quickstart.sh
+  abx emulator start          # then, in another shell: eval "$(abx emulator env)"`,
 		Annotations: map[string]string{annotNoProvider: "true"},
 	}
 	serveFlags := func(c *cobra.Command, stateDirHelp string) {
@@ -51,8 +55,9 @@ has a directory of its own, and the files API stays inside it (docs/emulator.md)
 	}
 
 	start := &cobra.Command{
-		Use:   "start",
-		Short: "Serve until interrupted, printing the environment that points abx at it",
+		Use:         "start",
+		Annotations: map[string]string{annotNoJSON: "true"},
+		Short:       "Serve until interrupted, printing the environment that points abx at it",
 		Long: `Serve until interrupted (Ctrl-C or SIGTERM), then stop every process the sandboxes
 started. The export lines that point abx at the emulator go to stdout; 'abx emulator env'
 prints them again from another shell.
@@ -93,8 +98,9 @@ Point abx at it with the lines above, or: eval "$(abx emulator env)". Ctrl-C sto
 	start.Flags().StringVar(&opts.APIKey, "api-key", "", "API key to require (default: the state dir's, or a new random key)")
 
 	execCmd := &cobra.Command{
-		Use:   "exec [flags] -- CMD [ARG...]",
-		Short: "Start the emulator, run a command against it, stop it, exit with the command's code",
+		Use:         "exec [flags] -- CMD [ARG...]",
+		Annotations: map[string]string{annotNoJSON: "true"}, // the command's own output
+		Short:       "Start the emulator, run a command against it, stop it, exit with the command's code",
 		Long: `Start the emulator, run CMD with the environment pointing abx at it, stop the emulator
 and every process its sandboxes started, and exit with CMD's exit status (128+n if a
 signal ended it). This is how a script that uses abx is tested without a cluster. Each
@@ -200,11 +206,6 @@ func startEmulator(opts *EmulatorOptions) (*emulator.Emulator, error) {
 	}
 	return e, nil
 }
-
-// exitStatus is a child's exit status passed through as abx's own.
-type exitStatus int
-
-func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // runChild runs argv with env added to abx's environment. An interrupt
 // reaches the child through the terminal's process group; abx waits for it.

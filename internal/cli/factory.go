@@ -27,6 +27,7 @@ type Factory struct {
 	Format     output.Format
 	Debug      bool
 	flags      *pflag.FlagSet
+	jq         *output.JQWriter // set by --jq; closed by Run
 
 	http     *http.Client
 	provider provider.Provider

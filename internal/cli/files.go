@@ -42,6 +42,10 @@ func NewCmdFiles(f *Factory) *cobra.Command {
 		Long: `Work with a sandbox's files. Remote paths are absolute, or relative to the user's home.
 Transfers stream: nothing is held whole in memory, and a local file is written to a
 temporary name and renamed only when complete, so an error leaves nothing half-written.`,
+		Example: `  abx files ls "$id"
+  echo 'print("hi")' | abx files write "$id" hello.py
+  abx files read "$id" hello.py
+  abx files cp "$id":results ./results -r`,
 	}
 	files.PersistentFlags().StringVarP(&opts.User, "user", "u", "", `Linux user whose permissions apply (default "user")`)
 
@@ -114,6 +118,7 @@ temporary name and renamed only when complete, so an error leaves nothing half-w
 			return download(ctx, c, opts.IO, a[0], opts.Local)
 		})
 	read.Flags().StringVarP(&opts.Local, "out", "O", "", "write to this local file instead of stdout (atomically)")
+	read.Annotations[annotNoJSON] = "true" // the file's own bytes
 
 	write := with("write ID PATH [--from FILE]", "Write a file from stdin, or from a local file", `  echo hello | abx files write "$id" greeting.txt
   abx files write "$id" /tmp/data.bin --from data.bin`, []string{"ID", "PATH"},
@@ -161,6 +166,23 @@ temporary name and renamed only when complete, so an error leaves nothing half-w
 			note(opts.IO, opts.Format, "removed %s", a[0])
 			return nil
 		})
+
+	ls.Long = `List a directory (the user's home without PATH): each entry's name, type (file, dir,
+symlink), size and modification time. -l adds permissions, owner, group and the full
+path; --depth N lists subdirectories too, N levels down, each entry by its path.`
+	stat.Long = `Describe one file or directory: its type, size, modification time, permissions, owner,
+group and path. A path that does not exist exits 3.`
+	read.Long = `Print a file on stdout as it arrives, or with --out save it to a local file: written under
+a temporary name beside it and renamed when complete, so an error leaves nothing
+half-written. A path that does not exist exits 3.`
+	write.Long = `Write stdin, or with --from a local file, to PATH in the sandbox, streamed as it is read.
+The file is created, or replaced if it exists; missing parent directories are created.`
+	mkdir.Long = `Create a directory and any missing parents. A directory that already exists is refused
+by the sandbox (exit 1).`
+	mv.Long = `Move or rename a file or directory inside the sandbox. DESTINATION is the new path, not
+a directory to move into.`
+	rm.Long = `Remove a file, or a directory and everything in it. Removing a path that does not exist
+succeeds.`
 
 	cp := &cobra.Command{
 		Use:   "cp SRC DST [-r]",

@@ -24,6 +24,10 @@ func NewCmdInfo(f *Factory, runF func(context.Context, *InfoOptions) error) *cob
 	cmd := &cobra.Command{
 		Use:   "info ID",
 		Short: "Show one sandbox",
+		Long: `Show one sandbox: its template, state, start and end times, CPU, memory, envd version,
+domain and metadata. Piped, each row is a field<TAB>value line and times are RFC 3339;
+-o json prints the sandbox object (docs/json.md). A sandbox that does not exist (never
+did, was killed, or timed out) exits 3.`,
 		Example: `  abx info default--code-interpreter-x7k2p
   abx info "$id" -o json | jq -r .endAt`,
 		Args: exactArgs("ID"),

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -20,6 +21,7 @@ import (
 const (
 	annotCapability = "abx/capability" // the capability the command needs
 	annotNoProvider = "abx/no-provider"
+	annotNoJSON     = "abx/no-json" // prints no JSON, so --jq cannot filter it
 )
 
 // needs declares the capability a command uses; the root checks it before
@@ -48,6 +50,11 @@ func Run(ctx context.Context, io *output.Streams, args []string) int {
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	err := root.ExecuteContext(ctx)
+	if f.jq != nil {
+		if jerr := f.jq.Close(); jerr != nil && err == nil {
+			err = jerr
+		}
+	}
 	if err == nil {
 		return abxerr.ExitOK
 	}
@@ -59,9 +66,16 @@ func Run(ctx context.Context, io *output.Streams, args []string) int {
 	if ctx.Err() != nil && e.Code != abxerr.Interrupted {
 		e = &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
 	}
-	io.PrintError(e, f.Format == output.JSON)
+	// --jq asked for plain values: its errors read as one line too.
+	io.PrintError(e, f.Format == output.JSON && f.jq == nil)
 	return e.ExitCode()
 }
+
+// exitStatus is an exit status that has spoken for itself (a remote
+// command's, code that raised): Run passes it through and prints nothing.
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // runError marks errors that come out of a command's RunE, as opposed to the
 // ones cobra raises while parsing (which are usage errors).
@@ -92,6 +106,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	var (
 		providerName string
 		format       string
+		jqExpr       string
 		noColor      bool
 	)
 	root := &cobra.Command{
@@ -118,6 +133,11 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 				return err
 			}
 			f.Format = fm
+			if jqExpr != "" {
+				if err := useJQ(f, cmd, jqExpr); err != nil {
+					return err
+				}
+			}
 			if !needsProvider(cmd) {
 				return nil
 			}
@@ -139,6 +159,7 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 	pf.StringVar(&providerName, "provider", "", "sandbox provider (or ABX_PROVIDER): "+strings.Join(f.Registry.Names(), ", "))
 	pf.StringVarP(&format, "output", "o", "table", "output format: table, wide, json or name")
 	pf.BoolVar(&noColor, "no-color", false, "never colour the output (also NO_COLOR=1)")
+	pf.StringVar(&jqExpr, "jq", "", "filter the JSON output with a jq expression; implies -o json, prints strings raw")
 	pf.BoolVar(&f.Debug, "debug", false, "trace each HTTP request and response on stderr, secrets redacted")
 	addProviderFlags(pf, f.Registry)
 	f.flags = pf
@@ -167,11 +188,34 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 		NewCmdVersion(f),
 		NewCmdEmulator(f),
 	)
+	root.AddCommand(newHelpTopics(f)...)
 	root.Version = buildInfo().String()
 	root.SetVersionTemplate("{{.Version}}\n")
 	addUnsupportedCommands(root, f)
+	addCompletions(root, f)
 	markRunErrors(root)
 	return root
+}
+
+// useJQ sends the command's JSON through a --jq expression, compiled
+// before anything is sent.
+func useJQ(f *Factory, cmd *cobra.Command, expr string) error {
+	if cmd.Annotations[annotNoJSON] != "" {
+		return abxerr.New(abxerr.Usage, "%s prints no JSON for --jq to filter", cmd.CommandPath()).
+			WithHint("drop --jq")
+	}
+	if cmd.Flags().Changed("output") && f.Format != output.JSON {
+		return abxerr.New(abxerr.Usage, "--jq filters JSON output; it cannot go with -o %s", f.Format).
+			WithHint("drop -o: --jq implies -o json")
+	}
+	q, err := output.CompileJQ(expr)
+	if err != nil {
+		return err
+	}
+	f.Format = output.JSON
+	f.jq = q.Filter(f.IO.Out, f.IO.StdoutTTY)
+	f.IO.Out = f.jq
+	return nil
 }
 
 // needsProvider is false for commands that work without one: help,

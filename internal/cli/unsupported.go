@@ -16,7 +16,13 @@ func familyCommand(f *Factory, use, short string, c provider.Capability) *cobra.
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short + " (not supported by every provider)",
-		Args:  cobra.ArbitraryArgs,
+		Long: short + `.
+
+It needs the capability ` + string(c) + `: a provider without it refuses the command with
+E8004 (exit 5) before any request, and no provider abx knows has it yet. 'abx capabilities'
+shows what the selected provider supports.`,
+		Example: "  abx capabilities -o json | jq '.capabilities[] | select(.name == \"" + string(c) + "\")'",
+		Args:    cobra.ArbitraryArgs,
 		RunE: func(*cobra.Command, []string) error {
 			return abxerr.NewUnsupported(f.Descriptor.Name, string(c))
 		},
@@ -30,7 +36,11 @@ func familyCommand(f *Factory, use, short string, c provider.Capability) *cobra.
 // implementation of: templates, file watching, presigned transfer URLs and
 // the interactive terminal.
 func addUnsupportedCommands(root *cobra.Command, f *Factory) {
-	template := &cobra.Command{Use: "template", Short: "Work with sandbox templates"}
+	template := &cobra.Command{Use: "template", Short: "Work with sandbox templates",
+		Long: `Templates are what sandboxes start from ('abx create --template T'). Listing and
+building them need the capabilities templates.read and templates.build, which no provider
+abx knows has yet: these commands exit 5 (E8004) before any request.`,
+		Example: `  abx capabilities -o json | jq -r '.capabilities[] | select(.name | startswith("templates.")) | "\(.name) \(.supported)"'`}
 	template.AddCommand(
 		familyCommand(f, "list", "List templates", provider.TemplatesRead),
 		familyCommand(f, "build", "Build a template", provider.TemplatesBuild),

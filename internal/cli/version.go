@@ -60,8 +60,12 @@ func (v versionInfo) String() string {
 // NewCmdVersion builds `abx version`.
 func NewCmdVersion(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     "version",
-		Short:   "Show abx's version, commit and build date",
+		Use:   "version",
+		Short: "Show abx's version, commit and build date",
+		Long: `Show abx's version, and the commit and time it was built from when they are known. A
+release shows its number; 'go install github.com/abx-dev/abx/cmd/abx@VERSION' shows VERSION;
+any other build shows dev, with the revision Go recorded from the checkout. It needs no
+provider and sends no request.`,
 		Example: "  abx version\n  abx version -o json | jq -r .version",
 		Args:    exactArgs(),
 		RunE: func(*cobra.Command, []string) error {

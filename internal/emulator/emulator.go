@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package emulator is abx's embedded default: a sandbox-manager on one
 // loopback origin, so the whole CLI works on one machine without a cluster,
 // for first steps and for testing scripts.

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package envd is a faithful stand-in for E2B's envd daemon (PROTOCOL.md
 // §3): the process and filesystem services served from our generated
 // Connect handlers, and /files. It runs real local processes in a scratch

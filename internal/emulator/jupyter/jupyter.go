@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package jupyter is a faithful stand-in for the code interpreter's HTTP
 // front (PROTOCOL.md §4): the FastAPI server of e2b-dev/code-interpreter
 // that sits before Jupyter kernels on port 49999. Its kernels are local

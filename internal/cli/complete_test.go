@@ -1,0 +1,316 @@
+package cli
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/output"
+)
+
+// completion is what `abx __complete ARGS...` told the shell: the
+// candidates and the directive on the last line.
+type completion struct {
+	candidates []string
+	directive  string
+}
+
+// complete presses Tab after args (the last one is the word being typed),
+// the way every shell's script asks abx. The shell discards stderr, where
+// cobra only notes the directive: anything else there is abx talking when
+// it should not.
+func complete(t *testing.T, args ...string) completion {
+	t.Helper()
+	r := run(t, false, append([]string{cobra.ShellCompRequestCmd}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("__complete %q: exit %d, stderr %q", args, r.code, r.stderr)
+	}
+	if !strings.HasPrefix(r.stderr, "Completion ended with directive:") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("__complete %q: stderr %q, want only cobra's directive note", args, r.stderr)
+	}
+	lines := r.stdoutLines
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, ":") {
+		t.Fatalf("__complete %q: no directive in %q", args, r.stdout)
+	}
+	return completion{candidates: lines[:len(lines)-1], directive: last}
+}
+
+func (c completion) has(t *testing.T, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !slices.Contains(c.candidates, w) {
+			t.Errorf("candidates %q lack %q", c.candidates, w)
+		}
+	}
+}
+
+func (c completion) exactly(t *testing.T, directive string, want ...string) {
+	t.Helper()
+	if !slices.Equal(c.candidates, want) && !(len(want) == 0 && len(c.candidates) == 0) {
+		t.Errorf("candidates %q, want %q", c.candidates, want)
+	}
+	if c.directive != directive {
+		t.Errorf("directive %s, want %s", c.directive, directive)
+	}
+}
+
+// The directives as the shell scripts read them.
+const (
+	dirDefault = ":0" // the shell's own file completion
+	dirNoFile  = ":4" // NoFileComp
+	dirNoSpace = ":6" // NoSpace|NoFileComp: the word goes on (a directory, "ID:")
+)
+
+func createSandbox(t *testing.T, template string) string {
+	t.Helper()
+	r := run(t, false, "create", "--template", template, "-q")
+	if r.code != 0 {
+		t.Fatalf("create: exit %d, %s", r.code, r.stderr)
+	}
+	return strings.TrimSpace(r.stdout)
+}
+
+func TestCompleteSandboxIDsEverywhereAnIDGoes(t *testing.T) {
+	fakeManager(t)
+	base := createSandbox(t, "base")
+	ci := createSandbox(t, "code-interpreter")
+	for _, line := range [][]string{
+		{"info"}, {"kill"}, {"timeout"}, {"pause"}, {"connect"}, {"url"}, {"exec"},
+		{"ps"}, {"ps", "kill"}, {"ps", "stdin"}, {"ps", "attach"},
+		{"files", "ls"}, {"files", "stat"}, {"files", "read"}, {"files", "write"},
+		{"files", "mkdir"}, {"files", "mv"}, {"files", "rm"},
+		{"run-code"}, {"run-code", "contexts", "list"}, {"run-code", "contexts", "create"},
+		{"run-code", "contexts", "restart"}, {"run-code", "contexts", "delete"},
+	} {
+		t.Run(strings.Join(line, " "), func(t *testing.T) {
+			c := complete(t, append(line, "")...)
+			c.has(t, base+"\tbase, running", ci+"\tcode-interpreter, running")
+			if c.directive != dirNoFile {
+				t.Errorf("directive %s, want %s (no local files)", c.directive, dirNoFile)
+			}
+		})
+	}
+	t.Run("second argument", func(t *testing.T) {
+		complete(t, "info", base, "").exactly(t, dirNoFile)
+		complete(t, "url", base, "").exactly(t, dirNoFile)
+		complete(t, "run-code", base, "").exactly(t, dirNoFile)
+	})
+	t.Run("exec after --", func(t *testing.T) {
+		complete(t, "exec", base, "--", "").exactly(t, dirNoFile)
+	})
+	t.Run("prefix", func(t *testing.T) {
+		prefix := strings.TrimSuffix(ci, ci[len(ci)-5:]) // default--code-interpreter-
+		complete(t, "info", prefix).exactly(t, dirNoFile, ci+"\tcode-interpreter, running")
+		complete(t, "info", "nothing-like-it").exactly(t, dirNoFile)
+	})
+	t.Run("kill leaves out the IDs given", func(t *testing.T) {
+		complete(t, "kill", base, "").exactly(t, dirNoFile, ci+"\tcode-interpreter, running")
+		complete(t, "kill", "--all", "").exactly(t, dirNoFile)
+	})
+	t.Run("without descriptions", func(t *testing.T) {
+		c := complete(t, "info", base[:len(base)-2])
+		r := run(t, false, cobra.ShellCompNoDescRequestCmd, "info", base[:len(base)-2])
+		if want := base + "\n" + c.directive + "\n"; r.stdout != want {
+			t.Errorf("stdout %q, want %q", r.stdout, want)
+		}
+	})
+}
+
+func TestCompletePauseOffersRunningAndResumePaused(t *testing.T) {
+	fakeManager(t)
+	running := createSandbox(t, "base")
+	paused := createSandbox(t, "base")
+	if r := run(t, false, "pause", paused); r.code != 0 {
+		t.Fatalf("pause: %s", r.stderr)
+	}
+	complete(t, "pause", "").exactly(t, dirNoFile, running+"\tbase, running")
+	complete(t, "resume", "").exactly(t, dirNoFile, paused+"\tbase, paused")
+	complete(t, "info", "").has(t, running+"\tbase, running", paused+"\tbase, paused")
+}
+
+func TestCompleteIsQuietWithoutConfiguration(t *testing.T) {
+	cases := map[string]map[string]string{
+		"no provider": {"ABX_PROVIDER": ""},
+		"no API key":  {"ABX_ALICLOUD_CONTAINER_API_KEY": ""},
+		"no endpoint": {"ABX_ALICLOUD_CONTAINER_BASE_URL": ""},
+		"bad setting": {"ABX_ALICLOUD_CONTAINER_REQUEST_TIMEOUT": "soon"},
+		// Reading the key from stdin would wait on the user's terminal.
+		"key on stdin": {"ABX_ALICLOUD_CONTAINER_API_KEY": "", "ABX_ALICLOUD_CONTAINER_API_KEY_FILE": "-"},
+	}
+	for name, env := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := fakeManager(t)
+			for k, v := range env {
+				t.Setenv(k, v)
+			}
+			complete(t, "info", "").exactly(t, dirNoFile)
+			complete(t, "files", "ls", "sb-1", "").exactly(t, dirNoFile)
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("the server got %d requests, want 0", n)
+			}
+		})
+	}
+	t.Run("unknown provider flag", func(t *testing.T) {
+		fakeManager(t)
+		complete(t, "--provider", "aws", "info", "").exactly(t, dirNoFile)
+	})
+	t.Run("debug", func(t *testing.T) {
+		fakeManager(t)
+		id := createSandbox(t, "base")
+		complete(t, "--debug", "info", "").exactly(t, dirNoFile, id+"\tbase, running")
+	})
+}
+
+func TestCompleteGivesUpOnASlowService(t *testing.T) {
+	fakeManager(t)
+	hang := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hang.Close)
+	t.Setenv("ABX_ALICLOUD_CONTAINER_BASE_URL", hang.URL)
+	start := time.Now()
+	complete(t, "info", "").exactly(t, dirNoFile)
+	if d := time.Since(start); d > completionTimeout+2*time.Second {
+		t.Errorf("completion took %s, want about %s at most", d, completionTimeout)
+	}
+}
+
+func TestCompleteFlagValues(t *testing.T) {
+	fakeManager(t)
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"list", "-o", ""}, []string{"table", "wide", "json", "name"}},
+		{[]string{"info", "--output", "j"}, []string{"json"}},
+		{[]string{"list", "--provider", ""}, []string{"alicloud-container"}},
+		{[]string{"list", "--state", ""}, []string{"running", "paused"}},
+		{[]string{"kill", "--all", "--state", "running,"}, []string{"running,paused"}},
+		{[]string{"create", "--template", ""}, []string{"base\tcommon template name", "code-interpreter\tcommon template name"}},
+		{[]string{"create", "-t", "c"}, []string{"code-interpreter\tcommon template name"}},
+		{[]string{"run-code", "--language", ""}, []string{"bash", "java", "javascript", "python", "r", "typescript"}},
+		{[]string{"run-code", "contexts", "create", "sb-1", "-l", "ja"}, []string{"java", "javascript"}},
+		{[]string{"ps", "kill", "sb-1", "1", "--signal", ""}, []string{"TERM", "KILL"}},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			complete(t, tc.args...).exactly(t, dirNoFile, tc.want...)
+		})
+	}
+}
+
+// dataPlane routes envd requests through the fake's private paths, the
+// way the files scripts reach a sandbox on loopback.
+func dataPlane(t *testing.T) {
+	t.Helper()
+	fakeManager(t)
+	t.Setenv("ABX_ALICLOUD_CONTAINER_PROTOCOL", "private")
+	base := strings.TrimSuffix(os.Getenv("ABX_ALICLOUD_CONTAINER_BASE_URL"), "/")
+	t.Setenv("ABX_ALICLOUD_CONTAINER_BASE_URL", base+"/kruise/api")
+}
+
+func TestCompleteRemotePaths(t *testing.T) {
+	dataPlane(t)
+	id := createSandbox(t, "base")
+	for _, dir := range []string{"work/sub", "workspace"} {
+		if r := run(t, false, "files", "mkdir", id, dir); r.code != 0 {
+			t.Fatalf("mkdir %s: %s", dir, r.stderr)
+		}
+	}
+	io, in, _, errOut := output.Test(false)
+	in.WriteString("hello\n")
+	if code := runWith(io, "files", "write", id, "work/notes.txt"); code != 0 {
+		t.Fatalf("write: %s", errOut)
+	}
+
+	complete(t, "files", "ls", id, "wo").exactly(t, dirNoSpace, "work/", "workspace/")
+	complete(t, "files", "ls", id, "work/").exactly(t, dirNoSpace, "work/notes.txt", "work/sub/")
+	complete(t, "files", "read", id, "work/n").exactly(t, dirNoFile, "work/notes.txt")
+	complete(t, "files", "mv", id, "work/notes.txt", "work/s").exactly(t, dirNoSpace, "work/sub/")
+	complete(t, "files", "stat", id, "work/", "").exactly(t, dirNoFile)
+	// The fake's paths are real ones under its state directory: ask it
+	// where the home is.
+	st := run(t, false, "files", "stat", id, ".", "-o", "json")
+	var home struct{ Path string }
+	if err := json.Unmarshal([]byte(st.stdout), &home); err != nil || !strings.HasPrefix(home.Path, "/") {
+		t.Fatalf("stat .: %q %v", st.stdout, err)
+	}
+	complete(t, "files", "ls", id, home.Path+"/wor").exactly(t, dirNoSpace, home.Path+"/work/", home.Path+"/workspace/")
+	complete(t, "files", "ls", id, "nowhere/").exactly(t, dirNoFile)
+	complete(t, "files", "ls", "no-such-sandbox", "").exactly(t, dirNoFile)
+
+	t.Run("cp", func(t *testing.T) {
+		complete(t, "files", "cp", "").exactly(t, dirNoSpace, id+":\tbase, running")
+		complete(t, "files", "cp", id+":work/").exactly(t, dirNoSpace, id+":work/notes.txt", id+":work/sub/")
+		complete(t, "files", "cp", "./data.csv", id[:5]).exactly(t, dirNoSpace, id+":\tbase, running")
+		// The other side of a remote source is local: the shell's files.
+		complete(t, "files", "cp", id+":work/notes.txt", "").exactly(t, dirDefault)
+		complete(t, "files", "cp", "./").exactly(t, dirDefault)
+		complete(t, "files", "cp", "zz").exactly(t, dirDefault)
+	})
+}
+
+func TestCompletionScripts(t *testing.T) {
+	t.Setenv("ABX_PROVIDER", "") // no configuration needed
+	for shell, want := range map[string]string{
+		"bash":       "__start_abx",
+		"zsh":        "#compdef abx",
+		"fish":       "complete -c abx",
+		"powershell": "Register-ArgumentCompleter",
+	} {
+		t.Run(shell, func(t *testing.T) {
+			r := run(t, false, "completion", shell)
+			if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, want) {
+				t.Errorf("exit %d, stderr %q, script has %q: %v", r.code, r.stderr, want, strings.Contains(r.stdout, want))
+			}
+			if !strings.Contains(r.stdout, cobra.ShellCompRequestCmd) {
+				t.Errorf("the %s script does not ask abx for candidates", shell)
+			}
+		})
+	}
+	r := run(t, false, "completion", "--help")
+	for _, shell := range []string{"bash", "zsh", "fish", "PowerShell", "bash-completion"} {
+		if !strings.Contains(r.stdout, shell) {
+			t.Errorf("completion --help does not mention %s", shell)
+		}
+	}
+	if r := run(t, false, "--help"); !strings.Contains(r.stdout, "completion") {
+		t.Errorf("abx --help does not list completion")
+	}
+}
+
+// Every row of the completion tables names a command and flag that exist:
+// a renamed command must not lose its completion silently.
+func TestCompletionTablesNameRealCommands(t *testing.T) {
+	io, _, _, _ := output.Test(false)
+	f := NewFactory(io)
+	root := NewCmdRoot(f)
+	for path := range argCompletions(&completer{f: f}) {
+		cmd := findCommand(root, path)
+		if cmd == nil {
+			t.Errorf("no command %q", path)
+			continue
+		}
+		if cmd.ValidArgsFunction == nil {
+			t.Errorf("%q has no argument completion", path)
+		}
+	}
+	for _, fc := range flagCompletions(f) {
+		cmd := findCommand(root, fc.cmd)
+		if cmd == nil || cmd.Flag(fc.flag) == nil {
+			t.Errorf("no flag --%s on %q", fc.flag, fc.cmd)
+			continue
+		}
+		if _, ok := cmd.GetFlagCompletionFunc(fc.flag); !ok {
+			t.Errorf("--%s on %q has no completion", fc.flag, fc.cmd)
+		}
+	}
+}

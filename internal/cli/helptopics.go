@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// Help topics are commands without a Run: cobra lists them under
+// "Additional help topics" and 'abx help TOPIC' prints their text. The
+// text is also the body of their reference page and man page, so blocks
+// meant to keep their layout (tables, lists) are indented four spaces after
+// a blank line, which Markdown and man both render as preformatted.
+
+// newHelpTopics builds the topics: environment, exit-codes, formatting.
+func newHelpTopics(f *Factory) []*cobra.Command {
+	return []*cobra.Command{
+		{
+			Use:   "environment",
+			Short: "Environment variables abx reads",
+			Long:  environmentHelp(f.Registry),
+		},
+		{
+			Use:   "exit-codes",
+			Short: "What abx's exit status means",
+			Long:  exitCodesHelp(),
+		},
+		{
+			Use:   "formatting",
+			Short: "Output formats: tables, JSON, names, and --jq",
+			Long:  formattingHelp,
+		},
+	}
+}
+
+// environmentHelp lists every variable abx reads. The providers' settings
+// come from their descriptors, so the list follows the code.
+func environmentHelp(r *provider.Registry) string {
+	var b strings.Builder
+	b.WriteString(`abx reads the environment variables below. A flag on the command line wins over its
+variable, and a variable wins over the default; an empty variable counts as unset.
+Secrets are not printed: 'abx config' says only whether they are set, and --debug
+redacts them ('abx emulator env' is the exception: it prints the emulator's own key).
+
+Which provider to use:
+
+    ABX_PROVIDER
+        the provider, as --provider does: ` + strings.Join(r.Names(), ", ") + `
+`)
+	for _, d := range r.All() {
+		fmt.Fprintf(&b, "\nSettings of %s:\n\n", d.Name)
+		for _, s := range d.Settings {
+			fmt.Fprintf(&b, "    %s\n%s", s.Env, wrapIndented(settingSummary(s), "        ", 76))
+		}
+	}
+	b.WriteString(`
+Colour (docs/output.md):
+
+    NO_COLOR
+        any non-empty value turns colour off, as --no-color does
+    TERM
+        dumb turns colour off
+
+Network, as every Go program reads them:
+
+    HTTPS_PROXY, HTTP_PROXY (or https_proxy, http_proxy)
+        the proxy for https and http requests; secret when its URL carries
+        a password
+    NO_PROXY (or no_proxy)
+        comma-separated hosts, domains and CIDR ranges reached directly
+    SSL_CERT_FILE, SSL_CERT_DIR
+        a PEM file, and directories, of CA certificates trusted instead of
+        the system's: how a private CA is added (on Unix but macOS)
+
+The emulator (docs/emulator.md):
+
+    XDG_STATE_HOME
+        'abx emulator start' and 'abx emulator env' keep their state in
+        $XDG_STATE_HOME/abx/emulator, or in ~/.local/state/abx/emulator when
+        it is unset or not an absolute path; --state-dir overrides both
+    PATH
+        the emulator's sandboxes run commands with abx's PATH;
+        'abx emulator exec' puts the running abx first on its command's PATH
+
+'abx emulator env' prints, and 'abx emulator exec' sets, ABX_PROVIDER and the
+alicloud-container variables that point abx at the emulator, its API key included.
+`)
+	return b.String()
+}
+
+// settingSummary is one line about a setting: its flag, default, secrecy
+// and usage.
+func settingSummary(s provider.Setting) string {
+	parts := []string{"--" + s.Flag}
+	if s.Default != "" {
+		parts = append(parts, "default "+s.Default)
+	}
+	if s.Secret {
+		parts = append(parts, "secret")
+	}
+	if s.FileOf != "" {
+		parts = append(parts, "the file holds a secret")
+	}
+	return strings.Join(parts, ", ") + ": " + s.Usage
+}
+
+// wrapIndented breaks text into lines of at most width columns, each
+// starting with indent.
+func wrapIndented(text, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for _, w := range strings.Fields(text) {
+		if line != indent && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += w
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
+// exitMeanings says what each exit status abx itself uses means.
+var exitMeanings = map[int]string{
+	abxerr.ExitOK:          "success",
+	abxerr.ExitFailure:     "the service or network failed or refused the request; --jq failed",
+	abxerr.ExitUsage:       "bad usage, bad input or missing configuration: nothing was sent",
+	abxerr.ExitNotFound:    "not found: the sandbox (or other object) does not exist",
+	abxerr.ExitAuth:        "the API key was refused or may not do this (or a quota is reached)",
+	abxerr.ExitUnsupported: "the provider lacks the capability (checked before any request)",
+	abxerr.ExitTimeout:     "a deadline passed (--request-timeout, or a command's --timeout)",
+	abxerr.ExitInterrupted: "interrupted (Ctrl-C)",
+}
+
+// exitCodesHelp is the table of docs/exit-codes.md, built from the error
+// codes so that a new code shows up with its status.
+func exitCodesHelp() string {
+	byStatus := map[int][]string{abxerr.ExitOK: nil}
+	for _, c := range abxerr.Codes() {
+		byStatus[c.ExitCode()] = append(byStatus[c.ExitCode()], string(c))
+	}
+	statuses := make([]int, 0, len(byStatus))
+	for s := range byStatus {
+		statuses = append(statuses, s)
+	}
+	slices.Sort(statuses)
+
+	var b strings.Builder
+	b.WriteString(`abx's exit status says what happened, so a script can branch on it without reading
+messages. The error itself is printed once, on stderr: one line, or one JSON object
+with -o json (docs/errors.md). Each status is listed with the error codes that exit
+with it:
+
+`)
+	for _, s := range statuses {
+		fmt.Fprintf(&b, "    %-5d %s\n", s, exitMeanings[s])
+		if codes := byStatus[s]; len(codes) > 0 {
+			fmt.Fprintf(&b, "          %s\n", strings.Join(codes, " "))
+		}
+	}
+	b.WriteString(`
+A request the server refused (400, 405, 409) exits 1, not 2: status 2 means nothing
+left the machine. 'abx kill' of several sandboxes exits with the worst outcome, a
+failure (1) before a sandbox already gone (3).
+
+Some commands pass another program's status through instead:
+
+    abx exec, abx ps attach
+        the remote command's own status; 128+n when signal n ended it;
+        124 when --timeout passed; 127 when the command was not found;
+        125 when abx itself failed (the error keeps its code); 130 after Ctrl-C
+    abx run-code
+        0 when the code ran; 1 when it raised an error; 125 when abx could not
+        run it or get its results (where other commands exit 1); 2, 3, 4, 5,
+        124 and 130 as above
+    abx emulator exec
+        the command's own status; 128+n when signal n ended it
+
+Details: docs/exit-codes.md, docs/exec.md, docs/run-code.md.
+`)
+	return b.String()
+}
+
+const formattingHelp = `One switch, -o/--output, chooses the form of every command's result. stdout carries
+the data; stderr carries notes, prompts and errors.
+
+    -o table    a table for people (the default)
+    -o wide     the table with more columns
+    -o json     the documented JSON shape, for jq and programs
+    -o name     one kind/name a line (sandbox/ID), for xargs and cut
+
+Tables adapt to where stdout goes. On a terminal: aligned columns, an upper-case
+header, relative times (5m ago, in 2h) and state in colour. Through a pipe or into a
+file: tab-separated columns, no header, times in RFC 3339 (UTC), no colour, nothing
+truncated, so 'abx list | cut -f1' prints the IDs.
+
+Colour is off when stdout is not a terminal, when NO_COLOR is set to anything, when
+TERM=dumb, or with --no-color.
+
+JSON is a contract: camelCase keys named as in the E2B API (sandboxID, templateID,
+startedAt, endAt, exitCode); one object for one thing; an array for a list, [] when
+empty; JSON Lines for streams (exec -o json, run-code --stream), one object a line with
+a "type" field. Fields are added over time, never renamed or removed. Secrets never
+appear. With -o json an error is one JSON object on stderr. The shapes are in
+docs/json.md.
+
+--jq EXPR implies -o json and filters the JSON through a jq expression, built in (no jq
+needed); with another -o it is refused. A result that is a string prints raw, without
+quotes; any other prints as JSON, one a line (indented on a terminal). An expression
+that does not parse exits 2, before anything is sent; one that fails on the output
+exits 1 (E5005). Commands that print no JSON (files read, emulator start and exec)
+refuse --jq.
+
+    abx list --jq '.[].sandboxID'
+    abx info "$id" --jq .endAt
+`

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestJQFlag(t *testing.T) {
+	fakeManager(t)
+	var ids []string
+	for range 2 {
+		r := run(t, false, "create", "--template", "base", "-q")
+		if r.code != 0 {
+			t.Fatalf("create: %d %s", r.code, r.stderr)
+		}
+		ids = append(ids, strings.TrimSpace(r.stdout))
+	}
+
+	r := run(t, false, "list", "--jq", ".[].sandboxID")
+	if r.code != 0 || r.stdout != ids[0]+"\n"+ids[1]+"\n" {
+		t.Errorf("list --jq: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, false, "info", ids[0], "--jq", "{id: .sandboxID, state}")
+	if r.stdout != `{"id":"`+ids[0]+`","state":"running"}`+"\n" {
+		t.Errorf("info --jq piped: %q", r.stdout)
+	}
+	r = run(t, true, "info", ids[0], "--jq", "{state}")
+	if r.stdout != "{\n  \"state\": \"running\"\n}\n" {
+		t.Errorf("info --jq on a terminal: %q", r.stdout)
+	}
+	r = run(t, false, "list", "--jq", ".[0].sandboxID", "-o", "json")
+	if r.stdout != ids[0]+"\n" {
+		t.Errorf("--jq with -o json: %q", r.stdout)
+	}
+	// a runtime error of the expression: the data came, the filter failed
+	r = run(t, false, "list", "--jq", ".sandboxID")
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "error[E5005]: --jq: ") {
+		t.Errorf("runtime error: %d %q", r.code, r.stderr)
+	}
+}
+
+func TestJQRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"list", "--jq", ".[] |"}, `error[E1002]: invalid --jq expression ".[] |"`},
+		{[]string{"list", "--jq", ".[]", "-o", "table"}, "error[E1001]: --jq filters JSON output; it cannot go with -o table"},
+		{[]string{"list", "--jq", ".[]", "-o", "name"}, "cannot go with -o name"},
+		{[]string{"files", "read", "sb-1", "x", "--jq", "."}, "error[E1001]: abx files read prints no JSON for --jq to filter"},
+	} {
+		srv := fakeManager(t)
+		r := run(t, false, tc.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, r.code, r.stderr, tc.want)
+		}
+		if n := len(srv.Requests()); n != 0 {
+			t.Errorf("%v: %d requests sent", tc.args, n)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package output
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+)
+
+// JQ is a compiled --jq expression, applied to abx's own JSON output as gh
+// does: no jq install needed, strings printed raw.
+type JQ struct {
+	code *gojq.Code
+}
+
+// CompileJQ checks expr before anything is sent: a bad one is bad input.
+func CompileJQ(expr string) (*JQ, error) {
+	q, err := gojq.Parse(expr)
+	if err == nil {
+		var code *gojq.Code
+		if code, err = gojq.Compile(q); err == nil {
+			return &JQ{code: code}, nil
+		}
+	}
+	return nil, abxerr.New(abxerr.InvalidInput, "invalid --jq expression %q: %v", expr, err).
+		WithHint("test it with: abx ... -o json | jq '<expression>'")
+}
+
+// JQWriter takes the JSON a command writes and writes what the expression
+// makes of each value, as soon as the value is complete, so JSON Lines
+// streams stay streams.
+type JQWriter struct {
+	pw   *io.PipeWriter
+	done chan error
+}
+
+// Filter returns a writer applying the expression to out: strings raw, one
+// a line; other values as JSON, indented when pretty (a terminal), else
+// one a line.
+func (j *JQ) Filter(out io.Writer, pretty bool) *JQWriter {
+	pr, pw := io.Pipe()
+	w := &JQWriter{pw: pw, done: make(chan error, 1)}
+	go func() {
+		err := j.run(pr, out, pretty)
+		// Whatever comes after a failure is read and dropped, so that the
+		// command writing it does not block.
+		_, _ = io.Copy(io.Discard, pr)
+		w.done <- err
+	}()
+	return w
+}
+
+func (w *JQWriter) Write(b []byte) (int, error) { return w.pw.Write(b) }
+
+// Close ends the input and returns the first error of the filter.
+func (w *JQWriter) Close() error {
+	_ = w.pw.Close()
+	return <-w.done
+}
+
+func (j *JQ) run(in io.Reader, out io.Writer, pretty bool) error {
+	dec := json.NewDecoder(in)
+	dec.UseNumber()
+	for {
+		var v any
+		if err := dec.Decode(&v); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return abxerr.New(abxerr.FilterFailed, "--jq: the output is not JSON: %v", err)
+		}
+		iter := j.code.Run(jqValue(v))
+		for {
+			r, ok := iter.Next()
+			if !ok {
+				break
+			}
+			if err, isErr := r.(error); isErr {
+				return abxerr.New(abxerr.FilterFailed, "--jq: %v", err)
+			}
+			if err := writeJQResult(out, r, pretty); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func writeJQResult(out io.Writer, r any, pretty bool) error {
+	if s, ok := r.(string); ok {
+		_, err := fmt.Fprintln(out, s)
+		return err
+	}
+	var b []byte
+	var err error
+	if pretty {
+		b, err = json.MarshalIndent(r, "", "  ")
+	} else {
+		b, err = gojq.Marshal(r)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(out, string(b))
+	return err
+}
+
+// jqValue turns decoded JSON numbers into the int or float64 gojq works
+// with, keeping integers exact.
+func jqValue(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = jqValue(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = jqValue(x[k])
+		}
+	}
+	return v
+}
