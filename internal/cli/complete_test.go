@@ -220,22 +220,22 @@ func dataPlane(t *testing.T) {
 func TestCompleteRemotePaths(t *testing.T) {
 	dataPlane(t)
 	id := createSandbox(t, "base")
-	for _, dir := range []string{"work/sub", "workspace"} {
+	for _, dir := range []string{"jobs/sub", "jobsite"} {
 		if r := run(t, false, "files", "mkdir", id, dir); r.code != 0 {
 			t.Fatalf("mkdir %s: %s", dir, r.stderr)
 		}
 	}
 	io, in, _, errOut := output.Test(false)
 	in.WriteString("hello\n")
-	if code := runWith(io, "files", "write", id, "work/notes.txt"); code != 0 {
+	if code := runWith(io, "files", "write", id, "jobs/notes.txt"); code != 0 {
 		t.Fatalf("write: %s", errOut)
 	}
 
-	complete(t, "files", "ls", id, "wo").exactly(t, dirNoSpace, "work/", "workspace/")
-	complete(t, "files", "ls", id, "work/").exactly(t, dirNoSpace, "work/notes.txt", "work/sub/")
-	complete(t, "files", "read", id, "work/n").exactly(t, dirNoFile, "work/notes.txt")
-	complete(t, "files", "mv", id, "work/notes.txt", "work/s").exactly(t, dirNoSpace, "work/sub/")
-	complete(t, "files", "stat", id, "work/", "").exactly(t, dirNoFile)
+	complete(t, "files", "ls", id, "jo").exactly(t, dirNoSpace, "jobs/", "jobsite/")
+	complete(t, "files", "ls", id, "jobs/").exactly(t, dirNoSpace, "jobs/notes.txt", "jobs/sub/")
+	complete(t, "files", "read", id, "jobs/n").exactly(t, dirNoFile, "jobs/notes.txt")
+	complete(t, "files", "mv", id, "jobs/notes.txt", "jobs/s").exactly(t, dirNoSpace, "jobs/sub/")
+	complete(t, "files", "stat", id, "jobs/", "").exactly(t, dirNoFile)
 	// The fake's paths are real ones under its state directory: ask it
 	// where the home is.
 	st := run(t, false, "files", "stat", id, ".", "-o", "json")
@@ -243,16 +243,16 @@ func TestCompleteRemotePaths(t *testing.T) {
 	if err := json.Unmarshal([]byte(st.stdout), &home); err != nil || !strings.HasPrefix(home.Path, "/") {
 		t.Fatalf("stat .: %q %v", st.stdout, err)
 	}
-	complete(t, "files", "ls", id, home.Path+"/wor").exactly(t, dirNoSpace, home.Path+"/work/", home.Path+"/workspace/")
+	complete(t, "files", "ls", id, home.Path+"/job").exactly(t, dirNoSpace, home.Path+"/jobs/", home.Path+"/jobsite/")
 	complete(t, "files", "ls", id, "nowhere/").exactly(t, dirNoFile)
 	complete(t, "files", "ls", "no-such-sandbox", "").exactly(t, dirNoFile)
 
 	t.Run("cp", func(t *testing.T) {
 		complete(t, "files", "cp", "").exactly(t, dirNoSpace, id+":\tbase, running")
-		complete(t, "files", "cp", id+":work/").exactly(t, dirNoSpace, id+":work/notes.txt", id+":work/sub/")
+		complete(t, "files", "cp", id+":jobs/").exactly(t, dirNoSpace, id+":jobs/notes.txt", id+":jobs/sub/")
 		complete(t, "files", "cp", "./data.csv", id[:5]).exactly(t, dirNoSpace, id+":\tbase, running")
 		// The other side of a remote source is local: the shell's files.
-		complete(t, "files", "cp", id+":work/notes.txt", "").exactly(t, dirDefault)
+		complete(t, "files", "cp", id+":jobs/notes.txt", "").exactly(t, dirDefault)
 		complete(t, "files", "cp", "./").exactly(t, dirDefault)
 		complete(t, "files", "cp", "zz").exactly(t, dirDefault)
 	})
