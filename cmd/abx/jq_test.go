@@ -39,8 +39,9 @@ func jqMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintln(stderr, "jq:", err)
 		return 3
 	}
+	// Numbers decode as float64, which gojq takes as they are; the stories
+	// have no integers beyond 2^53.
 	dec := json.NewDecoder(stdin)
-	dec.UseNumber()
 	status := 0
 	last := any(nil)
 	for {
@@ -51,7 +52,7 @@ func jqMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			_, _ = fmt.Fprintln(stderr, "jq:", err)
 			return 2
 		}
-		iter := code.Run(normalize(v))
+		iter := code.Run(v)
 		for {
 			out, ok := iter.Next()
 			if !ok {
@@ -79,25 +80,4 @@ func jqMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		status = 1
 	}
 	return status
-}
-
-// normalize turns json.Number into the int or float gojq expects.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i := range x {
-			x[i] = normalize(x[i])
-		}
-	case map[string]any:
-		for k := range x {
-			x[k] = normalize(x[k])
-		}
-	}
-	return v
 }
