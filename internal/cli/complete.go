@@ -22,7 +22,15 @@ func addCompletions(root *cobra.Command, f *Factory) {
 	root.InitDefaultCompletionCmd()
 	if cmd := findCommand(root, "completion"); cmd != nil {
 		cmd.Long = completionLong
+		for _, c := range append(cmd.Commands(), cmd) {
+			if c.Annotations == nil {
+				c.Annotations = map[string]string{}
+			}
+			c.Annotations[annotNoJSON] = "true" // shell scripts
+		}
 	}
+	// A jq expression is not a file name.
+	_ = root.RegisterFlagCompletionFunc("jq", cobra.NoFileCompletions)
 	c := &completer{f: f}
 	for path, fn := range argCompletions(c) {
 		if cmd := findCommand(root, path); cmd != nil {

@@ -112,6 +112,7 @@ is not UTF-8 comes as "dataBase64" instead of "data".`,
 	fl.StringVar(&timeout, "timeout", "", "kill the command after this long (default: no limit)")
 	fl.BoolVarP(&opts.Background, "background", "d", false, "start the command, print its PID and return; its output is discarded")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "keep stdin open: stream abx's stdin to the command (or feed it later with 'abx ps stdin')")
+	cmd.Annotations = map[string]string{annotOwnStatus: "true"}
 	return needs(cmd, provider.ExecRun)
 }
 

@@ -77,12 +77,21 @@ Network, as every Go program reads them:
         a PEM file, and directories, of CA certificates trusted instead of
         the system's: how a private CA is added (on Unix but macOS)
 
+Shell completion (docs/completion.md):
+
+    ABX_COMPLETION_DESCRIPTIONS
+        false leaves out the descriptions (template, state) beside IDs
+    ABX_ACTIVE_HELP
+        0 turns off the hints some shells show while completing
+
 The emulator (docs/emulator.md):
 
     XDG_STATE_HOME
         'abx emulator start' and 'abx emulator env' keep their state in
         $XDG_STATE_HOME/abx/emulator, or in ~/.local/state/abx/emulator when
         it is unset or not an absolute path; --state-dir overrides both
+    HOME
+        where ~/.local/state is, when XDG_STATE_HOME does not say
     PATH
         the emulator's sandboxes run commands with abx's PATH;
         'abx emulator exec' puts the running abx first on its command's PATH
@@ -216,8 +225,10 @@ docs/json.md.
 needed); with another -o it is refused. A result that is a string prints raw, without
 quotes; any other prints as JSON, one a line (indented on a terminal). An expression
 that does not parse exits 2, before anything is sent; one that fails on the output
-exits 1 (E5005). Commands that print no JSON (files read, emulator start and exec)
-refuse --jq.
+exits 1 (E5005), or 125 for exec, ps attach and run-code, whose 1 is the remote
+command's. Commands that print no JSON (files read, emulator start and exec,
+completion) refuse --jq, and so does -q; help ignores it. Errors stay one line on
+stderr. Object keys come out sorted, as gojq orders them.
 
     abx list --jq '.[].sandboxID'
     abx info "$id" --jq .endAt

@@ -1,3 +1,5 @@
+//go:build unix
+
 package cli
 
 import (
@@ -7,6 +9,8 @@ import (
 
 func TestJQFlag(t *testing.T) {
 	fakeManager(t)
+	// The data plane on the API's own origin: no name to resolve.
+	t.Setenv("ABX_ALICLOUD_CONTAINER_PROTOCOL", "private")
 	var ids []string
 	for range 2 {
 		r := run(t, false, "create", "--template", "base", "-q")
@@ -37,6 +41,14 @@ func TestJQFlag(t *testing.T) {
 	if r.code != 1 || !strings.HasPrefix(r.stderr, "error[E5005]: --jq: ") {
 		t.Errorf("runtime error: %d %q", r.code, r.stderr)
 	}
+	// exec's 1 is the remote command's: a failing filter is abx's 125,
+	// whatever the command's own status
+	for _, line := range []string{"echo a", "echo a; exit 3"} {
+		r = run(t, false, "exec", ids[0], "--jq", ".data | ascii_downcase", "--", line)
+		if r.code != exitExecFailed || !strings.HasPrefix(r.stderr, "error[E5005]: --jq: ") {
+			t.Errorf("exec %q with a failing filter: %d %q", line, r.code, r.stderr)
+		}
+	}
 }
 
 func TestJQRefusals(t *testing.T) {
@@ -48,6 +60,9 @@ func TestJQRefusals(t *testing.T) {
 		{[]string{"list", "--jq", ".[]", "-o", "table"}, "error[E1001]: --jq filters JSON output; it cannot go with -o table"},
 		{[]string{"list", "--jq", ".[]", "-o", "name"}, "cannot go with -o name"},
 		{[]string{"files", "read", "sb-1", "x", "--jq", "."}, "error[E1001]: abx files read prints no JSON for --jq to filter"},
+		{[]string{"create", "--template", "base", "-q", "--jq", "."}, "error[E1001]: --jq and -q exclude each other"},
+		{[]string{"completion", "bash", "--jq", "."}, "prints no JSON"},
+		{[]string{"list", "-o", "json", "--jq", ".["}, "error[E1002]: invalid --jq expression"},
 	} {
 		srv := fakeManager(t)
 		r := run(t, false, tc.args...)

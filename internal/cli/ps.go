@@ -113,8 +113,9 @@ a reader of your own (for example a named pipe) to feed it later.`,
 	stdin.Flags().BoolVar(&opts.Close, "close", false, "close the process's stdin after sending")
 
 	attach := &cobra.Command{
-		Use:   "attach ID PID",
-		Short: "Follow a running process's output until it ends, and exit with its status",
+		Use:         "attach ID PID",
+		Short:       "Follow a running process's output until it ends, and exit with its status",
+		Annotations: map[string]string{annotOwnStatus: "true"},
 		Long: `Attach to a running process: its stdout and stderr stream to abx's from now on
 (output from before is not kept by envd) and abx exits with the process's exit
 status when it ends. Ctrl-C detaches and leaves the process running.`,

@@ -21,7 +21,8 @@ import (
 const (
 	annotCapability = "abx/capability" // the capability the command needs
 	annotNoProvider = "abx/no-provider"
-	annotNoJSON     = "abx/no-json" // prints no JSON, so --jq cannot filter it
+	annotNoJSON     = "abx/no-json"    // prints no JSON, so --jq cannot filter it
+	annotOwnStatus  = "abx/own-status" // exits with a remote status; 125 is abx's failure
 )
 
 // needs declares the capability a command uses; the root checks it before
@@ -49,10 +50,13 @@ func Run(ctx context.Context, io *output.Streams, args []string) int {
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if f.jq != nil {
-		if jerr := f.jq.Close(); jerr != nil && err == nil {
-			err = jerr
+		if jerr := f.jq.Close(ctx); jerr != nil {
+			var child exitStatus
+			if err == nil || errors.As(err, &child) {
+				err = jqFailed(cmd, jerr)
+			}
 		}
 	}
 	if err == nil {
@@ -67,8 +71,21 @@ func Run(ctx context.Context, io *output.Streams, args []string) int {
 		e = &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
 	}
 	// --jq asked for plain values: its errors read as one line too.
-	io.PrintError(e, f.Format == output.JSON && f.jq == nil)
+	jq := root.PersistentFlags().Lookup("jq")
+	io.PrintError(e, f.Format == output.JSON && (jq == nil || !jq.Changed))
 	return e.ExitCode()
+}
+
+// jqFailed reports a --jq failure; commands whose status is a remote
+// one's (exec, ps attach, run-code) report it as their own failure, 125,
+// even when the remote status would have been 0 or anything else.
+func jqFailed(cmd *cobra.Command, err error) error {
+	if cmd == nil || cmd.Annotations[annotOwnStatus] == "" {
+		return err
+	}
+	e := *abxerr.From(err)
+	e.Exit = exitExecFailed
+	return &e
 }
 
 // exitStatus is an exit status that has spoken for itself (a remote
@@ -200,6 +217,10 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 // useJQ sends the command's JSON through a --jq expression, compiled
 // before anything is sent.
 func useJQ(f *Factory, cmd *cobra.Command, expr string) error {
+	if q := cmd.Flags().Lookup("quiet"); q != nil && q.Changed {
+		return abxerr.New(abxerr.Usage, "--jq and -q exclude each other: -q prints a bare ID, not JSON").
+			WithHint("use --jq alone, e.g. --jq .sandboxID")
+	}
 	if cmd.Annotations[annotNoJSON] != "" {
 		return abxerr.New(abxerr.Usage, "%s prints no JSON for --jq to filter", cmd.CommandPath()).
 			WithHint("drop --jq")
@@ -213,7 +234,7 @@ func useJQ(f *Factory, cmd *cobra.Command, expr string) error {
 		return err
 	}
 	f.Format = output.JSON
-	f.jq = q.Filter(f.IO.Out, f.IO.StdoutTTY)
+	f.jq = q.Filter(cmd.Context(), f.IO.Out, f.IO.StdoutTTY)
 	f.IO.Out = f.jq
 	return nil
 }

@@ -148,6 +148,7 @@ prints JSON Lines events as they arrive instead (see docs/json.md).`,
 	fl.StringVar(&opts.SaveDir, "save-dir", "", "write rich results (png, svg, html, …) to files in this directory")
 	fl.BoolVar(&opts.Stream, "stream", false, "print JSON Lines events as they arrive (implies -o json)")
 	cmd.AddCommand(newCmdContexts(f))
+	cmd.Annotations = map[string]string{annotOwnStatus: "true"}
 	return needs(cmd, provider.CodeInterpret)
 }
 

@@ -1,6 +1,8 @@
 package output
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,11 +43,11 @@ type JQWriter struct {
 // Filter returns a writer applying the expression to out: strings raw, one
 // a line; other values as JSON, indented when pretty (a terminal), else
 // one a line.
-func (j *JQ) Filter(out io.Writer, pretty bool) *JQWriter {
+func (j *JQ) Filter(ctx context.Context, out io.Writer, pretty bool) *JQWriter {
 	pr, pw := io.Pipe()
 	w := &JQWriter{pw: pw, done: make(chan error, 1)}
 	go func() {
-		err := j.run(pr, out, pretty)
+		err := j.run(ctx, pr, out, pretty)
 		// Whatever comes after a failure is read and dropped, so that the
 		// command writing it does not block.
 		_, _ = io.Copy(io.Discard, pr)
@@ -56,13 +58,19 @@ func (j *JQ) Filter(out io.Writer, pretty bool) *JQWriter {
 
 func (w *JQWriter) Write(b []byte) (int, error) { return w.pw.Write(b) }
 
-// Close ends the input and returns the first error of the filter.
-func (w *JQWriter) Close() error {
+// Close ends the input and returns the first error of the filter. An
+// expression still running when ctx ends (Ctrl-C) is abandoned.
+func (w *JQWriter) Close(ctx context.Context) error {
 	_ = w.pw.Close()
-	return <-w.done
+	select {
+	case err := <-w.done:
+		return err
+	case <-ctx.Done():
+		return abxerr.New(abxerr.Interrupted, "interrupted")
+	}
 }
 
-func (j *JQ) run(in io.Reader, out io.Writer, pretty bool) error {
+func (j *JQ) run(ctx context.Context, in io.Reader, out io.Writer, pretty bool) error {
 	dec := json.NewDecoder(in)
 	dec.UseNumber()
 	for {
@@ -72,7 +80,7 @@ func (j *JQ) run(in io.Reader, out io.Writer, pretty bool) error {
 		} else if err != nil {
 			return abxerr.New(abxerr.FilterFailed, "--jq: the output is not JSON: %v", err)
 		}
-		iter := j.code.Run(jqValue(v))
+		iter := j.code.RunWithContext(ctx, jqValue(v))
 		for {
 			r, ok := iter.Next()
 			if !ok {
@@ -82,7 +90,7 @@ func (j *JQ) run(in io.Reader, out io.Writer, pretty bool) error {
 				return abxerr.New(abxerr.FilterFailed, "--jq: %v", err)
 			}
 			if err := writeJQResult(out, r, pretty); err != nil {
-				return err
+				return abxerr.New(abxerr.FilterFailed, "--jq: %v", err)
 			}
 		}
 	}
@@ -93,15 +101,17 @@ func writeJQResult(out io.Writer, r any, pretty bool) error {
 		_, err := fmt.Fprintln(out, s)
 		return err
 	}
-	var b []byte
-	var err error
-	if pretty {
-		b, err = json.MarshalIndent(r, "", "  ")
-	} else {
-		b, err = gojq.Marshal(r)
-	}
+	// gojq's encoder, as jq's: no HTML escaping, jq's words for infinities.
+	b, err := gojq.Marshal(r)
 	if err != nil {
 		return err
+	}
+	if pretty {
+		var ind bytes.Buffer
+		if err := json.Indent(&ind, b, "", "  "); err != nil {
+			return err
+		}
+		b = ind.Bytes()
 	}
 	_, err = fmt.Fprintln(out, string(b))
 	return err

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -16,11 +17,11 @@ func filter(t *testing.T, expr, in string, pretty bool) (string, error) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	w := q.Filter(&out, pretty)
+	w := q.Filter(context.Background(), &out, pretty)
 	if _, err := io.WriteString(w, in); err != nil {
 		t.Fatal(err)
 	}
-	err = w.Close()
+	err = w.Close(context.Background())
 	return out.String(), err
 }
 
@@ -37,6 +38,7 @@ func TestJQ(t *testing.T) {
 		// JSON Lines: each value on its own
 		{`select(.type=="stdout") | .data`, "{\"type\":\"start\"}\n{\"type\":\"stdout\",\"data\":\"hi\"}\n", "hi\n", false},
 		{".missing", `{}`, "null\n", false},
+		{"{a: .s}", `{"s":"<&>"}`, "{\n  \"a\": \"<&>\"\n}\n", true},
 	}
 	for _, tc := range cases {
 		got, err := filter(t, tc.expr, tc.in, tc.pretty)
