@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"github.com/abx-dev/abx/internal/cli"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/manager"
+	"github.com/abx-dev/abx/internal/emulator/reqlog"
 	"github.com/abx-dev/abx/internal/fakenet"
 )
 
@@ -199,9 +199,7 @@ func cmdEnvdLog(ts *testscript.TestScript, neg bool, args []string) {
 	if e == nil {
 		ts.Fatalf("no sandbox %s", args[0])
 	}
-	for _, r := range e.Requests() {
-		printRequest(ts, r.Method, r.Path, r.Header)
-	}
+	printLog(ts, e.Requests())
 }
 
 // interplog ID prints the requests the sandbox's code interpreter received.
@@ -213,21 +211,22 @@ func cmdInterpLog(ts *testscript.TestScript, neg bool, args []string) {
 	if j == nil {
 		ts.Fatalf("no code interpreter in sandbox %s", args[0])
 	}
-	for _, r := range j.Requests() {
-		printRequest(ts, r.Method, r.Path, r.Header)
-	}
+	printLog(ts, j.Requests())
 }
 
-// printRequest writes "METHOD path" and the headers, sorted, one a line.
-func printRequest(ts *testscript.TestScript, method, path string, h http.Header) {
-	_, _ = fmt.Fprintf(ts.Stdout(), "%s %s\n", method, path)
-	names := make([]string, 0, len(h))
-	for k := range h {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		_, _ = fmt.Fprintf(ts.Stdout(), "  %s: %s\n", k, strings.Join(h[k], ", "))
+// printLog writes each request as "METHOD path" and its headers, sorted,
+// one a line.
+func printLog(ts *testscript.TestScript, reqs []reqlog.Request) {
+	for _, r := range reqs {
+		_, _ = fmt.Fprintf(ts.Stdout(), "%s %s\n", r.Method, r.Path)
+		names := make([]string, 0, len(r.Header))
+		for k := range r.Header {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			_, _ = fmt.Fprintf(ts.Stdout(), "  %s: %s\n", k, strings.Join(r.Header[k], ", "))
+		}
 	}
 }
 

@@ -12,9 +12,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/abx-dev/abx/internal/emulator/reqlog"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/envd/gen/filesystem/filesystemconnect"
 	"github.com/abx-dev/abx/internal/envd/gen/process/processconnect"
@@ -34,12 +34,7 @@ type Options struct {
 }
 
 // Request is one request as the fake received it.
-type Request struct {
-	Method string
-	Path   string
-	Query  string
-	Header http.Header
-}
+type Request = reqlog.Request
 
 // Server is a fake envd. It is an http.Handler.
 type Server struct {
@@ -48,8 +43,7 @@ type Server struct {
 	mux     *http.ServeMux
 	procs   *processes
 
-	logMu sync.Mutex
-	log   []Request
+	log reqlog.Log
 }
 
 // New returns a fake envd for the sandbox directory opts.Root.
@@ -72,9 +66,7 @@ func New(opts Options) *Server {
 // ServeHTTP logs the request, checks the access token and serves it. A
 // rejected token is a plain HTTP 401 with envd's JSON, not a Connect error.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.logMu.Lock()
-	s.log = append(s.log, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone()})
-	s.logMu.Unlock()
+	s.log.Record(r)
 	if s.opts.AccessToken != "" && r.Header.Get("X-Access-Token") != s.opts.AccessToken {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
@@ -85,11 +77,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Requests returns a copy of the request log.
-func (s *Server) Requests() []Request {
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	return append([]Request(nil), s.log...)
-}
+func (s *Server) Requests() []Request { return s.log.Requests() }
 
 // Close kills every process the fake started (their whole process groups)
 // and waits, a few seconds at most, until they are gone.

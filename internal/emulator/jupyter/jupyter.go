@@ -12,6 +12,7 @@ package jupyter
 
 import (
 	"encoding/json"
+	"github.com/abx-dev/abx/internal/emulator/reqlog"
 	"io"
 	"net/http"
 	"os"
@@ -38,12 +39,7 @@ type Options struct {
 }
 
 // Request is one request as the fake received it.
-type Request struct {
-	Method string
-	Path   string
-	Query  string
-	Header http.Header
-}
+type Request = reqlog.Request
 
 // Server is a fake code interpreter. It is an http.Handler.
 type Server struct {
@@ -56,8 +52,7 @@ type Server struct {
 	python   *codeContext // the default context
 	closed   bool
 
-	logMu sync.Mutex
-	log   []Request
+	log reqlog.Log
 }
 
 // New returns a fake code interpreter whose default python context starts
@@ -93,9 +88,7 @@ func New(opts Options) *Server {
 // ServeHTTP logs the request, checks the access token and serves it. Only
 // GET /health is open, as in the real server's middleware.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.logMu.Lock()
-	s.log = append(s.log, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone()})
-	s.logMu.Unlock()
+	s.log.Record(r)
 	open := r.Method == http.MethodGet && r.URL.Path == "/health"
 	if !open && s.opts.AccessToken != "" && r.Header.Get("X-Access-Token") != s.opts.AccessToken {
 		writeText(w, http.StatusUnauthorized, "Unauthorized")
@@ -105,11 +98,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Requests returns a copy of the request log.
-func (s *Server) Requests() []Request {
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	return append([]Request(nil), s.log...)
-}
+func (s *Server) Requests() []Request { return s.log.Requests() }
 
 // Pause stops every kernel (SIGSTOP), as a paused sandbox's are.
 func (s *Server) Pause() { s.signalAll(syscall.SIGSTOP) }
