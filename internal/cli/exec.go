@@ -279,7 +279,10 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 	wasInterrupted := interrupted > 0
 	mu.Unlock()
 	if err != nil {
-		if opts.Timeout > 0 && streamCtx.Err() == context.DeadlineExceeded {
+		// Connect can report the deadline a moment before the context's
+		// own timer marks it: either way it is --timeout's.
+		if opts.Timeout > 0 && (streamCtx.Err() == context.DeadlineExceeded ||
+			abxerr.From(envd.AsError(err)).Code == abxerr.Timeout) {
 			return abxerr.New(abxerr.Timeout, "the command did not finish within %s and was killed", opts.Timeout)
 		}
 		if wasInterrupted {
