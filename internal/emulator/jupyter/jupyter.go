@@ -12,7 +12,6 @@ package jupyter
 
 import (
 	"encoding/json"
-	"github.com/abx-dev/abx/internal/emulator/reqlog"
 	"io"
 	"net/http"
 	"os"
@@ -20,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/abx-dev/abx/internal/emulator/reqlog"
 )
 
 // Options configure a fake code interpreter.
