@@ -8,9 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
+	"syscall"
 )
 
 // Code is a stable error code. Codes are never renumbered: scripts and support
@@ -36,6 +38,7 @@ const (
 	Timeout              Code = "E6001" // a deadline passed
 	Interrupted          Code = "E7001" // the user pressed Ctrl-C
 	Unsupported          Code = "E8004" // the provider does not have this capability
+	Internal             Code = "E9001" // abx failed on this machine in a way it did not foresee
 )
 
 // Exit statuses, as documented in docs/exit-codes.md.
@@ -68,13 +71,14 @@ var exitCodes = map[Code]int{
 	Timeout:              ExitTimeout,
 	Interrupted:          ExitInterrupted,
 	Unsupported:          ExitUnsupported,
+	Internal:             ExitFailure,
 }
 
 // Codes lists every code in documentation order.
 func Codes() []Code {
 	return []Code{Usage, InvalidInput, MissingConfig, InvalidConfig, UnknownProvider,
 		ConfirmationRequired, NotFound, Unauthorized, Forbidden, Network, Server, Rejected,
-		BadResponse, FilterFailed, Timeout, Interrupted, Unsupported}
+		BadResponse, FilterFailed, Timeout, Interrupted, Unsupported, Internal}
 }
 
 // ExitCode is the process exit status that goes with a code.
@@ -94,8 +98,9 @@ type Error struct {
 	RequestID string
 	Status    int // HTTP status, when a server answered
 	Cause     error
-	// Exit, when not zero, replaces the code's exit status: exec reports
-	// abx's own failures as 125, docker's convention.
+	// Exit, when not zero, replaces the code's exit status; only a
+	// pass-through command sets it, for an outcome of the remote side that
+	// has a status of its own (exec's 127, command not found).
 	Exit int
 }
 
@@ -156,7 +161,13 @@ func From(err error) *Error {
 		return &Error{Code: Network, Message: "cannot reach the service: " + networkReason(err), Cause: err,
 			Hint: "check the domain or base URL, your network and HTTPS_PROXY/NO_PROXY"}
 	}
-	return &Error{Code: Server, Message: err.Error(), Cause: err}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return &Error{Code: Network, Message: "the connection to the service broke: " + networkReason(err), Cause: err,
+			Hint: "check your network and HTTPS_PROXY/NO_PROXY, then try again"}
+	}
+	// Not a failure of the service: say so, and keep the reason.
+	return &Error{Code: Internal, Message: "abx failed: " + err.Error(), Cause: err,
+		Hint: "run again with --debug; if it persists, report it with that output"}
 }
 
 // networkReason keeps the useful tail of a Go network error ("dial tcp

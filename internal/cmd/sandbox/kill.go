@@ -1,4 +1,4 @@
-package cli
+package sandbox
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -21,8 +22,8 @@ const killConcurrency = 8
 // KillOptions are the inputs of `abx kill`.
 type KillOptions struct {
 	IO       *output.Streams
+	Printer  *output.Printer
 	Provider func() (provider.Provider, error)
-	Format   output.Format
 
 	IDs            []string
 	All            bool
@@ -47,9 +48,9 @@ type resultError struct {
 }
 
 // NewCmdKill builds `abx kill`.
-func NewCmdKill(f *Factory, runF func(context.Context, *KillOptions) error) *cobra.Command {
-	opts := &KillOptions{IO: f.IO, Provider: f.Provider}
-	var states, metadata []string
+func NewCmdKill(f *cmdutil.Factory, runF func(context.Context, *KillOptions) error) *cobra.Command {
+	opts := &KillOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
+	var filter filterFlags
 	cmd := &cobra.Command{
 		Use:   "kill ID... | kill --all [--state S] [--metadata k=v]... [--yes]",
 		Short: "Kill sandboxes",
@@ -59,25 +60,21 @@ func NewCmdKill(f *Factory, runF func(context.Context, *KillOptions) error) *cob
 already gone is reported and makes abx exit 3, unless --ignore-not-found.`,
 		Example: `  abx kill "$id"
   abx kill --all --metadata owner=ci --yes
-  abx list --state paused -o name | cut -d/ -f2 | xargs abx kill`,
+  abx list --state paused -o name | xargs -r abx kill`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Format, opts.IDs = f.Format, args
 			switch {
 			case opts.All && len(args) > 0:
-				return usageError(cmd, "give sandbox IDs or --all, not both")
+				return cmdutil.UsageError(cmd, "give sandbox IDs or --all, not both")
 			case !opts.All && len(args) == 0:
-				return usageError(cmd, "kill needs sandbox IDs or --all")
-			case !opts.All && (len(states) > 0 || len(metadata) > 0):
-				return usageError(cmd, "--state and --metadata filter --all")
-			}
-			if err := checkIDs(args...); err != nil {
-				return err
+				return cmdutil.UsageError(cmd, "kill needs sandbox IDs or --all")
+			case !opts.All && filter.set():
+				return cmdutil.UsageError(cmd, "--state and --metadata filter --all")
 			}
 			var err error
-			if opts.Filter.States, err = parseStates(states); err != nil {
+			if opts.IDs, err = cmdutil.SandboxIDs(args); err != nil {
 				return err
 			}
-			if opts.Filter.Metadata, err = parseKeyValues("--metadata", metadata); err != nil {
+			if opts.Filter, err = filter.parse(); err != nil {
 				return err
 			}
 			if opts.All && !opts.Yes && !(opts.IO.StdinTTY && opts.IO.StderrTTY) {
@@ -92,10 +89,10 @@ already gone is reported and makes abx exit 3, unless --ignore-not-found.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.All, "all", false, "kill every sandbox matching --state and --metadata")
-	addFilterFlags(cmd, &states, &metadata)
+	filter.add(cmd)
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	fl.BoolVar(&opts.IgnoreNotFound, "ignore-not-found", false, "treat a sandbox that is already gone as killed")
-	return needs(cmd, provider.SandboxLifecycle)
+	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 
 func runKill(ctx context.Context, opts *KillOptions) error {
@@ -114,7 +111,7 @@ func runKill(ctx context.Context, opts *KillOptions) error {
 			ids[i] = s.SandboxID
 		}
 		if len(ids) == 0 {
-			note(opts.IO, opts.Format, "no sandboxes match")
+			opts.Printer.Note("no sandboxes match")
 			return printKillResults(opts, nil)
 		}
 		if !opts.Yes {
@@ -140,10 +137,10 @@ func runKill(ctx context.Context, opts *KillOptions) error {
 	for _, r := range results {
 		switch r.Status {
 		case "killed":
-			note(opts.IO, opts.Format, "sandbox %s killed", r.SandboxID)
+			opts.Printer.Note("sandbox %s killed", r.SandboxID)
 		case "not_found":
 			if opts.IgnoreNotFound {
-				note(opts.IO, opts.Format, "sandbox %s already gone", r.SandboxID)
+				opts.Printer.Note("sandbox %s already gone", r.SandboxID)
 			}
 		}
 	}
@@ -169,23 +166,19 @@ func killOne(ctx context.Context, p provider.Provider, id string, ignoreNotFound
 	return r
 }
 
+// printKillResults prints what became of each sandbox for programs, and
+// the IDs killed for -o name; people read the notes.
 func printKillResults(opts *KillOptions, results []killResult) error {
-	switch opts.Format {
-	case output.JSON:
-		if results == nil {
-			results = []killResult{}
-		}
-		return output.WriteJSON(opts.IO.Out, results)
-	case output.Name:
-		for _, r := range results {
-			if r.Status == "killed" {
-				if _, err := fmt.Fprintln(opts.IO.Out, "sandbox/"+r.SandboxID); err != nil {
-					return err
-				}
-			}
+	if results == nil {
+		results = []killResult{}
+	}
+	var killed []string
+	for _, r := range results {
+		if r.Status == "killed" {
+			killed = append(killed, r.SandboxID)
 		}
 	}
-	return nil
+	return opts.Printer.Print(results, killed, nil)
 }
 
 // killError sums up what could not be killed in the one error abx prints:

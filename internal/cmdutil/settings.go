@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"fmt"
@@ -26,31 +26,41 @@ const (
 	sourceUnset   = "unset"
 )
 
-// boundSetting is one setting after binding: its value and its source.
-type boundSetting struct {
+// BoundSetting is one setting after binding: its value and its source
+// (flag, env, file, default or unset).
+type BoundSetting struct {
 	provider.Setting
 	Value  string
 	Source string
 }
 
-// bindSettings fills a fresh viper from the provider's flags and variables
+// BindSettings fills a fresh viper from the provider's flags and variables
 // (flag > env > default) and decodes it into the provider's Config struct.
-// Nothing but the provider's own variables is read. Values are checked per
-// setting first, so an error names the variable and flag to fix.
-func bindSettings(d *provider.Descriptor, flags *pflag.FlagSet, stdin io.Reader) (provider.Config, []boundSetting, error) {
+// Nothing but the provider's own variables is read, through f.Getenv: they
+// make viper's config layer, which ranks between flags and defaults as the
+// environment would. A nil stdin leaves a '-' file setting unread. Values
+// are checked per setting first, so an error names the variable and flag to
+// fix.
+func (f *Factory) BindSettings(d *provider.Descriptor, stdin io.Reader) (provider.Config, []BoundSetting, error) {
 	v := viper.New()
-	bound := make([]boundSetting, 0, len(d.Settings))
+	env := map[string]any{}
 	for _, s := range d.Settings {
-		if err := v.BindEnv(s.Key, s.Env); err != nil {
-			return nil, nil, err
+		if val := f.Getenv(s.Env); val != "" {
+			env[s.Key] = val
 		}
-		if fl := flags.Lookup(s.Flag); fl != nil {
+		v.SetDefault(s.Key, s.Default)
+	}
+	if err := v.MergeConfigMap(env); err != nil {
+		return nil, nil, err
+	}
+	bound := make([]BoundSetting, 0, len(d.Settings))
+	for _, s := range d.Settings {
+		if fl := f.Flags.Lookup(s.Flag); fl != nil {
 			if err := v.BindPFlag(s.Key, fl); err != nil {
 				return nil, nil, err
 			}
 		}
-		v.SetDefault(s.Key, s.Default)
-		b := boundSetting{Setting: s, Value: v.GetString(s.Key), Source: sourceOf(s, flags)}
+		b := BoundSetting{Setting: s, Value: v.GetString(s.Key), Source: sourceOf(s, f.Flags, env)}
 		bound = append(bound, b)
 	}
 	if err := resolveFiles(v, bound, stdin); err != nil {
@@ -68,11 +78,11 @@ func bindSettings(d *provider.Descriptor, flags *pflag.FlagSet, stdin io.Reader)
 	return cfg, bound, nil
 }
 
-func sourceOf(s provider.Setting, flags *pflag.FlagSet) string {
+func sourceOf(s provider.Setting, flags *pflag.FlagSet, env map[string]any) string {
 	if fl := flags.Lookup(s.Flag); fl != nil && fl.Changed {
 		return sourceFlag
 	}
-	if os.Getenv(s.Env) != "" {
+	if _, ok := env[s.Key]; ok {
 		return sourceEnv
 	}
 	if s.Default != "" {
@@ -84,7 +94,7 @@ func sourceOf(s provider.Setting, flags *pflag.FlagSet) string {
 // resolveFiles reads settings given as files (FileOf), so that a secret can
 // stay out of the process list: --api-key-file PATH, or '-' for stdin. A nil
 // stdin leaves '-' unread.
-func resolveFiles(v *viper.Viper, bound []boundSetting, stdin io.Reader) error {
+func resolveFiles(v *viper.Viper, bound []BoundSetting, stdin io.Reader) error {
 	for _, fileSetting := range bound {
 		if fileSetting.FileOf == "" || fileSetting.Value == "" {
 			continue
@@ -130,7 +140,7 @@ func readSecretFile(path string, stdin io.Reader) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, 64<<10))
 }
 
-func checkKind(b boundSetting) error {
+func checkKind(b BoundSetting) error {
 	if b.Value == "" {
 		return nil
 	}
@@ -141,7 +151,7 @@ func checkKind(b boundSetting) error {
 		_, err = strconv.Atoi(b.Value)
 		want = "a whole number"
 	case provider.Duration:
-		_, err = parseDurationOrSeconds(b.Value)
+		_, err = ParseDurationOrSeconds(b.Value)
 		want = "a duration like 30s or 2m, or plain seconds"
 	}
 	if err != nil {
@@ -157,12 +167,12 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 	if to != reflect.TypeFor[time.Duration]() || from.Kind() != reflect.String {
 		return data, nil
 	}
-	return parseDurationOrSeconds(data.(string))
+	return ParseDurationOrSeconds(data.(string))
 }
 
-// parseDurationOrSeconds reads Go durations ("90s", "5m", "2h30m"), whole
+// ParseDurationOrSeconds reads Go durations ("90s", "5m", "2h30m"), whole
 // days ("7d") and plain seconds ("300").
-func parseDurationOrSeconds(s string) (time.Duration, error) {
+func ParseDurationOrSeconds(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	unit, digits := time.Second, s
 	if d, ok := strings.CutSuffix(s, "d"); ok {

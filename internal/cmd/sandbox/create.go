@@ -1,29 +1,39 @@
-package cli
+// Package sandbox holds the commands that manage sandboxes themselves:
+// create, connect, list, info, kill, timeout, pause, resume and url.
+package sandbox
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
+// Commands builds the group, in the order help lists it.
+func Commands(f *cmdutil.Factory) []*cobra.Command {
+	return []*cobra.Command{
+		NewCmdCreate(f, nil), NewCmdConnect(f, nil), NewCmdList(f, nil), NewCmdInfo(f, nil),
+		NewCmdKill(f, nil), NewCmdTimeout(f, nil), NewCmdPause(f, nil), NewCmdResume(f, nil),
+		NewCmdURL(f, nil),
+	}
+}
+
 // CreateOptions are the inputs of `abx create`.
 type CreateOptions struct {
 	IO       *output.Streams
+	Printer  *output.Printer
 	Provider func() (provider.Provider, error)
-	Format   output.Format
 
 	Request provider.CreateRequest
 	Quiet   bool
 }
 
 // NewCmdCreate builds `abx create`.
-func NewCmdCreate(f *Factory, runF func(context.Context, *CreateOptions) error) *cobra.Command {
-	opts := &CreateOptions{IO: f.IO, Provider: f.Provider}
+func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions) error) *cobra.Command {
+	opts := &CreateOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
 	var timeout string
 	var metadata, env []string
 	cmd := &cobra.Command{
@@ -37,22 +47,21 @@ between 30 seconds and 30 days.`,
 		Example: `  abx create --template code-interpreter
   id=$(abx create --template base --timeout 1h --metadata owner=ci -q)
   abx create --template base --env DEBUG=1 --no-internet -o json | jq -r .sandboxID`,
-		Args: exactArgs(),
+		Args: cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Format = f.Format
 			if opts.Request.Template == "" {
-				return usageError(cmd, "--template is required")
+				return cmdutil.UsageError(cmd, "--template is required")
 			}
 			var err error
 			if cmd.Flags().Changed("timeout") {
-				if opts.Request.Timeout, err = parseTimeout("--timeout", timeout, minCreateTimeout); err != nil {
+				if opts.Request.Timeout, err = cmdutil.ParseTimeout("--timeout", timeout, cmdutil.MinCreateTimeout); err != nil {
 					return err
 				}
 			}
-			if opts.Request.Metadata, err = parseKeyValues("--metadata", metadata); err != nil {
+			if opts.Request.Metadata, err = cmdutil.ParseKeyValues("--metadata", metadata); err != nil {
 				return err
 			}
-			if opts.Request.Env, err = parseKeyValues("--env", env); err != nil {
+			if opts.Request.Env, err = cmdutil.ParseKeyValues("--env", env); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -69,7 +78,7 @@ between 30 seconds and 30 days.`,
 	fl.BoolVar(&opts.Request.AutoPause, "auto-pause", false, "pause instead of kill when the timeout passes")
 	fl.BoolVar(&opts.Request.NoInternet, "no-internet", false, "deny the sandbox access to the internet")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "print only the sandbox ID")
-	return needs(cmd, provider.SandboxLifecycle)
+	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 
 func runCreate(ctx context.Context, opts *CreateOptions) error {
@@ -82,29 +91,8 @@ func runCreate(ctx context.Context, opts *CreateOptions) error {
 		return err
 	}
 	if opts.Quiet {
-		_, err := fmt.Fprintln(opts.IO.Out, s.SandboxID)
-		return err
+		return opts.Printer.Line(s.SandboxID)
 	}
-	note(opts.IO, opts.Format, "sandbox %s created, ends %s", s.SandboxID, endsIn(opts.IO, s.EndAt))
-	return printSandbox(opts.IO, opts.Format, s, s)
-}
-
-// note tells people on stderr what a command did (kubectl's "pod/x
-// deleted"); programs asking for JSON or names get only their data.
-func note(io *output.Streams, format output.Format, msg string, args ...any) {
-	if format == output.Table || format == output.Wide {
-		_, _ = fmt.Fprintf(io.ErrOut, msg+"\n", args...)
-	}
-}
-
-// endsIn is a note's "in 5m" (or the time when piped).
-func endsIn(io *output.Streams, t time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	d := t.Sub(io.Now())
-	if d < 0 {
-		return "now"
-	}
-	return "in " + output.Duration(d)
+	opts.Printer.Note("sandbox %s created, ends %s", s.SandboxID, endsIn(opts.IO, s.EndAt))
+	return printSandbox(opts.IO, opts.Printer, s, s)
 }

@@ -1,13 +1,11 @@
-package cli
+package cmdutil
 
 import (
 	"context"
-	"unicode/utf8"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/envd"
-	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -43,39 +41,4 @@ func (f *Factory) endpoint(ctx context.Context, id string, port int, c provider.
 		return nil, abxerr.NewUnsupported(f.Descriptor.Name, string(c))
 	}
 	return dp.Endpoint(ctx, id, port)
-}
-
-// streamData is the JSON of a chunk of output: text when it is UTF-8,
-// base64 otherwise, so that any bytes survive a JSON reader.
-type streamData struct {
-	Type       string `json:"type"`
-	Data       string `json:"data,omitempty"`
-	DataBase64 []byte `json:"dataBase64,omitempty"`
-}
-
-func newStreamData(kind string, b []byte) streamData {
-	if utf8.Valid(b) {
-		return streamData{Type: kind, Data: string(b)}
-	}
-	return streamData{Type: kind, DataBase64: b}
-}
-
-// writeOutput copies a process's output event to abx's own streams, or as a
-// JSON Lines event on stdout; other events are left to the caller.
-func writeOutput(io *output.Streams, asJSON bool, ev envd.Event) error {
-	switch {
-	case ev.Stdout != nil:
-		if asJSON {
-			return output.WriteJSONLine(io.Out, newStreamData("stdout", ev.Stdout))
-		}
-		_, err := io.Out.Write(ev.Stdout)
-		return err
-	case ev.Stderr != nil:
-		if asJSON {
-			return output.WriteJSONLine(io.Out, newStreamData("stderr", ev.Stderr))
-		}
-		_, err := io.ErrOut.Write(ev.Stderr)
-		return err
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package cli
+package sandbox
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -13,16 +14,16 @@ import (
 // ConnectOptions are the inputs of `abx connect`.
 type ConnectOptions struct {
 	IO       *output.Streams
+	Printer  *output.Printer
 	Provider func() (provider.Provider, error)
-	Format   output.Format
 
 	ID      string
 	Timeout time.Duration
 }
 
 // NewCmdConnect builds `abx connect`.
-func NewCmdConnect(f *Factory, runF func(context.Context, *ConnectOptions) error) *cobra.Command {
-	opts := &ConnectOptions{IO: f.IO, Provider: f.Provider}
+func NewCmdConnect(f *cmdutil.Factory, runF func(context.Context, *ConnectOptions) error) *cobra.Command {
+	opts := &ConnectOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
 	var timeout string
 	cmd := &cobra.Command{
 		Use:   "connect ID [--timeout D]",
@@ -33,15 +34,14 @@ shortened (use 'abx timeout' for that). The note on stderr and the JSON field "r
 say which happened.`,
 		Example: `  abx connect default--code-interpreter-x7k2p
   abx connect "$id" --timeout 1h -o json | jq .resumed`,
-		Args: exactArgs("ID"),
+		Args: cmdutil.ExactArgs("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Format, opts.ID = f.Format, args[0]
-			if err := checkIDs(opts.ID); err != nil {
+			var err error
+			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("timeout") {
-				var err error
-				if opts.Timeout, err = parseTimeout("--timeout", timeout, minTimeout); err != nil {
+				if opts.Timeout, err = cmdutil.ParseTimeout("--timeout", timeout, cmdutil.MinTimeout); err != nil {
 					return err
 				}
 			}
@@ -52,7 +52,7 @@ say which happened.`,
 		},
 	}
 	cmd.Flags().StringVar(&timeout, "timeout", "", "keep the sandbox alive at least this long from now (default 5m)")
-	return needs(cmd, provider.SandboxLifecycle)
+	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 
 func runConnect(ctx context.Context, opts *ConnectOptions) error {
@@ -65,9 +65,9 @@ func runConnect(ctx context.Context, opts *ConnectOptions) error {
 		return err
 	}
 	if r.Resumed {
-		note(opts.IO, opts.Format, "sandbox %s resumed", r.SandboxID)
+		opts.Printer.Note("sandbox %s resumed", r.SandboxID)
 	} else {
-		note(opts.IO, opts.Format, "sandbox %s already %s", r.SandboxID, dash(r.State))
+		opts.Printer.Note("sandbox %s already %s", r.SandboxID, cmdutil.Dash(r.State))
 	}
-	return printSandbox(opts.IO, opts.Format, &r.Sandbox, r)
+	return printSandbox(opts.IO, opts.Printer, &r.Sandbox, r)
 }

@@ -1,20 +1,19 @@
-package cli
+package sandbox
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
 // URLOptions are the inputs of `abx url`.
 type URLOptions struct {
-	IO       *output.Streams
+	Printer  *output.Printer
 	Provider func() (provider.Provider, error)
-	Format   output.Format
 
 	ID   string
 	Port int
@@ -27,8 +26,8 @@ type urlResult struct {
 }
 
 // NewCmdURL builds `abx url`.
-func NewCmdURL(f *Factory, runF func(context.Context, *URLOptions) error) *cobra.Command {
-	opts := &URLOptions{IO: f.IO, Provider: f.Provider}
+func NewCmdURL(f *cmdutil.Factory, runF func(context.Context, *URLOptions) error) *cobra.Command {
+	opts := &URLOptions{Printer: f.Printer, Provider: f.Provider}
 	cmd := &cobra.Command{
 		Use:   "url ID PORT",
 		Short: "Print the public URL of a port of a sandbox",
@@ -36,14 +35,13 @@ func NewCmdURL(f *Factory, runF func(context.Context, *URLOptions) error) *cobra
 from the configuration (domain, protocol, base URL) without any request.`,
 		Example: `  abx url "$id" 8080
   curl "$(abx url "$id" 8080)/health"`,
-		Args: exactArgs("ID", "PORT"),
+		Args: cmdutil.ExactArgs("ID", "PORT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Format, opts.ID = f.Format, args[0]
-			if err := checkIDs(opts.ID); err != nil {
+			var err error
+			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
 				return err
 			}
-			var err error
-			if opts.Port, err = parsePort(args[1]); err != nil {
+			if opts.Port, err = cmdutil.ParsePort(args[1]); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -52,7 +50,7 @@ from the configuration (domain, protocol, base URL) without any request.`,
 			return runURL(opts)
 		},
 	}
-	return needs(cmd, provider.PortsURL)
+	return cmdutil.Needs(cmd, provider.PortsURL)
 }
 
 func runURL(opts *URLOptions) error {
@@ -64,9 +62,7 @@ func runURL(opts *URLOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Format == output.JSON {
-		return output.WriteJSON(opts.IO.Out, urlResult{SandboxID: opts.ID, Port: opts.Port, URL: u})
-	}
-	_, err = fmt.Fprintln(opts.IO.Out, u)
-	return err
+	return opts.Printer.Print(urlResult{SandboxID: opts.ID, Port: opts.Port, URL: u}, []string{u}, func() error {
+		return opts.Printer.Line(u)
+	})
 }

@@ -1,10 +1,11 @@
-package cli
+package sandbox
 
 import (
 	"context"
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -12,15 +13,15 @@ import (
 // InfoOptions are the inputs of `abx info`.
 type InfoOptions struct {
 	IO       *output.Streams
+	Printer  *output.Printer
 	Provider func() (provider.Provider, error)
-	Format   output.Format
 
 	ID string
 }
 
 // NewCmdInfo builds `abx info`.
-func NewCmdInfo(f *Factory, runF func(context.Context, *InfoOptions) error) *cobra.Command {
-	opts := &InfoOptions{IO: f.IO, Provider: f.Provider}
+func NewCmdInfo(f *cmdutil.Factory, runF func(context.Context, *InfoOptions) error) *cobra.Command {
+	opts := &InfoOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
 	cmd := &cobra.Command{
 		Use:   "info ID",
 		Short: "Show one sandbox",
@@ -30,10 +31,10 @@ domain and metadata. Piped, each row is a field<TAB>value line and times are RFC
 did, was killed, or timed out) exits 3.`,
 		Example: `  abx info default--code-interpreter-x7k2p
   abx info "$id" -o json | jq -r .endAt`,
-		Args: exactArgs("ID"),
+		Args: cmdutil.ExactArgs("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Format, opts.ID = f.Format, args[0]
-			if err := checkIDs(opts.ID); err != nil {
+			var err error
+			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -42,7 +43,7 @@ did, was killed, or timed out) exits 3.`,
 			return runInfo(cmd.Context(), opts)
 		},
 	}
-	return needs(cmd, provider.SandboxLifecycle)
+	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 
 func runInfo(ctx context.Context, opts *InfoOptions) error {
@@ -54,5 +55,5 @@ func runInfo(ctx context.Context, opts *InfoOptions) error {
 	if err != nil {
 		return err
 	}
-	return printSandbox(opts.IO, opts.Format, s, s)
+	return printSandbox(opts.IO, opts.Printer, s, s)
 }

@@ -1,0 +1,54 @@
+package sandbox
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// PauseOptions are the inputs of `abx pause`.
+type PauseOptions struct {
+	Printer  *output.Printer
+	Provider func() (provider.Provider, error)
+
+	ID string
+}
+
+// NewCmdPause builds `abx pause`.
+func NewCmdPause(f *cmdutil.Factory, runF func(context.Context, *PauseOptions) error) *cobra.Command {
+	opts := &PauseOptions{Printer: f.Printer, Provider: f.Provider}
+	cmd := &cobra.Command{
+		Use:   "pause ID",
+		Short: "Pause a sandbox, keeping its memory and files",
+		Long: `Pause a sandbox. Its processes stop and its state is kept until it is resumed
+('abx resume' or 'abx connect'). Pausing a paused sandbox succeeds.`,
+		Example: `  abx pause "$id"`,
+		Args:    cmdutil.ExactArgs("ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPause(cmd.Context(), opts)
+		},
+	}
+	return cmdutil.Needs(cmd, provider.SandboxPause)
+}
+
+func runPause(ctx context.Context, opts *PauseOptions) error {
+	p, err := opts.Provider()
+	if err != nil {
+		return err
+	}
+	if err := p.Pause(ctx, opts.ID); err != nil {
+		return err
+	}
+	return printChange(opts.Printer, change{SandboxID: opts.ID, State: "paused"}, "sandbox %s paused", opts.ID)
+}

@@ -1,0 +1,62 @@
+package sandbox
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// TimeoutOptions are the inputs of `abx timeout`.
+type TimeoutOptions struct {
+	Printer  *output.Printer
+	Provider func() (provider.Provider, error)
+
+	ID      string
+	Timeout time.Duration
+}
+
+// NewCmdTimeout builds `abx timeout`.
+func NewCmdTimeout(f *cmdutil.Factory, runF func(context.Context, *TimeoutOptions) error) *cobra.Command {
+	opts := &TimeoutOptions{Printer: f.Printer, Provider: f.Provider}
+	cmd := &cobra.Command{
+		Use:   "timeout ID DURATION",
+		Short: "Set how long a sandbox has left to live",
+		Long: `Set a sandbox's deadline to DURATION from now. This overwrites the deadline, so it can
+shorten it as well as extend it. DURATION takes Go syntax (90s, 5m, 2h) or plain
+seconds, up to 30 days.`,
+		Example: `  abx timeout "$id" 1h
+  abx timeout "$id" 600`,
+		Args: cmdutil.ExactArgs("ID", "DURATION"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
+				return err
+			}
+			if opts.Timeout, err = cmdutil.ParseTimeout("DURATION", args[1], cmdutil.MinTimeout); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runTimeout(cmd.Context(), opts)
+		},
+	}
+	return cmdutil.Needs(cmd, provider.SandboxTimeout)
+}
+
+func runTimeout(ctx context.Context, opts *TimeoutOptions) error {
+	p, err := opts.Provider()
+	if err != nil {
+		return err
+	}
+	if err := p.SetTimeout(ctx, opts.ID, opts.Timeout); err != nil {
+		return err
+	}
+	return printChange(opts.Printer, change{SandboxID: opts.ID, Timeout: int64(opts.Timeout / time.Second)},
+		"sandbox %s now ends in %s", opts.ID, output.Duration(opts.Timeout))
+}

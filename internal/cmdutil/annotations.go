@@ -1,0 +1,68 @@
+package cmdutil
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// Annotations a command carries for the root's checks; set them with the
+// functions below, read them with the Is… ones.
+const (
+	annotCapability  = "abx/capability"   // the capability the command needs
+	annotNoProvider  = "abx/no-provider"  // runs without a provider
+	annotNoJSON      = "abx/no-json"      // prints no JSON, so --jq cannot filter it
+	annotPassThrough = "abx/pass-through" // exits with a remote status (abxerr.Exit)
+)
+
+func annotate(cmd *cobra.Command, key, value string) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[key] = value
+	return cmd
+}
+
+// Needs declares the capability a command uses; the root checks it before
+// the command runs (E8004 when the provider lacks it).
+func Needs(cmd *cobra.Command, c provider.Capability) *cobra.Command {
+	return annotate(cmd, annotCapability, string(c))
+}
+
+// Capability is what Needs declared, "" for none.
+func Capability(cmd *cobra.Command) provider.Capability {
+	return provider.Capability(cmd.Annotations[annotCapability])
+}
+
+// NoProvider marks a command (and what is below it) that needs no provider.
+func NoProvider(cmd *cobra.Command) *cobra.Command { return annotate(cmd, annotNoProvider, "true") }
+
+// NoJSON marks a command that prints no JSON: --jq is refused.
+func NoJSON(cmd *cobra.Command) *cobra.Command { return annotate(cmd, annotNoJSON, "true") }
+
+// PassThrough marks a command that exits with a remote status: abx's own
+// failures exit 125 (abxerr.Exit).
+func PassThrough(cmd *cobra.Command) *cobra.Command { return annotate(cmd, annotPassThrough, "true") }
+
+// IsNoJSON tells whether a command prints no JSON.
+func IsNoJSON(cmd *cobra.Command) bool { return cmd.Annotations[annotNoJSON] != "" }
+
+// IsPassThrough tells whether a command passes a remote status through.
+func IsPassThrough(cmd *cobra.Command) bool {
+	return cmd != nil && cmd.Annotations[annotPassThrough] != ""
+}
+
+// NeedsProvider is false for commands that work without one: help,
+// version, shell completion, the emulator.
+func NeedsProvider(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		switch {
+		case c.Annotations[annotNoProvider] != "":
+			return false
+		case c.Name() == "help", c.Name() == "completion", c.Name() == cobra.ShellCompRequestCmd,
+			c.Name() == cobra.ShellCompNoDescRequestCmd:
+			return false
+		}
+	}
+	return true
+}

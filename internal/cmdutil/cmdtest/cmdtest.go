@@ -1,0 +1,44 @@
+// Package cmdtest helps the command packages' tests: a Factory over
+// buffers and a map of variables, and a way to run one command's argv
+// without the rest of the tree.
+package cmdtest
+
+import (
+	"bytes"
+	"context"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/output"
+)
+
+// Streams are a test's buffers behind a Factory.
+type Streams struct {
+	In, Out, ErrOut *bytes.Buffer
+}
+
+// NewFactory returns a factory whose streams are buffers (a pipe unless
+// tty is set), whose environment is env and nothing else, and whose output
+// format is format ("" for table).
+func NewFactory(tty bool, env map[string]string, format output.Format) (*cmdutil.Factory, Streams) {
+	io, in, out, errOut := output.Test(tty)
+	f := cmdutil.New(io, func(k string) string { return env[k] })
+	if format != "" {
+		f.Printer.SetFormat(format)
+	}
+	return f, Streams{In: in, Out: out, ErrOut: errOut}
+}
+
+// Exec runs one command with argv as cobra would under the root, without
+// the root's checks: what a TestNewCmdX needs to see how argv becomes
+// Options, or which usage error it is.
+func Exec(cmd *cobra.Command, argv ...string) error {
+	cmd.SetArgs(argv)
+	cmd.SetIn(&bytes.Buffer{})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	return cmd.ExecuteContext(context.Background())
+}

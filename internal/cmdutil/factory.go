@@ -1,0 +1,108 @@
+// Package cmdutil is what every command of abx's tree shares: the Factory
+// (streams, printer, provider and clients, made on first use), argument and
+// value parsing, the annotations the root checks, and the binding of the
+// provider's settings from flags and the environment.
+package cmdutil
+
+import (
+	"io"
+	"net/http"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/httpclient"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
+)
+
+// Factory carries what commands share. Commands copy its fields and methods
+// into their Options when they are built; the root fills in the rest
+// (format, provider, flags) before any command runs, so everything is read
+// lazily.
+type Factory struct {
+	IO      *output.Streams
+	Printer *output.Printer
+	// Getenv reads the environment: os.Getenv, or a test's map, so that
+	// tests need not change the process's environment and can run in
+	// parallel.
+	Getenv   func(string) string
+	Registry *provider.Registry
+
+	// Set by the root command before any command runs.
+	Descriptor *provider.Descriptor
+	Flags      *pflag.FlagSet // the global flags, provider settings among them
+	Debug      bool
+
+	http     *http.Client
+	provider provider.Provider
+}
+
+// New returns a factory over these streams and this environment (nil:
+// the process's), with every known provider.
+func New(io *output.Streams, getenv func(string) string) *Factory {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return &Factory{
+		IO:       io,
+		Printer:  output.NewPrinter(io),
+		Getenv:   getenv,
+		Registry: provider.NewRegistry(alicloudcontainer.Descriptor()),
+	}
+}
+
+// HTTPClient is the one client every request goes through.
+func (f *Factory) HTTPClient() *http.Client {
+	if f.http == nil {
+		var trace io.Writer
+		if f.Debug {
+			trace = f.IO.ErrOut
+		}
+		f.http = httpclient.New(trace)
+	}
+	return f.http
+}
+
+// Provider binds and checks the configuration and opens the provider. A
+// missing or bad setting is refused here, before any request.
+func (f *Factory) Provider() (provider.Provider, error) {
+	if f.provider != nil {
+		return f.provider, nil
+	}
+	if f.Descriptor == nil {
+		return nil, abxerr.New(abxerr.UnknownProvider, "no provider selected")
+	}
+	cfg, _, err := f.BindSettings(f.Descriptor, f.IO.In)
+	if err != nil {
+		return nil, err
+	}
+	if problems := cfg.Problems(); len(problems) > 0 {
+		return nil, problems[0]
+	}
+	p, err := f.Descriptor.Open(cfg, provider.Deps{HTTP: f.HTTPClient()})
+	if err != nil {
+		return nil, err
+	}
+	f.provider = p
+	return p, nil
+}
+
+// SelectProvider picks the provider named by --provider or ABX_PROVIDER.
+func (f *Factory) SelectProvider() (*provider.Descriptor, error) {
+	name := ""
+	if fl := f.Flags.Lookup("provider"); fl != nil {
+		name = fl.Value.String()
+	}
+	if name == "" {
+		name = f.Getenv("ABX_PROVIDER")
+	}
+	d, err := f.Registry.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	f.Descriptor = d
+	return d, nil
+}

@@ -1,0 +1,158 @@
+package cmdutil
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+)
+
+// Bounds of the server's sandbox lifetime (docs/protocol.md, lifetimes):
+// create refuses less than 30 s; nothing may exceed 30 days.
+const (
+	MinCreateTimeout = 30 * time.Second
+	MinTimeout       = 1 * time.Second
+	maxTimeout       = 30 * 24 * time.Hour
+)
+
+// ParseTimeout reads a sandbox lifetime given to flag: Go syntax (90s, 5m,
+// 2h) or plain seconds, whole seconds, within [min, max].
+func ParseTimeout(flag, s string, minD time.Duration) (time.Duration, error) {
+	d, err := ParseDurationOrSeconds(s)
+	if err != nil || d <= 0 {
+		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: not a duration", flag, s).
+			WithHint("use Go syntax (90s, 5m, 2h), days (7d) or plain seconds")
+	}
+	if d%time.Second != 0 {
+		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: the server counts whole seconds", flag, s).
+			WithHint("round it to whole seconds, e.g. %s", d.Round(time.Second))
+	}
+	if d < minD || d > maxTimeout {
+		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: must be between %s and 30 days", flag, s, minD).
+			WithHint("the server refuses lifetimes outside that range")
+	}
+	return d, nil
+}
+
+// ParseKeyValues reads repeated KEY=VALUE flags into a map. Nil for none.
+func ParseKeyValues(flag string, items []string) (map[string]string, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]string, len(items))
+	for _, it := range items {
+		k, v, ok := strings.Cut(it, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, abxerr.New(abxerr.InvalidInput, "invalid %s %q: want KEY=VALUE", flag, it).
+				WithHint("write it as %s key=value", flag)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// SandboxStates are the states a sandbox can be filtered on.
+var SandboxStates = []string{"running", "paused"}
+
+// ParseStates reads --state running,paused (repeatable, comma lists).
+func ParseStates(items []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, it := range items {
+		for _, s := range strings.Split(it, ",") {
+			s = strings.TrimSpace(strings.ToLower(s))
+			if s != "running" && s != "paused" {
+				return nil, abxerr.New(abxerr.InvalidInput, "invalid --state %q", s).
+					WithHint("use %s (comma-separated)", strings.Join(SandboxStates, " or "))
+			}
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out, nil
+}
+
+// ParsePort reads a port number 1..65535.
+func ParsePort(s string) (int, error) {
+	p, err := strconv.Atoi(s)
+	if err != nil || p < 1 || p > 65535 {
+		return 0, abxerr.New(abxerr.InvalidInput, "invalid port %q", s).
+			WithHint("give a port number between 1 and 65535")
+	}
+	return p, nil
+}
+
+// sandboxPrefix is what -o name printed before IDs were bare, as kubectl
+// writes kind/name: still accepted, so old pipelines keep working.
+const sandboxPrefix = "sandbox/"
+
+// maxIDLength bounds an ID: Kubernetes names stay under 253 bytes.
+const maxIDLength = 253
+
+// SandboxID reads a sandbox ID argument: as 'abx list' shows it, or as
+// sandbox/ID. Anything that could not be one is refused before it is sent,
+// in particular what would change the URL it is put into.
+func SandboxID(arg string) (string, error) {
+	id := strings.TrimPrefix(arg, sandboxPrefix)
+	if err := CheckID("sandbox ID", id); err != nil {
+		return "", err.WithHint("pass an ID as shown by 'abx list'")
+	}
+	return id, nil
+}
+
+// SandboxIDs reads several sandbox ID arguments.
+func SandboxIDs(args []string) ([]string, error) {
+	ids := make([]string, len(args))
+	for i, a := range args {
+		id, err := SandboxID(a)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+// CheckID refuses an empty, blank, oversized or path-like identifier (what:
+// "sandbox ID", "context ID") before anything is sent.
+func CheckID(what, id string) *abxerr.Error {
+	bad := strings.TrimSpace(id) == "" || len(id) > maxIDLength || id == "." || id == ".." ||
+		strings.IndexFunc(id, func(r rune) bool { return r <= ' ' || r == '/' || r == '\\' || r == 0x7f }) >= 0
+	if bad {
+		return abxerr.New(abxerr.InvalidInput, "invalid %s %q", what, id)
+	}
+	return nil
+}
+
+// SortedKeys lists a map's keys in order.
+func SortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// SortedPairs shows a map as k=v,k=v in key order.
+func SortedPairs(m map[string]string) string {
+	keys := SortedKeys(m)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%s", k, m[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+// Dash stands in for an empty cell.
+func Dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
