@@ -1,15 +1,14 @@
 // Package codeinterp is abx's client of the code interpreter's HTTP front
-// inside a sandbox (PROTOCOL.md §4, port 49999): POST /execute read as
-// newline-delimited JSON while it arrives, and the contexts endpoints. Like
-// the envd client it is built from the endpoint a provider hands over and
-// never sees the API key.
+// inside a sandbox (port 49999; docs/protocol.md, "The code interpreter"):
+// POST /execute read as newline-delimited JSON while it arrives, and the
+// contexts endpoints. Like the envd client it is built from the endpoint a
+// provider hands over and never sees the API key.
 package codeinterp
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -107,32 +106,18 @@ func (c *Client) call(ctx context.Context, least time.Duration, method, path str
 }
 
 // statusError maps the front's errors, which are plain text ("Context x not
-// found"), to abx's codes.
+// found"), to abx's codes (abxerr.HTTPCode) and adds the hints of its own.
 func statusError(resp *http.Response) error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	msg := strings.TrimSpace(string(raw))
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	if msg == "" {
-		msg = http.StatusText(resp.StatusCode)
-	}
-	e := &abxerr.Error{Status: resp.StatusCode, Message: fmt.Sprintf("code interpreter: %s (HTTP %d)", msg, resp.StatusCode)}
-	switch s := resp.StatusCode; {
-	case s == http.StatusNotFound:
-		e.Code = abxerr.NotFound
-	case s == http.StatusUnauthorized:
-		e.Code, e.Hint = abxerr.Unauthorized, "the sandbox refused its access token; if it was recreated, the token changed"
-	case s == http.StatusForbidden:
-		e.Code = abxerr.Forbidden
-	case s == http.StatusBadGateway:
+	e := abxerr.FromHTTP(resp.StatusCode, string(raw))
+	e.Message = "code interpreter: " + e.Message
+	switch resp.StatusCode {
+	case http.StatusUnauthorized:
+		e.Hint = "the sandbox refused its access token; if it was recreated, the token changed"
+	case http.StatusBadGateway:
 		// The gateway's answer when nothing listens on 49999: a paused
 		// sandbox, or a template without the code interpreter.
-		e.Code, e.Hint = abxerr.Server, "is the sandbox paused, or made from a template without the code interpreter?"
-	case s >= 500:
-		e.Code = abxerr.Server
-	default:
-		e.Code = abxerr.Rejected
+		e.Hint = "is the sandbox paused, or made from a template without the code interpreter?"
 	}
 	return e
 }

@@ -66,8 +66,9 @@ var ErrCut = errors.New("the reply ended before end_of_execution")
 // keepalive lines and types abx does not know are skipped. It returns
 // when end_of_execution arrives; a reply that ends before it is a cut
 // stream, reported as an error wrapping ErrCut. An error from on stops
-// reading and is returned as is. Cancelling ctx closes the request, which
-// interrupts the code.
+// reading and is returned as is. Cancelling ctx closes the request; not
+// every release of the server interrupts the code then, so callers must not
+// count on it (docs/protocol.md, "Where the servers' sources disagree").
 func (c *Client) Execute(ctx context.Context, req Request, on func(Event) error) error {
 	resp, err := c.send(ctx, "POST", "/execute", req)
 	if err != nil {

@@ -2,14 +2,40 @@ package envd
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"connectrpc.com/connect"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 )
 
+// Failures of envd that callers tell apart with errors.Is on AsError's
+// result. envd says them only in words; AsError recognises the words.
+var (
+	// ErrNoStdin: SendInput to a process whose stdin is not open, because
+	// it was started without one or it was closed ("stdin not enabled or
+	// closed").
+	ErrNoStdin = errors.New("the process's stdin is not open")
+	// ErrCommandNotFound: Start of a program envd cannot find ("exec:
+	// "x": executable file not found in $PATH"). A newer envd runs
+	// commands through /bin/sh, where a missing one exits 127 instead.
+	ErrCommandNotFound = errors.New("command not found")
+)
+
+// sentinels are envd's words for the errors above.
+var sentinels = []struct {
+	words string
+	err   error
+}{
+	{"stdin not enabled", ErrNoStdin},
+	{"executable file not found", ErrCommandNotFound},
+}
+
 // AsError turns an envd failure into abx's error: Connect codes map to the
-// documented codes, with envd's own message.
+// documented codes, with envd's own message. A failure envd words as one of
+// the sentinels (ErrNoStdin, ErrCommandNotFound) has it in its Cause chain,
+// for errors.Is; its code is still the Connect code's.
 func AsError(err error) error {
 	if err == nil {
 		return nil
@@ -24,6 +50,12 @@ func AsError(err error) error {
 	}
 	msg := ce.Message()
 	out := &abxerr.Error{Message: msg, Cause: err}
+	for _, s := range sentinels {
+		if strings.Contains(msg, s.words) {
+			out.Cause = fmt.Errorf("%w: %w", s.err, err)
+			break
+		}
+	}
 	switch ce.Code() {
 	case connect.CodeNotFound:
 		out.Code = abxerr.NotFound

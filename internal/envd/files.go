@@ -1,10 +1,7 @@
 package envd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -168,30 +165,17 @@ func lastElem(p string) string {
 }
 
 // filesError reads envd's error body (its first JSON value: a failed upload
-// can append a second one) and maps the status.
+// can append a second one), maps the status (abxerr.HTTPCode) and adds the
+// hints of its own.
 func filesError(resp *http.Response, path string) error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	var body struct {
-		Message string `json:"message"`
-	}
-	msg := strings.TrimSpace(string(raw))
-	if json.NewDecoder(bytes.NewReader(raw)).Decode(&body) == nil && body.Message != "" {
-		msg = body.Message
-	}
-	e := &abxerr.Error{Status: resp.StatusCode, Message: fmt.Sprintf("%s: %s (HTTP %d)", path, msg, resp.StatusCode)}
+	e := abxerr.FromHTTP(resp.StatusCode, abxerr.ParseHTTPBody(raw).Message)
+	e.Message = path + ": " + e.Message
 	switch resp.StatusCode {
-	case http.StatusNotFound:
-		e.Code = abxerr.NotFound
 	case http.StatusUnauthorized:
-		e.Code, e.Hint = abxerr.Unauthorized, "the sandbox refused the access token or the user"
-	case http.StatusForbidden:
-		e.Code = abxerr.Forbidden
+		e.Hint = "the sandbox refused the access token or the user"
 	case http.StatusInsufficientStorage:
-		e.Code, e.Hint = abxerr.Server, "the sandbox's disk is full"
-	case http.StatusBadRequest:
-		e.Code = abxerr.Rejected
-	default:
-		e.Code = abxerr.Server
+		e.Hint = "the sandbox's disk is full"
 	}
 	return e
 }

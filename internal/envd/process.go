@@ -6,6 +6,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	pb "github.com/abx-dev/abx/internal/envd/gen/process"
 )
 
@@ -153,8 +154,28 @@ func (c *Client) SendStdin(ctx context.Context, pid uint32, data []byte) error {
 	return err
 }
 
-// CloseStdin closes a process's stdin (envd 0.5.2 and later).
+// CanCloseStdin reports whether this sandbox's envd can close a process's
+// stdin (0.5.2 and later).
+func (c *Client) CanCloseStdin() bool { return c.Version.AtLeast(CloseStdin) }
+
+// CheckCloseStdin is nil when this sandbox's envd can close a process's
+// stdin and otherwise the abxerr.Unsupported error that says so: for a
+// caller that must refuse before it starts (sending data it then cannot
+// end).
+func (c *Client) CheckCloseStdin() error {
+	if c.CanCloseStdin() {
+		return nil
+	}
+	return abxerr.New(abxerr.Unsupported, "this sandbox's envd %s cannot close stdin (it needs %s or newer)", c.Version, CloseStdin).
+		WithHint("send the data without --close, or end the input in a way the program understands")
+}
+
+// CloseStdin closes a process's stdin (envd 0.5.2 and later). On an older
+// envd it sends nothing and returns CheckCloseStdin's error.
 func (c *Client) CloseStdin(ctx context.Context, pid uint32) error {
+	if err := c.CheckCloseStdin(); err != nil {
+		return err
+	}
 	_, err := c.Process.CloseStdin(ctx, connect.NewRequest(&pb.CloseStdinRequest{
 		Process: &pb.ProcessSelector{Selector: &pb.ProcessSelector_Pid{Pid: pid}}}))
 	return err

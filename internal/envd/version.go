@@ -10,7 +10,8 @@ import (
 // gated on it, never assumed.
 type Version struct{ Major, Minor, Patch int }
 
-// The versions that brought the features abx uses (PROTOCOL.md §3).
+// The versions that brought the features abx uses (docs/protocol.md, "envd
+// versions").
 var (
 	StdinFlag   = Version{0, 3, 0} // StartRequest.stdin
 	DefaultUser = Version{0, 4, 0} // a server-side default user

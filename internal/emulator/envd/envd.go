@@ -1,8 +1,9 @@
 //go:build unix
 
-// Package envd is a faithful stand-in for E2B's envd daemon (PROTOCOL.md
-// §3): the process and filesystem services served from our generated
-// Connect handlers, and /files. It runs real local processes in a scratch
+// Package envd is a faithful stand-in for E2B's envd daemon
+// (docs/protocol.md, "envd: processes and files" and "envd versions"):
+// the process and filesystem services served from our generated Connect
+// handlers, and /files. It runs real local processes in a scratch
 // directory and imitates the version it is told to be, 0.2.10 by default:
 // no default user, no stdin flag, missing commands as RPC errors.
 package envd

@@ -1,13 +1,14 @@
 //go:build unix
 
 // Package jupyter is a faithful stand-in for the code interpreter's HTTP
-// front (PROTOCOL.md §4): the FastAPI server of e2b-dev/code-interpreter
-// that sits before Jupyter kernels on port 49999. Its kernels are local
-// python3 processes running driver.py, which imitates an IPython kernel
-// closely enough for clients: persistent variables, execution counts,
-// results through the display protocol, coloured tracebacks, and output
-// that streams as the code runs. Like the real server, it lets the code run
-// on when the client goes away. Python is the only language.
+// front (docs/protocol.md, "The code interpreter"): the FastAPI server of
+// e2b-dev/code-interpreter that sits before Jupyter kernels on port 49999.
+// Its kernels are local python3 processes running driver.py, which imitates
+// an IPython kernel closely enough for clients: persistent variables,
+// execution counts, results through the display protocol, coloured
+// tracebacks, and output that streams as the code runs. Like the real
+// server, it lets the code run on when the client goes away. Python is the
+// only language.
 package jupyter
 
 import (

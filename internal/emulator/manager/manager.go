@@ -1,5 +1,6 @@
 // Package manager is a faithful stand-in for the OpenKruise Agents
-// sandbox-manager's E2B-shaped API (PROTOCOL.md §2), quirks included: both
+// sandbox-manager's E2B-shaped API (docs/protocol.md, "The control plane
+// (sandbox-manager API)"), quirks included: both
 // path sets, X-API-Key, the error envelope with request_id, x-next-token
 // pages, connect 200/201, idempotent pause, 204 resume, 404 on a second
 // delete, the 30 s floor on create, and a request log tests assert on.

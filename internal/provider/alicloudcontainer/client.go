@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/provider"
@@ -99,51 +98,27 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	return r, serviceError(resp, raw)
 }
 
-// envelope is the sandbox-manager's error body.
-type envelope struct {
-	Code      int    `json:"code"`
-	Message   string `json:"message"`
-	RequestID string `json:"request_id"`
-}
-
 // serviceError maps an unsuccessful answer to an abx error. The HTTP status
-// decides, not the body's code: the server sends code 0 with HTTP 500 when
-// it could not decode a request.
+// decides (abxerr.HTTPCode), not the body's code: the server sends code 0
+// with HTTP 500 when it could not decode a request. Its error body is
+// {"code", "message", "request_id"}.
 func serviceError(resp *http.Response, raw []byte) error {
-	var env envelope
-	isJSON := json.NewDecoder(bytes.NewReader(raw)).Decode(&env) == nil && env.Message != ""
-	msg := env.Message
-	if !isJSON {
-		msg = strings.TrimSpace(string(raw))
-		if len(msg) > 200 {
-			msg = msg[:200] + "…"
-		}
-	}
-	if msg == "" {
-		msg = http.StatusText(resp.StatusCode)
-	}
-	e := &abxerr.Error{
-		Status:    resp.StatusCode,
-		RequestID: env.RequestID,
-		Message:   fmt.Sprintf("%s (HTTP %d)", msg, resp.StatusCode),
-	}
+	body := abxerr.ParseHTTPBody(raw)
+	e := abxerr.FromHTTP(resp.StatusCode, body.Message)
+	e.RequestID = body.RequestID
 	if e.RequestID == "" {
 		e.RequestID = resp.Header.Get("X-Request-ID")
 	}
 	switch s := resp.StatusCode; {
 	case s == http.StatusUnauthorized:
-		e.Code, e.Hint = abxerr.Unauthorized, "check "+envPrefix+"API_KEY: the server refused it"
+		e.Hint = "check " + envPrefix + "API_KEY: the server refused it"
 	case s == http.StatusForbidden:
-		e.Code, e.Hint = abxerr.Forbidden, "the key may not do this, or a quota is reached"
-	case s == http.StatusNotFound && isJSON:
-		e.Code, e.Hint = abxerr.NotFound, "run 'abx list' to see the sandboxes that exist"
+		e.Hint = "the key may not do this, or a quota is reached"
+	case s == http.StatusNotFound && body.JSON:
+		e.Hint = "run 'abx list' to see the sandboxes that exist"
 	case s == http.StatusNotFound || s == http.StatusMethodNotAllowed:
 		// Plain-text 404/405 come from routes the server does not have.
 		e.Code, e.Hint = abxerr.Rejected, "the server does not offer this route; check the domain, base URL and protocol"
-	case s >= 500:
-		e.Code = abxerr.Server
-	default:
-		e.Code = abxerr.Rejected
 	}
 	return e
 }

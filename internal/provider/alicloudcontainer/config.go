@@ -16,7 +16,8 @@ const Name = "alicloud-container"
 
 const envPrefix = "ABX_ALICLOUD_CONTAINER_"
 
-// Protocols of the sandbox gateway (PROTOCOL.md §1).
+// Protocols of the sandbox gateway (docs/protocol.md, "Gateway URLs and
+// protocols").
 const (
 	ProtocolNative  = "native"
 	ProtocolPrivate = "private"

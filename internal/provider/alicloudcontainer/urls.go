@@ -8,7 +8,8 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 )
 
-// The URL rules of PROTOCOL.md §1 live here and nowhere else.
+// The URL rules of docs/protocol.md, "Gateway URLs and protocols", live here
+// and nowhere else.
 //
 //	           native                       private
 //	API        https://api.{domain}         https://{domain}/kruise/api

@@ -1,0 +1,98 @@
+package abxerr
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxHTTPMessage is how many characters of a server's message an error
+// keeps: enough for any message written for people, not a whole HTML page
+// from a proxy.
+const MaxHTTPMessage = 200
+
+// HTTPCode is the code of an unsuccessful HTTP status: the one table every
+// client of a server uses. 401 is Unauthorized, 403 Forbidden, 404 NotFound,
+// 5xx Server and anything else (405, 429, the other 4xx, an unexpected 2xx
+// or 3xx) Rejected. A client with a rule of its own (a plain-text 404 that
+// is a missing route, not a missing object) changes the code afterwards.
+func HTTPCode(status int) Code {
+	switch {
+	case status == http.StatusUnauthorized:
+		return Unauthorized
+	case status == http.StatusForbidden:
+		return Forbidden
+	case status == http.StatusNotFound:
+		return NotFound
+	case status >= 500:
+		return Server
+	default:
+		return Rejected
+	}
+}
+
+// FromHTTP is the error for a server's unsuccessful answer: the code from
+// HTTPCode, Status set, and the message "<message> (HTTP <status>)", where
+// message is made one line of at most MaxHTTPMessage characters, or the
+// status's own text when it is empty. It has no hint: clients add the hints
+// (and prefixes, request ids) that are their own.
+func FromHTTP(status int, message string) *Error {
+	msg := httpMessage(message)
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	e := &Error{Code: HTTPCode(status), Status: status}
+	if msg == "" {
+		e.Message = fmt.Sprintf("HTTP %d", status)
+	} else {
+		e.Message = fmt.Sprintf("%s (HTTP %d)", msg, status)
+	}
+	return e
+}
+
+// httpMessage makes a server's message one line (runs of spaces, tabs and
+// line breaks become one space) and cuts it after MaxHTTPMessage
+// characters, never inside one.
+func httpMessage(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= MaxHTTPMessage {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == MaxHTTPMessage {
+			return strings.TrimRight(s[:i], " ") + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// HTTPBody is what a server's error body says.
+type HTTPBody struct {
+	Message   string // the JSON "message", or else the body as text
+	RequestID string // the JSON "request_id", if the body is a JSON object
+	// JSON is true when the body's first JSON value is an object with a
+	// message: the server's own answer, not a proxy's or router's text.
+	JSON bool
+}
+
+// ParseHTTPBody reads an error body: the first JSON value when it is an
+// object with a "message" (a failed upload can append a second value),
+// or else the text. The message is given as it is; FromHTTP shortens it.
+func ParseHTTPBody(raw []byte) HTTPBody {
+	var env struct {
+		Message   string `json:"message"`
+		RequestID string `json:"request_id"`
+	}
+	if json.NewDecoder(bytes.NewReader(raw)).Decode(&env) != nil {
+		return HTTPBody{Message: strings.TrimSpace(string(raw))}
+	}
+	if env.Message == "" {
+		return HTTPBody{Message: strings.TrimSpace(string(raw)), RequestID: env.RequestID}
+	}
+	return HTTPBody{Message: env.Message, RequestID: env.RequestID, JSON: true}
+}
