@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -43,7 +44,8 @@ func TestFromClassifiesGoErrors(t *testing.T) {
 		{fmt.Errorf("wrapped: %w", context.Canceled), Interrupted},
 		{&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}, Network},
 		{New(NotFound, "gone"), NotFound},
-		{errors.New("something else"), Server},
+		{errors.New("something else"), Internal},
+		{fmt.Errorf("read body: %w", io.ErrUnexpectedEOF), Network},
 	}
 	for _, tc := range cases {
 		if got := From(tc.err); got.Code != tc.code {
