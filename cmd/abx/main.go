@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"github.com/abx-dev/abx/internal/cli"
+	"github.com/abx-dev/abx/internal/cmd/root"
 )
 
-func main() { os.Exit(cli.Main()) }
+func main() { os.Exit(root.Main()) }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/abx-dev/abx/internal/cli"
+	"github.com/abx-dev/abx/internal/cmd/root"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/emulator/reqlog"
@@ -27,7 +27,7 @@ import (
 // against the real binary and a fake sandbox-manager started per script.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"abx": func() { os.Exit(cli.Main()) },
+		"abx": func() { os.Exit(root.Main()) },
 		"jq":  func() { os.Exit(jqMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }

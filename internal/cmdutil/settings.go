@@ -186,3 +186,15 @@ func ParseDurationOrSeconds(s string) (time.Duration, error) {
 	}
 	return time.ParseDuration(s)
 }
+
+// AddProviderFlags declares every provider's settings as flags of pf; a
+// name two providers share is declared once.
+func AddProviderFlags(pf *pflag.FlagSet, r *provider.Registry) {
+	for _, d := range r.All() {
+		for _, s := range d.Settings {
+			if pf.Lookup(s.Flag) == nil {
+				pf.String(s.Flag, s.Default, s.Usage)
+			}
+		}
+	}
+}

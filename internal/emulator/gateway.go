@@ -30,17 +30,23 @@ type Gateway struct {
 	dir     string
 	version string
 
+	// mu guards the maps only: nothing slow (stopping processes) runs
+	// while it is held, so requests never wait on another sandbox.
 	mu    sync.Mutex
 	boxes map[string]*box
+	// teardowns of killed and expired sandboxes still stopping their
+	// processes, closed when done; Close waits for them.
+	teardowns map[*box]chan struct{}
 }
 
 type box struct {
 	envd    *envd.Server
 	jupyter *jupyter.Server // code-interpreter templates only
-	paused  bool
+	paused  bool            // guarded by Gateway.mu
 }
 
-// close kills everything running in the sandbox.
+// close kills everything running in the sandbox and waits, a few seconds
+// at most, until it is gone.
 func (b *box) close() {
 	b.envd.Close()
 	if b.jupyter != nil {
@@ -51,14 +57,18 @@ func (b *box) close() {
 // NewGateway serves m, giving each sandbox a directory under dir and a fake
 // envd of that version.
 func NewGateway(m *manager.Server, dir, envdVersion string) *Gateway {
-	g := &Gateway{Manager: m, dir: dir, version: envdVersion, boxes: map[string]*box{}}
+	g := &Gateway{Manager: m, dir: dir, version: envdVersion,
+		boxes: map[string]*box{}, teardowns: map[*box]chan struct{}{}}
 	m.OnEvent = g.onEvent
 	return g
 }
 
+// onEvent keeps the sandboxes' servers in step with the manager. The
+// manager waits for it, and every request after it with a change to
+// report, so it does nothing slow: a killed sandbox leaves the map at
+// once (its data plane answers 502 from then on), and its processes are
+// stopped and its directory removed in the background.
 func (g *Gateway) onEvent(event string, s manager.Sandbox) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	switch event {
 	case "created":
 		root := filepath.Join(g.dir, s.ID)
@@ -77,30 +87,62 @@ func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 		}
 		// A sandbox restored paused has nothing running to stop.
 		b.paused = s.State == "paused"
+		g.mu.Lock()
 		g.boxes[s.ID] = b
+		g.mu.Unlock()
 	case "paused":
-		if b := g.boxes[s.ID]; b != nil {
-			b.paused = true
+		// Requests stop reaching the processes before they stop.
+		if b := g.setPaused(s.ID, true); b != nil {
 			b.envd.Pause()
 			if b.jupyter != nil {
 				b.jupyter.Pause()
 			}
 		}
 	case "resumed":
-		if b := g.boxes[s.ID]; b != nil {
-			b.paused = false
+		// The processes go on before requests reach them again.
+		g.mu.Lock()
+		b := g.boxes[s.ID]
+		g.mu.Unlock()
+		if b != nil {
 			b.envd.Resume()
 			if b.jupyter != nil {
 				b.jupyter.Resume()
 			}
+			g.setPaused(s.ID, false)
 		}
 	case "killed", "expired":
-		if b := g.boxes[s.ID]; b != nil {
-			b.close()
-			delete(g.boxes, s.ID)
-			_ = os.RemoveAll(filepath.Join(g.dir, s.ID))
+		g.mu.Lock()
+		b := g.boxes[s.ID]
+		delete(g.boxes, s.ID)
+		done := make(chan struct{})
+		if b != nil {
+			g.teardowns[b] = done
 		}
+		g.mu.Unlock()
+		if b == nil {
+			return
+		}
+		go func() {
+			b.close()
+			_ = os.RemoveAll(filepath.Join(g.dir, s.ID))
+			g.mu.Lock()
+			delete(g.teardowns, b)
+			g.mu.Unlock()
+			close(done)
+		}()
 	}
+}
+
+// setPaused marks a sandbox paused or running and returns it, nil when it
+// is gone. The gateway answers 502 for a paused sandbox.
+func (g *Gateway) setPaused(id string, paused bool) *box {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	b := g.boxes[id]
+	if b != nil {
+		b.paused = paused
+	}
+	return b
 }
 
 // Envd returns the fake envd of a sandbox, for tests that inspect it.
@@ -124,12 +166,31 @@ func (g *Gateway) Jupyter(id string) *jupyter.Server {
 	return nil
 }
 
-// Close kills every process of every sandbox.
+// Close kills every process of every sandbox, and returns when they are
+// gone (a few seconds at most) and the teardowns of killed sandboxes have
+// finished.
 func (g *Gateway) Close() {
 	g.mu.Lock()
-	defer g.mu.Unlock()
+	boxes := make([]*box, 0, len(g.boxes))
 	for _, b := range g.boxes {
-		b.close()
+		boxes = append(boxes, b)
+	}
+	teardowns := make([]chan struct{}, 0, len(g.teardowns))
+	for _, done := range g.teardowns {
+		teardowns = append(teardowns, done)
+	}
+	g.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, b := range boxes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b.close()
+		}()
+	}
+	wg.Wait()
+	for _, done := range teardowns {
+		<-done
 	}
 }
 
@@ -142,12 +203,13 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.Manager.Expire()
 	g.mu.Lock()
 	b := g.boxes[id]
+	paused := b != nil && b.paused
 	g.mu.Unlock()
 	switch {
 	case b == nil:
 		http.Error(w, "sandbox "+id+" not found", http.StatusBadGateway)
 		return
-	case b.paused:
+	case paused:
 		// A paused sandbox has no running servers: the gateway answers 502.
 		http.Error(w, "sandbox "+id+" is paused", http.StatusBadGateway)
 		return

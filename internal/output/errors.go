@@ -23,13 +23,13 @@ type jsonError struct {
 
 var errorStyle = lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true)
 
-// PrintError writes err once on stderr: one line for people, or one JSON
+// printError writes err once on stderr: one line for people, or one JSON
 // object when the command's output is JSON.
-func (s *Streams) PrintError(e *abxerr.Error, asJSON bool) {
+func (s *Streams) printError(e *abxerr.Error, exit int, asJSON bool) {
 	if asJSON {
 		var j jsonError
 		j.Error.Code, j.Error.Message, j.Error.Hint = e.Code, e.Message, e.Hint
-		j.Error.RequestID, j.Error.HTTPStatus, j.Error.ExitCode = e.RequestID, e.Status, e.ExitCode()
+		j.Error.RequestID, j.Error.HTTPStatus, j.Error.ExitCode = e.RequestID, e.Status, exit
 		_ = WriteJSONLine(s.ErrOut, j)
 		return
 	}

@@ -30,6 +30,10 @@ func NewPrinter(io *Streams) *Printer {
 // SetFormat is the root's choice of -o.
 func (p *Printer) SetFormat(f Format) { p.format = f }
 
+// PlainErrors keeps errors one line whatever the format: --jq asked for
+// plain values, even when its expression is refused.
+func (p *Printer) PlainErrors() { p.plainErrors = true }
+
 // FilterJQ sends everything printed as data through q, which implies JSON.
 // Errors stay one line on stderr.
 func (p *Printer) FilterJQ(ctx context.Context, q *JQ) {

@@ -40,6 +40,26 @@ func WriteFile(local string, fill func(io.Writer) error) error {
 	return err
 }
 
+// CheckWritable refuses, before anything is sent, a destination WriteFile
+// could not fill: one in a directory that does not exist, or a directory
+// itself (the renamed file cannot replace it).
+func CheckWritable(local string) error {
+	dir, err := os.Stat(filepath.Dir(local))
+	if err == nil && !dir.IsDir() {
+		err = errors.New("not a directory")
+	}
+	if err == nil {
+		if st, serr := os.Stat(local); serr == nil && st.IsDir() {
+			err = errors.New("is a directory")
+		}
+	}
+	if err != nil {
+		return abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", local, LocalReason(err)).
+			WithHint("choose a destination in a directory you can write to; nothing was written")
+	}
+	return nil
+}
+
 // LocalReason is the reason of a local file error without the path the
 // message already names ("permission denied", "no such file or directory").
 func LocalReason(err error) string {

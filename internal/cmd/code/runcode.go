@@ -1,56 +1,58 @@
-package cli
+// Package code holds `abx run-code` and its contexts subcommands: code run
+// in a sandbox's code interpreter (docs/run-code.md).
+package code
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
-// exitCodeRaised is run-code's status when the code raised an error; abx's
-// own failures that would exit 1 exit 125 instead (exitExecFailed), so that
-// a script can tell "my code failed" from "abx could not run it".
-const exitCodeRaised = 1
+// exitCodeRaised is run-code's status when the code raised an error. The
+// status belongs to the code alone: abx's own failures exit 125, by the
+// root's rule for pass-through commands (abxerr.Exit).
+const exitCodeRaised = abxerr.Status(1)
+
+// Interpreter opens the code interpreter of a sandbox: the factory's
+// InterpreterClient, or a test's.
+type Interpreter func(ctx context.Context, id string) (*codeinterp.Client, error)
 
 // RunCodeOptions are the inputs of `abx run-code`.
 type RunCodeOptions struct {
-	IO     *output.Streams
-	Interp func(ctx context.Context, id string) (*codeinterp.Client, error)
-	Format output.Format
+	IO      *output.Streams
+	Printer *output.Printer
+	Interp  Interpreter
 
 	ID      string
 	Request codeinterp.Request
 	Timeout time.Duration
 	SaveDir string
 	// Stream prints JSON Lines events as they arrive instead of one
-	// Execution object at the end.
+	// Execution object at the end. The root has already made the Printer
+	// print JSON (errors included); this says which JSON.
 	Stream bool
 }
 
-// languages the code interpreter knows (PROTOCOL.md §4), with their
-// aliases.
-var languages = map[string]string{
-	"python": "python", "javascript": "javascript", "js": "javascript",
-	"typescript": "typescript", "ts": "typescript", "r": "r", "java": "java", "bash": "bash",
+// runCodeFlags are the flags that are parsed into RunCodeOptions rather
+// than bound to them.
+type runCodeFlags struct {
+	file, timeout, language string
+	env                     []string
 }
 
 // NewCmdRunCode builds `abx run-code` and its contexts subcommands.
-func NewCmdRunCode(f *Factory, runF func(context.Context, *RunCodeOptions) error) *cobra.Command {
-	opts := &RunCodeOptions{IO: f.IO, Interp: f.InterpreterClient}
-	var (
-		file, timeout, language string
-		env                     []string
-	)
+func NewCmdRunCode(f *cmdutil.Factory, runF func(context.Context, *RunCodeOptions) error) *cobra.Command {
+	opts := &RunCodeOptions{IO: f.IO, Printer: f.Printer, Interp: f.InterpreterClient}
+	var rf runCodeFlags
 	cmd := &cobra.Command{
 		Use:   "run-code ID [CODE | -f FILE | -]",
 		Short: "Run code in a sandbox's code interpreter",
@@ -71,10 +73,11 @@ interpreter lets the code run on, and its context runs nothing else until it end
 restart the context to stop it ('abx run-code contexts restart').
 
 Exit status: 0 when the code ran; 1 when it raised an error (its name, value and
-traceback go to stderr); 124 when --timeout passed; 130 after Ctrl-C; 2, 3, 4 or 5 as
-for every command; 125 when abx could not run it or get its results: the service or the
-network failed, the output was cut off, the context was restarted or deleted meanwhile,
-or a result could not be saved.
+traceback go to stderr); 124 when --timeout passed; 130 after Ctrl-C; 125 when abx
+itself failed, whatever the reason (the error keeps its code): bad usage or input, no
+such sandbox or context, a refused key, no code interpreter, the service or the network
+failed, the output was cut off, the context was restarted or deleted meanwhile, or a
+result could not be saved.
 
 -o json prints the Execution object at the end: {"results":[…],"logs":{"stdout":[…],
 "stderr":[…]},"error":null|{"name","value","traceback"},"executionCount":N}. --stream
@@ -87,51 +90,10 @@ prints JSON Lines events as they arrive instead (see docs/json.md).`,
   EOF
   abx run-code "$id" --language bash 'ls /'
   abx run-code "$id" -o json 'x = 6*7; x' | jq -r '.results[0].text'`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 || len(args) > 2 {
-				return argsError(cmd, len(args), []string{"ID", "[CODE]"})
-			}
-			return nil
-		},
+		Args: cmdutil.RangeArgs(1, "ID", "[CODE]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Format, opts.ID = f.Format, args[0]
-			if err := checkIDs(opts.ID); err != nil {
+			if err := rf.parse(cmd, opts, args); err != nil {
 				return err
-			}
-			var code string
-			if len(args) == 2 {
-				code = args[1]
-			}
-			var err error
-			if opts.Request.Code, err = readCode(cmd, opts.IO.In, code, file); err != nil {
-				return err
-			}
-			if language != "" {
-				if opts.Request.ContextID != "" {
-					return usageError(cmd, "--language and --context exclude each other: a context has its language")
-				}
-				if opts.Request.Language, err = parseLanguage(language); err != nil {
-					return err
-				}
-			}
-			if opts.Request.EnvVars, err = parseCodeEnv(env); err != nil {
-				return err
-			}
-			if opts.Request.ContextID == "" && opts.Request.Language == "" {
-				// The default context is found by its language: the server's
-				// bare default does not survive a restart of that context.
-				opts.Request.Language = "python"
-			}
-			if cmd.Flags().Changed("timeout") {
-				if opts.Timeout, err = parseTimeout("--timeout", timeout, time.Second); err != nil {
-					return err
-				}
-			}
-			if err := checkSaveDir(opts.SaveDir); err != nil {
-				return err
-			}
-			if opts.Stream {
-				opts.Format = output.JSON
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -140,107 +102,67 @@ prints JSON Lines events as they arrive instead (see docs/json.md).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&file, "file", "f", "", "read the code from FILE ('-' for stdin)")
-	fl.StringVarP(&language, "language", "l", "", "language of the default context to run in: python, javascript (js), typescript (ts), r, java, bash")
+	fl.StringVarP(&rf.file, "file", "f", "", "read the code from FILE ('-' for stdin)")
+	fl.StringVarP(&rf.language, "language", "l", "", "language of the default context to run in: python, javascript (js), typescript (ts), r, java, bash")
 	fl.StringVarP(&opts.Request.ContextID, "context", "c", "", "run in this context (see 'abx run-code contexts')")
-	fl.StringArrayVarP(&env, "env", "e", nil, "environment variable KEY=VALUE for this run (repeatable)")
-	fl.StringVar(&timeout, "timeout", "", "stop waiting for the code after this long (default: no limit)")
+	fl.StringArrayVarP(&rf.env, "env", "e", nil, "environment variable KEY=VALUE for this run (repeatable)")
+	fl.StringVar(&rf.timeout, "timeout", "", "stop waiting for the code after this long (default: no limit)")
 	fl.StringVar(&opts.SaveDir, "save-dir", "", "write rich results (png, svg, html, …) to files in this directory")
 	fl.BoolVar(&opts.Stream, "stream", false, "print JSON Lines events as they arrive (implies -o json)")
-	cmd.AddCommand(newCmdContexts(f))
-	cmd.Annotations = map[string]string{annotOwnStatus: "true"}
-	return needs(cmd, provider.CodeInterpret)
+	cmd.AddCommand(NewCmdContexts(f))
+	cmdutil.PassThrough(cmd)
+	return cmdutil.Needs(cmd, provider.CodeInterpret)
 }
 
-// readCode takes the code from exactly one place: the argument, -f FILE,
-// or stdin ('-').
-func readCode(cmd *cobra.Command, stdin io.Reader, arg, file string) (string, error) {
-	switch {
-	case arg != "" && file != "":
-		return "", usageError(cmd, "give the code once: as an argument or with -f, not both")
-	case arg == "" && file == "":
-		return "", usageError(cmd, "abx run-code needs code: as an argument, with -f FILE, or '-' to read stdin")
-	}
-	var raw []byte
+// parse checks argv and the flags and fills opts, refusing bad input before
+// anything is sent.
+func (rf *runCodeFlags) parse(cmd *cobra.Command, opts *RunCodeOptions, args []string) error {
 	var err error
-	switch src := arg + file; {
-	case src == "-":
-		raw, err = io.ReadAll(stdin)
-	case file != "":
-		raw, err = os.ReadFile(file)
-	default:
-		raw = []byte(arg)
+	if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
+		return err
 	}
-	if err != nil {
-		return "", abxerr.New(abxerr.InvalidInput, "cannot read the code: %v", err)
+	var code string
+	if len(args) == 2 {
+		code = args[1]
 	}
-	if strings.TrimSpace(string(raw)) == "" {
-		return "", abxerr.New(abxerr.InvalidInput, "the code is empty").
-			WithHint("check the argument, file or stdin you meant to run")
+	if opts.Request.Code, err = readCode(cmd, opts.IO.In, code, rf.file); err != nil {
+		return err
 	}
-	return string(raw), nil
-}
-
-// parseCodeEnv reads --env for run-code. The code interpreter pastes each
-// pair into the code it runs (os.environ['K'] = 'V'), so a value with a
-// quote, a backslash or a line break would break that code: refused here.
-func parseCodeEnv(items []string) (map[string]string, error) {
-	env, err := parseKeyValues("--env", items)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range env {
-		if strings.ContainsAny(k+v, "'\"\\\n\r") {
-			return nil, abxerr.New(abxerr.InvalidInput, "invalid --env %s: quotes, backslashes and line breaks cannot be passed to the code interpreter", k).
-				WithHint("set it in the code instead, or write it to a file with 'abx files write'")
+	if rf.language != "" {
+		if cmd.Flags().Changed("context") {
+			return cmdutil.UsageError(cmd, "--language and --context exclude each other: a context has its language")
+		}
+		if opts.Request.Language, err = parseLanguage(rf.language); err != nil {
+			return err
 		}
 	}
-	return env, nil
+	if cmd.Flags().Changed("context") {
+		if err := checkContextID(opts.ID, opts.Request.ContextID); err != nil {
+			return err
+		}
+	}
+	if opts.Request.EnvVars, err = parseCodeEnv(rf.env); err != nil {
+		return err
+	}
+	if opts.Request.ContextID == "" && opts.Request.Language == "" {
+		// The default context is found by its language: the server's
+		// bare default does not survive a restart of that context.
+		opts.Request.Language = "python"
+	}
+	if cmd.Flags().Changed("timeout") {
+		if opts.Timeout, err = cmdutil.ParseTimeout("--timeout", rf.timeout, cmdutil.MinTimeout); err != nil {
+			return err
+		}
+	}
+	return checkSaveDir(opts.SaveDir)
 }
 
-func parseLanguage(s string) (string, error) {
-	if l, ok := languages[strings.ToLower(strings.TrimSpace(s))]; ok {
-		return l, nil
-	}
-	return "", abxerr.New(abxerr.InvalidInput, "unknown --language %q", s).
-		WithHint("use python, javascript (js), typescript (ts), r, java or bash")
-}
-
-// checkSaveDir refuses a --save-dir that cannot be a directory before any
-// request; a missing one is made when the first result is saved.
-func checkSaveDir(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return abxerr.New(abxerr.InvalidInput, "invalid --save-dir %q: %v", dir, err)
-	case !st.IsDir():
-		return abxerr.New(abxerr.InvalidInput, "invalid --save-dir %q: it is a file", dir).
-			WithHint("name a directory (it is created if missing)")
-	}
-	return nil
-}
-
-// runCodeFailed gives abx's own failures status 125 where they would
-// share status 1 with code that raised.
-func runCodeFailed(err error) error {
-	e := abxerr.From(err)
-	if e.ExitCode() != abxerr.ExitFailure {
-		return e
-	}
-	cp := *e
-	cp.Exit = exitExecFailed
-	return &cp
-}
-
+// runRunCode runs the code and returns plain errors: the root turns them
+// into exit statuses (abxerr.Exit), 125 for every failure of abx's own.
 func runRunCode(ctx context.Context, opts *RunCodeOptions) error {
 	c, err := opts.Interp(ctx, opts.ID)
 	if err != nil {
-		return runCodeFailed(err)
+		return err
 	}
 	runCtx := ctx
 	if opts.Timeout > 0 {
@@ -257,30 +179,29 @@ func runRunCode(ctx context.Context, opts *RunCodeOptions) error {
 	case runCtx.Err() != nil:
 		return stillRunning(abxerr.New(abxerr.Timeout, "the code did not finish within %s: abx stopped waiting, but it may still be running", opts.Timeout), opts)
 	default:
-		return contextHint(runCodeFailed(err), opts.ID)
+		return contextHint(err, opts.ID)
 	}
 	if err := sink.finish(); err != nil {
-		return runCodeFailed(err)
+		return err
 	}
 	switch {
 	case sink.ended != nil:
-		return &abxerr.Error{Code: abxerr.Server, Exit: exitExecFailed,
+		return &abxerr.Error{Code: abxerr.Server,
 			Message: fmt.Sprintf("the code interpreter ended the run: %s: %s", sink.ended.Name, sink.ended.Value),
 			Hint:    "its context was restarted or deleted meanwhile, or its kernel died; its variables may be gone"}
 	case sink.saveErr != nil:
 		e := *abxerr.From(sink.saveErr)
 		e.Message = "some results were not saved: " + e.Message
-		e.Exit = exitExecFailed
 		return &e
 	case sink.raised:
-		return exitStatus(exitCodeRaised)
+		return exitCodeRaised
 	}
 	return nil
 }
 
 // stillRunning says how to stop code abx stopped waiting for. Closing the
 // request does not stop it: the code interpreter lets the cell run to its
-// end, and the context runs nothing else until then.
+// end, and the context runs nothing else until then (docs/run-code.md).
 func stillRunning(e *abxerr.Error, opts *RunCodeOptions) error {
 	how := "'abx run-code contexts restart " + opts.ID + " " + opts.Request.ContextID + "'"
 	if opts.Request.ContextID == "" {

@@ -1,22 +1,16 @@
-package cli
+package code
 
 import (
-	"encoding/base64"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
-	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/output"
 )
 
-// codeSink takes run-code's events as they arrive and shows them the way
-// the output format asks: as text on abx's streams, as JSON Lines events
-// (--stream), or gathered into one Execution printed at the end (-o json).
+// codeSink takes run-code's events as they arrive and shows them as the
+// output asks: as text on abx's streams, as JSON Lines events (--stream),
+// or gathered into one Execution printed at the end (-o json).
 type codeSink struct {
 	opts   *RunCodeOptions
 	exec   *codeinterp.Execution // gathered for -o json; nil otherwise
@@ -39,13 +33,13 @@ var serverErrors = map[string]bool{
 
 func newCodeSink(opts *RunCodeOptions) *codeSink {
 	s := &codeSink{opts: opts}
-	if opts.Format == output.JSON && !opts.Stream {
+	if opts.Printer.JSON() && !opts.Stream {
 		s.exec = codeinterp.NewExecution()
 	}
 	return s
 }
 
-// The JSON Lines events of run-code --stream (docs/json.md).
+// The JSON Lines events of run-code --stream (docs/json.md, run-code).
 type (
 	codeLogEvent struct {
 		Type string `json:"type"`
@@ -94,22 +88,24 @@ func (s *codeSink) add(ev codeinterp.Event) error {
 }
 
 func (s *codeSink) writeEvent(ev codeinterp.Event) error {
-	w := s.opts.IO.Out
+	p := s.opts.Printer
 	switch {
 	case ev.Stdout != nil:
-		return output.WriteJSONLine(w, codeLogEvent{"stdout", *ev.Stdout})
+		return p.Event(codeLogEvent{"stdout", *ev.Stdout})
 	case ev.Stderr != nil:
-		return output.WriteJSONLine(w, codeLogEvent{"stderr", *ev.Stderr})
+		return p.Event(codeLogEvent{"stderr", *ev.Stderr})
 	case ev.Result != nil:
-		return output.WriteJSONLine(w, codeResultEvent{"result", *ev.Result})
+		return p.Event(codeResultEvent{"result", *ev.Result})
 	case ev.Error != nil:
-		return output.WriteJSONLine(w, codeErrorEvent{"error", *ev.Error})
+		return p.Event(codeErrorEvent{"error", *ev.Error})
 	}
-	return output.WriteJSONLine(w, codeCountEvent{"executionCount", ev.ExecutionCount})
+	return p.Event(codeCountEvent{"executionCount", ev.ExecutionCount})
 }
 
 // writeText copies the code's output to abx's streams: what it printed as
-// it printed it, the text of its value on stdout, its error on stderr.
+// it printed it, the text of its value on stdout, its error on stderr. It
+// is the code's data, not a format of abx's, so it goes to the streams
+// themselves.
 func (s *codeSink) writeText(ev codeinterp.Event) error {
 	streams := s.opts.IO
 	var err error
@@ -135,9 +131,9 @@ func (s *codeSink) writeText(ev codeinterp.Event) error {
 func (s *codeSink) finish() error {
 	switch {
 	case s.exec != nil:
-		return output.WriteJSON(s.opts.IO.Out, s.exec)
+		return s.opts.Printer.Value(s.exec)
 	case s.opts.Stream:
-		return output.WriteJSONLine(s.opts.IO.Out, codeEndEvent{"end", s.raised})
+		return s.opts.Printer.Event(codeEndEvent{"end", s.raised})
 	}
 	return nil
 }
@@ -173,78 +169,4 @@ func withNewline(s string) string {
 		return s
 	}
 	return s + "\n"
-}
-
-// save writes each rich format of a result to --save-dir, named by the
-// execution count and the result's place (result-3-1.png), notes each path
-// on stderr and in the result's files, or says on stderr what was skipped.
-// Existing files of the same name are replaced. A file that cannot be
-// written is reported and remembered; the run goes on.
-func (s *codeSink) save(r *codeinterp.Result) {
-	formats := r.Formats()
-	if len(formats) == 0 {
-		return
-	}
-	human := s.opts.Format != output.JSON
-	if s.opts.SaveDir == "" {
-		if human {
-			names := make([]string, len(formats))
-			for i, f := range formats {
-				names[i] = f.Name
-			}
-			_, _ = fmt.Fprintf(s.opts.IO.ErrOut, "result %d has %s: not saved (use --save-dir DIR)\n", s.n, strings.Join(names, ", "))
-		}
-		return
-	}
-	for _, f := range formats {
-		path := filepath.Join(s.opts.SaveDir, s.fileName(f))
-		if err := saveFormat(s.opts.SaveDir, path, f); err != nil {
-			_, _ = fmt.Fprintf(s.opts.IO.ErrOut, "result %d: %s not saved: %s\n", s.n, f.Name, abxerr.From(err).Message)
-			if s.saveErr == nil {
-				s.saveErr = err
-			}
-			continue
-		}
-		if r.Files == nil {
-			r.Files = map[string]string{}
-		}
-		r.Files[f.Name] = path
-		if human {
-			_, _ = fmt.Fprintf(s.opts.IO.ErrOut, "saved %s to %s\n", f.Name, path)
-		}
-	}
-}
-
-func saveFormat(dir, path string, f codeinterp.Format) error {
-	data := []byte(f.Data)
-	if f.Base64 {
-		var err error
-		if data, err = base64.StdEncoding.DecodeString(strings.TrimSpace(f.Data)); err != nil {
-			return abxerr.New(abxerr.BadResponse, "its %s is not base64: %v", f.Name, err)
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return abxerr.New(abxerr.InvalidInput, "cannot make --save-dir: %v", localReason(err))
-	}
-	return writeLocal(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-func (s *codeSink) fileName(f codeinterp.Format) string {
-	name := "result"
-	if s.count > 0 {
-		name += fmt.Sprintf("-%d", s.count)
-	}
-	name += fmt.Sprintf("-%d", s.n)
-	if f.Ext == "extra.json" {
-		name += "-" + strings.Map(func(r rune) rune {
-			if r == '/' || r == os.PathSeparator || r < ' ' {
-				return '_'
-			}
-			return r
-		}, f.Name)
-	}
-	return name + "." + f.Ext
 }

@@ -1,20 +1,20 @@
 //go:build !unix
 
-package cli
+package emulator
 
 import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
 )
 
 // NewCmdEmulator builds `abx emulator` where it cannot run: its sandboxes
 // are process groups, signals and real paths of a Unix machine.
-func NewCmdEmulator(*Factory) *cobra.Command {
+func NewCmdEmulator(*cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:         "emulator",
-		Short:       "Run a local sandbox-manager (Linux and macOS only)",
-		Annotations: map[string]string{annotNoProvider: "true"},
+		Use:   "emulator",
+		Short: "Run a local sandbox-manager (Linux and macOS only)",
 	}
 	for _, name := range []string{"start", "exec", "env"} {
 		cmd.AddCommand(&cobra.Command{
@@ -27,5 +27,5 @@ func NewCmdEmulator(*Factory) *cobra.Command {
 			},
 		})
 	}
-	return cmd
+	return cmdutil.NoProvider(cmd)
 }

@@ -23,7 +23,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
-	"github.com/abx-dev/abx/internal/cli"
+	"github.com/abx-dev/abx/internal/cmd/root"
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
 
@@ -83,11 +84,12 @@ func run(mdDir, manDir string) error {
 // completion commands and the version flag cobra adds at execution.
 func newRoot() *cobra.Command {
 	streams := &output.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard, Now: time.Now}
-	root := cli.NewCmdRoot(cli.NewFactory(streams))
-	root.InitDefaultHelpCmd()
-	root.InitDefaultCompletionCmd()
-	root.InitDefaultVersionFlag()
-	return root
+	// No environment: the pages are the same wherever they are made.
+	tree := root.NewCmdRoot(cmdutil.New(streams, func(string) string { return "" }))
+	tree.InitDefaultHelpCmd()
+	tree.InitDefaultCompletionCmd()
+	tree.InitDefaultVersionFlag()
+	return tree
 }
 
 // collect lists the commands that get a page, parents before children in

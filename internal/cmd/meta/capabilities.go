@@ -1,10 +1,13 @@
-package cli
+// Package meta holds the commands about abx itself and its settings:
+// capabilities, config and version.
+package meta
 
 import (
-	"fmt"
+	"context"
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -20,8 +23,16 @@ type capabilitiesJSON struct {
 	Capabilities []capabilityJSON `json:"capabilities"`
 }
 
+// CapabilitiesOptions are the inputs of `abx capabilities`.
+type CapabilitiesOptions struct {
+	Printer *output.Printer
+	// Descriptor is the selected provider, known once the root has run.
+	Descriptor func() *provider.Descriptor
+}
+
 // NewCmdCapabilities builds `abx capabilities`: the capability manifest.
-func NewCmdCapabilities(f *Factory) *cobra.Command {
+func NewCmdCapabilities(f *cmdutil.Factory, runF func(context.Context, *CapabilitiesOptions) error) *cobra.Command {
+	opts := &CapabilitiesOptions{Printer: f.Printer, Descriptor: func() *provider.Descriptor { return f.Descriptor }}
 	return &cobra.Command{
 		Use:   "capabilities",
 		Short: "Show what the selected provider can and cannot do",
@@ -30,38 +41,35 @@ A command that needs an unsupported capability fails with E8004 (exit 5) before 
 request is sent.`,
 		Example: `  abx capabilities
   abx capabilities -o json | jq -r '.capabilities[] | select(.supported) | .name'`,
-		Args: exactArgs(),
-		RunE: func(_ *cobra.Command, _ []string) error {
-			return printCapabilities(f.IO, f.Format, f.Descriptor)
+		Args: cmdutil.ExactArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runCapabilities(opts)
 		},
 	}
 }
 
-func printCapabilities(io *output.Streams, format output.Format, d *provider.Descriptor) error {
+func runCapabilities(opts *CapabilitiesOptions) error {
+	d := opts.Descriptor()
 	out := capabilitiesJSON{Provider: d.Name, Capabilities: []capabilityJSON{}}
+	var supported []string
 	for _, c := range provider.AllCapabilities {
 		out.Capabilities = append(out.Capabilities, capabilityJSON{c.Name, d.Supports(c.Name), c.Description})
+		if d.Supports(c.Name) {
+			supported = append(supported, string(c.Name))
+		}
 	}
-	switch format {
-	case output.JSON:
-		return output.WriteJSON(io.Out, out)
-	case output.Name:
+	return opts.Printer.Print(out, supported, func() error {
+		t := opts.Printer.Table("capability", "supported", "description")
 		for _, c := range out.Capabilities {
+			yes := "no"
 			if c.Supported {
-				if _, err := fmt.Fprintln(io.Out, "capability/"+string(c.Name)); err != nil {
-					return err
-				}
+				yes = "yes"
 			}
+			t.Row(string(c.Name), yes, c.Description)
 		}
-		return nil
-	}
-	t := io.NewTable("capability", "supported", "description")
-	for _, c := range out.Capabilities {
-		yes := "no"
-		if c.Supported {
-			yes = "yes"
-		}
-		t.Row(string(c.Name), yes, c.Description)
-	}
-	return t.Render()
+		return t.Render()
+	})
 }

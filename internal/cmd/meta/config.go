@@ -1,10 +1,15 @@
-package cli
+package meta
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
 )
 
 type settingJSON struct {
@@ -30,8 +35,21 @@ type configJSON struct {
 // redacted stands for a secret that is set; the value itself is never shown.
 const redacted = "(set, redacted)"
 
+// ConfigOptions are the inputs of `abx config`.
+type ConfigOptions struct {
+	IO      *output.Streams
+	Printer *output.Printer
+	// Bind reads the selected provider's settings without consuming stdin.
+	Bind func() (*provider.Descriptor, provider.Config, []cmdutil.BoundSetting, error)
+}
+
 // NewCmdConfig builds `abx config`.
-func NewCmdConfig(f *Factory) *cobra.Command {
+func NewCmdConfig(f *cmdutil.Factory, runF func(context.Context, *ConfigOptions) error) *cobra.Command {
+	opts := &ConfigOptions{IO: f.IO, Printer: f.Printer,
+		Bind: func() (*provider.Descriptor, provider.Config, []cmdutil.BoundSetting, error) {
+			cfg, bound, err := f.BindSettings(f.Descriptor, nil)
+			return f.Descriptor, cfg, bound, err
+		}}
 	return &cobra.Command{
 		Use:   "config",
 		Short: "Show the effective settings and where each came from",
@@ -41,16 +59,19 @@ The API key is never shown. Missing or invalid settings are listed with what to 
 abx config itself succeeds even when the configuration is incomplete.`,
 		Example: `  abx config
   abx config -o json | jq '.problems'`,
-		Args: exactArgs(),
-		RunE: func(*cobra.Command, []string) error {
-			return runConfig(f)
+		Args: cmdutil.ExactArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runConfig(opts)
 		},
 	}
 }
 
-func runConfig(f *Factory) error {
-	cfg, bound, err := bindSettings(f.Descriptor, f.flags, nil)
-	out := configJSON{Provider: f.Descriptor.Name, Settings: []settingJSON{}, Problems: []problemJSON{}}
+func runConfig(opts *ConfigOptions) error {
+	d, cfg, bound, err := opts.Bind()
+	out := configJSON{Provider: d.Name, Settings: []settingJSON{}, Problems: []problemJSON{}}
 	for _, b := range bound {
 		v := b.Value
 		if b.Secret && v != "" {
@@ -64,23 +85,25 @@ func runConfig(f *Factory) error {
 	} else {
 		problems = cfg.Problems()
 	}
+	keys := make([]string, len(out.Settings))
+	for i, s := range out.Settings {
+		keys[i] = s.Key
+	}
 	for _, p := range problems {
 		e := abxerr.From(p)
 		out.Problems = append(out.Problems, problemJSON{e.Code, e.Message, e.Hint})
 	}
-
-	if f.Format == output.JSON {
-		return output.WriteJSON(f.IO.Out, out)
-	}
-	t := f.IO.NewTable("setting", "value", "source", "variable")
-	for _, s := range out.Settings {
-		t.Row(s.Key, dash(s.Value), s.Source, s.Env)
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	for _, p := range problems {
-		f.IO.PrintError(abxerr.From(p), false)
-	}
-	return nil
+	return opts.Printer.Print(out, keys, func() error {
+		t := opts.Printer.Table("setting", "value", "source", "variable")
+		for _, s := range out.Settings {
+			t.Row(s.Key, cmdutil.Dash(s.Value), s.Source, s.Env)
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+		for _, p := range problems {
+			_, _ = fmt.Fprintln(opts.IO.ErrOut, opts.IO.ErrorLine(abxerr.From(p)))
+		}
+		return nil
+	})
 }

@@ -1,11 +1,12 @@
-package cli
+package meta
 
 import (
-	"fmt"
+	"context"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
 
@@ -16,16 +17,17 @@ var (
 	date    = ""
 )
 
-type versionInfo struct {
+// VersionInfo is what abx was built from.
+type VersionInfo struct {
 	Version string `json:"version"`
 	Commit  string `json:"commit"`
 	Date    string `json:"date"`
 }
 
-// buildInfo falls back to what the Go toolchain recorded, so that a
+// BuildInfo falls back to what the Go toolchain recorded, so that a
 // `go install`ed abx still says which module version and revision it is.
-func buildInfo() versionInfo {
-	v := versionInfo{Version: version, Commit: commit, Date: date}
+func BuildInfo() VersionInfo {
+	v := VersionInfo{Version: version, Commit: commit, Date: date}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if v.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v.Version = bi.Main.Version
@@ -45,7 +47,7 @@ func buildInfo() versionInfo {
 	return v
 }
 
-func (v versionInfo) String() string {
+func (v VersionInfo) String() string {
 	s := "abx " + v.Version
 	if v.Commit != "" {
 		s += " (" + v.Commit
@@ -57,8 +59,14 @@ func (v versionInfo) String() string {
 	return s
 }
 
+// VersionOptions are the inputs of `abx version`.
+type VersionOptions struct {
+	Printer *output.Printer
+}
+
 // NewCmdVersion builds `abx version`.
-func NewCmdVersion(f *Factory) *cobra.Command {
+func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *VersionOptions) error) *cobra.Command {
+	opts := &VersionOptions{Printer: f.Printer}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Show abx's version, commit and build date",
@@ -67,16 +75,14 @@ release shows its number; 'go install github.com/abx-dev/abx/cmd/abx@VERSION' sh
 any other build shows dev, with the revision Go recorded from the checkout. It needs no
 provider and sends no request.`,
 		Example: "  abx version\n  abx version -o json | jq -r .version",
-		Args:    exactArgs(),
-		RunE: func(*cobra.Command, []string) error {
-			v := buildInfo()
-			if f.Format == output.JSON {
-				return output.WriteJSON(f.IO.Out, v)
+		Args:    cmdutil.ExactArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			_, err := fmt.Fprintln(f.IO.Out, v.String())
-			return err
+			v := BuildInfo()
+			return opts.Printer.Print(v, []string{v.String()}, func() error { return opts.Printer.Line(v.String()) })
 		},
 	}
-	cmd.Annotations = map[string]string{annotNoProvider: "true"}
-	return cmd
+	return cmdutil.NoProvider(cmd)
 }

@@ -1,37 +1,31 @@
 //go:build unix
 
-package cli
+package root
 
 import (
 	"bytes"
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/abx-dev/abx/internal/emulator"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/output"
 )
 
-const testKey = "sk-unit-test"
+const testKey = cmdtest.Key
 
-// fakeManager starts the fake sandbox-manager and points the environment at it.
-func fakeManager(t *testing.T) *manager.Server {
+// env is the environment a test gives abx: these variables and no other.
+type env map[string]string
+
+// fakeManager starts the fake sandbox-manager and returns an environment
+// that points abx at it.
+func fakeManager(t *testing.T) (*manager.Server, env) {
 	t.Helper()
-	srv := manager.New(manager.Options{APIKey: testKey, Domain: "abx.test"})
-	gw := emulator.NewGateway(srv, t.TempDir(), "0.2.10")
-	t.Cleanup(gw.Close)
-	ts := httptest.NewServer(gw)
-	t.Cleanup(ts.Close)
-	t.Setenv("ABX_PROVIDER", "alicloud-container")
-	t.Setenv("ABX_ALICLOUD_CONTAINER_BASE_URL", ts.URL)
-	t.Setenv("ABX_ALICLOUD_CONTAINER_API_KEY", testKey)
-	t.Setenv("ABX_ALICLOUD_CONTAINER_DOMAIN", "")
-	t.Setenv("ABX_ALICLOUD_CONTAINER_PROTOCOL", "")
-	t.Setenv("NO_COLOR", "")
-	return srv
+	srv, e := cmdtest.FakeCluster(t)
+	return srv, e
 }
 
 type result struct {
@@ -45,22 +39,23 @@ func testStreams() (*output.Streams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer
 	return output.Test(false)
 }
 
-func runWith(io *output.Streams, args ...string) int {
+func runWith(io *output.Streams, e env, args ...string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return Run(ctx, io, args)
+	return Run(ctx, cmdutil.New(io, func(k string) string { return e[k] }), args)
 }
 
 // run executes one command line as a pipe (or a terminal when tty is set).
-func run(t *testing.T, tty bool, args ...string) result {
+func run(t *testing.T, e env, tty bool, args ...string) result {
 	t.Helper()
 	io, _, out, errOut := output.Test(tty)
-	code := runWith(io, args...)
+	code := runWith(io, e, args...)
 	return result{code: code, stdout: out.String(), stderr: errOut.String(),
 		stdoutLines: strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")}
 }
 
 func TestBadInputIsRefusedBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		args []string
@@ -124,13 +119,14 @@ func TestBadInputIsRefusedBeforeAnyRequest(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeManager(t)
+			t.Parallel()
+			srv, e := fakeManager(t)
 			if strings.Contains(tc.name, "key") {
-				t.Setenv("ABX_ALICLOUD_CONTAINER_API_KEY", "")
+				e["ABX_ALICLOUD_CONTAINER_API_KEY"] = ""
 			}
-			r := run(t, false, tc.args...)
-			if r.code != 2 {
-				t.Errorf("exit %d, want 2; stderr %q", r.code, r.stderr)
+			r := run(t, e, false, tc.args...)
+			if want := usageExit(tc.args); r.code != want {
+				t.Errorf("exit %d, want %d; stderr %q", r.code, want, r.stderr)
 			}
 			if strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "error[E1") {
 				t.Errorf("want one error line on stderr, got %q", r.stderr)
@@ -165,19 +161,21 @@ var serviceCommands = [][]string{
 }
 
 func TestMissingConfigSendsNothing(t *testing.T) {
+	t.Parallel()
 	for _, missing := range []struct{ env, value string }{
 		{"ABX_ALICLOUD_CONTAINER_BASE_URL", "ABX_ALICLOUD_CONTAINER_DOMAIN"},
 		{"ABX_ALICLOUD_CONTAINER_API_KEY", "ABX_ALICLOUD_CONTAINER_API_KEY"},
 	} {
 		for _, args := range serviceCommands {
 			t.Run(missing.env+"/"+strings.Join(args, " "), func(t *testing.T) {
-				srv := fakeManager(t)
-				t.Setenv(missing.env, "")
+				t.Parallel()
+				srv, e := fakeManager(t)
+				e[missing.env] = ""
 				// The decoy is another tool's variable: never a fallback.
-				t.Setenv("ABX_SANDBOX_API_KEY", "decoy")
-				r := run(t, false, args...)
-				if r.code != 2 {
-					t.Errorf("exit %d, want 2 (stderr %q)", r.code, r.stderr)
+				e["ABX_SANDBOX_API_KEY"] = "decoy"
+				r := run(t, e, false, args...)
+				if want := usageExit(args); r.code != want {
+					t.Errorf("exit %d, want %d (stderr %q)", r.code, want, r.stderr)
 				}
 				if !strings.Contains(r.stderr, missing.value) || !strings.HasPrefix(r.stderr, "error[E1003]") {
 					t.Errorf("stderr %q does not name %s", r.stderr, missing.value)
@@ -191,6 +189,7 @@ func TestMissingConfigSendsNothing(t *testing.T) {
 }
 
 func TestUnsupportedCapabilitiesFailWithE8004(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"template", "list"},
 		{"template", "build", "--name", "x"},
@@ -200,20 +199,31 @@ func TestUnsupportedCapabilitiesFailWithE8004(t *testing.T) {
 		{"terminal", "sb-1"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			srv := fakeManager(t)
+			t.Parallel()
+			srv, e := fakeManager(t)
 			// Even without any config: the check comes first.
-			t.Setenv("ABX_ALICLOUD_CONTAINER_API_KEY", "")
-			r := run(t, false, args...)
+			e["ABX_ALICLOUD_CONTAINER_API_KEY"] = ""
+			r := run(t, e, false, args...)
 			if r.code != 5 || !strings.HasPrefix(r.stderr, "error[E8004]: provider alicloud-container does not support ") {
 				t.Errorf("exit %d stderr %q, want 5 and E8004", r.code, r.stderr)
 			}
 			if n := len(srv.Requests()); n != 0 {
 				t.Errorf("the server got %d requests, want 0", n)
 			}
-			j := run(t, false, append(args, "-o", "json")...)
+			j := run(t, e, false, append(args, "-o", "json")...)
 			if !strings.HasPrefix(j.stderr, `{"error":{"code":"E8004"`) {
 				t.Errorf("JSON error %q", j.stderr)
 			}
 		})
 	}
+}
+
+// usageExit is the status of a refused command line: 2, or 125 for the
+// commands that pass a remote status through (docs/exit-codes.md); either
+// way the error's code says E1xxx and nothing was sent.
+func usageExit(args []string) int {
+	if args[0] == "run-code" && (len(args) < 2 || args[1] != "contexts") || args[0] == "exec" {
+		return 125
+	}
+	return 2
 }

@@ -1,4 +1,4 @@
-package cli
+package root
 
 import (
 	"slices"
@@ -6,13 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmd/code"
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
 
 // addCompletions tells the shell what to offer on Tab (docs/completion.md).
 // It is wired in one place rather than in each command's file so that what
 // completes what reads as one table, and a test can check every row.
-func addCompletions(root *cobra.Command, f *Factory) {
+func addCompletions(root *cobra.Command, f *cmdutil.Factory) {
 	// Declared now rather than when cobra first runs, so that help and the
 	// generated reference list it like any other command. Its scripts go to
 	// the writer the root has at this moment: give it ours.
@@ -23,10 +25,7 @@ func addCompletions(root *cobra.Command, f *Factory) {
 	if cmd := findCommand(root, "completion"); cmd != nil {
 		cmd.Long = completionLong
 		for _, c := range append(cmd.Commands(), cmd) {
-			if c.Annotations == nil {
-				c.Annotations = map[string]string{}
-			}
-			c.Annotations[annotNoJSON] = "true" // shell scripts
+			cmdutil.NoJSON(c) // shell scripts
 		}
 	}
 	// A jq expression is not a file name.
@@ -100,19 +99,13 @@ type flagCompletion struct {
 	fn        cobra.CompletionFunc
 }
 
-func flagCompletions(f *Factory) []flagCompletion {
+func flagCompletions(f *cmdutil.Factory) []flagCompletion {
 	formats := make([]string, len(output.Formats))
 	for i, fm := range output.Formats {
 		formats[i] = string(fm)
 	}
-	var langs []string
-	for _, l := range languages {
-		if !slices.Contains(langs, l) {
-			langs = append(langs, l)
-		}
-	}
-	slices.Sort(langs)
-	states := commaList(sandboxStates)
+	langs := code.Languages()
+	states := commaList(cmdutil.SandboxStates)
 	return []flagCompletion{
 		{"", "output", choices(formats...)},
 		{"", "provider", choices(f.Registry.Names()...)},

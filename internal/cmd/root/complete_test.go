@@ -1,12 +1,11 @@
 //go:build unix
 
-package cli
+package root
 
 import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
 
@@ -28,9 +28,9 @@ type completion struct {
 // the way every shell's script asks abx. The shell discards stderr, where
 // cobra only notes the directive: anything else there is abx talking when
 // it should not.
-func complete(t *testing.T, args ...string) completion {
+func complete(t *testing.T, e env, args ...string) completion {
 	t.Helper()
-	r := run(t, false, append([]string{cobra.ShellCompRequestCmd}, args...)...)
+	r := run(t, e, false, append([]string{cobra.ShellCompRequestCmd}, args...)...)
 	if r.code != 0 {
 		t.Fatalf("__complete %q: exit %d, stderr %q", args, r.code, r.stderr)
 	}
@@ -71,9 +71,9 @@ const (
 	dirNoSpace = ":6" // NoSpace|NoFileComp: the word goes on (a directory, "ID:")
 )
 
-func createSandbox(t *testing.T, template string) string {
+func createSandbox(t *testing.T, e env, template string) string {
 	t.Helper()
-	r := run(t, false, "create", "--template", template, "-q")
+	r := run(t, e, false, "create", "--template", template, "-q")
 	if r.code != 0 {
 		t.Fatalf("create: exit %d, %s", r.code, r.stderr)
 	}
@@ -81,9 +81,10 @@ func createSandbox(t *testing.T, template string) string {
 }
 
 func TestCompleteSandboxIDsEverywhereAnIDGoes(t *testing.T) {
-	fakeManager(t)
-	base := createSandbox(t, "base")
-	ci := createSandbox(t, "code-interpreter")
+	t.Parallel()
+	_, e := fakeManager(t)
+	base := createSandbox(t, e, "base")
+	ci := createSandbox(t, e, "code-interpreter")
 	for _, line := range [][]string{
 		{"info"}, {"kill"}, {"timeout"}, {"pause"}, {"connect"}, {"url"}, {"exec"},
 		{"ps"}, {"ps", "kill"}, {"ps", "stdin"}, {"ps", "attach"},
@@ -93,7 +94,8 @@ func TestCompleteSandboxIDsEverywhereAnIDGoes(t *testing.T) {
 		{"run-code", "contexts", "restart"}, {"run-code", "contexts", "delete"},
 	} {
 		t.Run(strings.Join(line, " "), func(t *testing.T) {
-			c := complete(t, append(line, "")...)
+			t.Parallel()
+			c := complete(t, e, append(line, "")...)
 			c.has(t, base+"\tbase, running", ci+"\tcode-interpreter, running")
 			if c.directive != dirNoFile {
 				t.Errorf("directive %s, want %s (no local files)", c.directive, dirNoFile)
@@ -101,25 +103,30 @@ func TestCompleteSandboxIDsEverywhereAnIDGoes(t *testing.T) {
 		})
 	}
 	t.Run("second argument", func(t *testing.T) {
-		complete(t, "info", base, "").exactly(t, dirNoFile)
-		complete(t, "url", base, "").exactly(t, dirNoFile)
-		complete(t, "run-code", base, "").exactly(t, dirNoFile)
+		t.Parallel()
+		complete(t, e, "info", base, "").exactly(t, dirNoFile)
+		complete(t, e, "url", base, "").exactly(t, dirNoFile)
+		complete(t, e, "run-code", base, "").exactly(t, dirNoFile)
 	})
 	t.Run("exec after --", func(t *testing.T) {
-		complete(t, "exec", base, "--", "").exactly(t, dirNoFile)
+		t.Parallel()
+		complete(t, e, "exec", base, "--", "").exactly(t, dirNoFile)
 	})
 	t.Run("prefix", func(t *testing.T) {
+		t.Parallel()
 		prefix := strings.TrimSuffix(ci, ci[len(ci)-5:]) // default--code-interpreter-
-		complete(t, "info", prefix).exactly(t, dirNoFile, ci+"\tcode-interpreter, running")
-		complete(t, "info", "nothing-like-it").exactly(t, dirNoFile)
+		complete(t, e, "info", prefix).exactly(t, dirNoFile, ci+"\tcode-interpreter, running")
+		complete(t, e, "info", "nothing-like-it").exactly(t, dirNoFile)
 	})
 	t.Run("kill leaves out the IDs given", func(t *testing.T) {
-		complete(t, "kill", base, "").exactly(t, dirNoFile, ci+"\tcode-interpreter, running")
-		complete(t, "kill", "--all", "").exactly(t, dirNoFile)
+		t.Parallel()
+		complete(t, e, "kill", base, "").exactly(t, dirNoFile, ci+"\tcode-interpreter, running")
+		complete(t, e, "kill", "--all", "").exactly(t, dirNoFile)
 	})
 	t.Run("without descriptions", func(t *testing.T) {
-		c := complete(t, "info", base[:len(base)-2])
-		r := run(t, false, cobra.ShellCompNoDescRequestCmd, "info", base[:len(base)-2])
+		t.Parallel()
+		c := complete(t, e, "info", base[:len(base)-2])
+		r := run(t, e, false, cobra.ShellCompNoDescRequestCmd, "info", base[:len(base)-2])
 		if want := base + "\n" + c.directive + "\n"; r.stdout != want {
 			t.Errorf("stdout %q, want %q", r.stdout, want)
 		}
@@ -127,18 +134,20 @@ func TestCompleteSandboxIDsEverywhereAnIDGoes(t *testing.T) {
 }
 
 func TestCompletePauseOffersRunningAndResumePaused(t *testing.T) {
-	fakeManager(t)
-	running := createSandbox(t, "base")
-	paused := createSandbox(t, "base")
-	if r := run(t, false, "pause", paused); r.code != 0 {
+	t.Parallel()
+	_, e := fakeManager(t)
+	running := createSandbox(t, e, "base")
+	paused := createSandbox(t, e, "base")
+	if r := run(t, e, false, "pause", paused); r.code != 0 {
 		t.Fatalf("pause: %s", r.stderr)
 	}
-	complete(t, "pause", "").exactly(t, dirNoFile, running+"\tbase, running")
-	complete(t, "resume", "").exactly(t, dirNoFile, paused+"\tbase, paused")
-	complete(t, "info", "").has(t, running+"\tbase, running", paused+"\tbase, paused")
+	complete(t, e, "pause", "").exactly(t, dirNoFile, running+"\tbase, running")
+	complete(t, e, "resume", "").exactly(t, dirNoFile, paused+"\tbase, paused")
+	complete(t, e, "info", "").has(t, running+"\tbase, running", paused+"\tbase, paused")
 }
 
 func TestCompleteIsQuietWithoutConfiguration(t *testing.T) {
+	t.Parallel()
 	cases := map[string]map[string]string{
 		"no provider": {"ABX_PROVIDER": ""},
 		"no API key":  {"ABX_ALICLOUD_CONTAINER_API_KEY": ""},
@@ -149,44 +158,49 @@ func TestCompleteIsQuietWithoutConfiguration(t *testing.T) {
 	}
 	for name, env := range cases {
 		t.Run(name, func(t *testing.T) {
-			srv := fakeManager(t)
+			t.Parallel()
+			srv, e := fakeManager(t)
 			for k, v := range env {
-				t.Setenv(k, v)
+				e[k] = v
 			}
-			complete(t, "info", "").exactly(t, dirNoFile)
-			complete(t, "files", "ls", "sb-1", "").exactly(t, dirNoFile)
+			complete(t, e, "info", "").exactly(t, dirNoFile)
+			complete(t, e, "files", "ls", "sb-1", "").exactly(t, dirNoFile)
 			if n := len(srv.Requests()); n != 0 {
 				t.Errorf("the server got %d requests, want 0", n)
 			}
 		})
 	}
 	t.Run("unknown provider flag", func(t *testing.T) {
-		fakeManager(t)
-		complete(t, "--provider", "aws", "info", "").exactly(t, dirNoFile)
+		t.Parallel()
+		_, e := fakeManager(t)
+		complete(t, e, "--provider", "aws", "info", "").exactly(t, dirNoFile)
 	})
 	t.Run("debug", func(t *testing.T) {
-		fakeManager(t)
-		id := createSandbox(t, "base")
-		complete(t, "--debug", "info", "").exactly(t, dirNoFile, id+"\tbase, running")
+		t.Parallel()
+		_, e := fakeManager(t)
+		id := createSandbox(t, e, "base")
+		complete(t, e, "--debug", "info", "").exactly(t, dirNoFile, id+"\tbase, running")
 	})
 }
 
 func TestCompleteGivesUpOnASlowService(t *testing.T) {
-	fakeManager(t)
+	t.Parallel()
+	_, e := fakeManager(t)
 	hang := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	}))
 	t.Cleanup(hang.Close)
-	t.Setenv("ABX_ALICLOUD_CONTAINER_BASE_URL", hang.URL)
+	e["ABX_ALICLOUD_CONTAINER_BASE_URL"] = hang.URL
 	start := time.Now()
-	complete(t, "info", "").exactly(t, dirNoFile)
+	complete(t, e, "info", "").exactly(t, dirNoFile)
 	if d := time.Since(start); d > completionTimeout+2*time.Second {
 		t.Errorf("completion took %s, want about %s at most", d, completionTimeout)
 	}
 }
 
 func TestCompleteFlagValues(t *testing.T) {
-	fakeManager(t)
+	t.Parallel()
+	_, e := fakeManager(t)
 	cases := []struct {
 		args []string
 		want []string
@@ -204,64 +218,68 @@ func TestCompleteFlagValues(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			complete(t, tc.args...).exactly(t, dirNoFile, tc.want...)
+			t.Parallel()
+			complete(t, e, tc.args...).exactly(t, dirNoFile, tc.want...)
 		})
 	}
 }
 
 // dataPlane routes envd requests through the fake's private paths, the
 // way the files scripts reach a sandbox on loopback.
-func dataPlane(t *testing.T) {
+func dataPlane(t *testing.T) env {
 	t.Helper()
-	fakeManager(t)
-	t.Setenv("ABX_ALICLOUD_CONTAINER_PROTOCOL", "private")
-	base := strings.TrimSuffix(os.Getenv("ABX_ALICLOUD_CONTAINER_BASE_URL"), "/")
-	t.Setenv("ABX_ALICLOUD_CONTAINER_BASE_URL", base+"/kruise/api")
+	_, e := fakeManager(t)
+	e["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = "private"
+	e["ABX_ALICLOUD_CONTAINER_BASE_URL"] = strings.TrimSuffix(e["ABX_ALICLOUD_CONTAINER_BASE_URL"], "/") + "/kruise/api"
+	return e
 }
 
 func TestCompleteRemotePaths(t *testing.T) {
-	dataPlane(t)
-	id := createSandbox(t, "base")
+	t.Parallel()
+	e := dataPlane(t)
+	id := createSandbox(t, e, "base")
 	for _, dir := range []string{"jobs/sub", "jobsite"} {
-		if r := run(t, false, "files", "mkdir", id, dir); r.code != 0 {
+		if r := run(t, e, false, "files", "mkdir", id, dir); r.code != 0 {
 			t.Fatalf("mkdir %s: %s", dir, r.stderr)
 		}
 	}
 	io, in, _, errOut := output.Test(false)
 	in.WriteString("hello\n")
-	if code := runWith(io, "files", "write", id, "jobs/notes.txt"); code != 0 {
+	if code := runWith(io, e, "files", "write", id, "jobs/notes.txt"); code != 0 {
 		t.Fatalf("write: %s", errOut)
 	}
 
-	complete(t, "files", "ls", id, "jo").exactly(t, dirNoSpace, "jobs/", "jobsite/")
-	complete(t, "files", "ls", id, "jobs/").exactly(t, dirNoSpace, "jobs/notes.txt", "jobs/sub/")
-	complete(t, "files", "read", id, "jobs/n").exactly(t, dirNoFile, "jobs/notes.txt")
-	complete(t, "files", "mv", id, "jobs/notes.txt", "jobs/s").exactly(t, dirNoSpace, "jobs/sub/")
-	complete(t, "files", "stat", id, "jobs/", "").exactly(t, dirNoFile)
+	complete(t, e, "files", "ls", id, "jo").exactly(t, dirNoSpace, "jobs/", "jobsite/")
+	complete(t, e, "files", "ls", id, "jobs/").exactly(t, dirNoSpace, "jobs/notes.txt", "jobs/sub/")
+	complete(t, e, "files", "read", id, "jobs/n").exactly(t, dirNoFile, "jobs/notes.txt")
+	complete(t, e, "files", "mv", id, "jobs/notes.txt", "jobs/s").exactly(t, dirNoSpace, "jobs/sub/")
+	complete(t, e, "files", "stat", id, "jobs/", "").exactly(t, dirNoFile)
 	// The fake's paths are real ones under its state directory: ask it
 	// where the home is.
-	st := run(t, false, "files", "stat", id, ".", "-o", "json")
+	st := run(t, e, false, "files", "stat", id, ".", "-o", "json")
 	var home struct{ Path string }
 	if err := json.Unmarshal([]byte(st.stdout), &home); err != nil || !strings.HasPrefix(home.Path, "/") {
 		t.Fatalf("stat .: %q %v", st.stdout, err)
 	}
-	complete(t, "files", "ls", id, home.Path+"/job").exactly(t, dirNoSpace, home.Path+"/jobs/", home.Path+"/jobsite/")
-	complete(t, "files", "ls", id, "nowhere/").exactly(t, dirNoFile)
-	complete(t, "files", "ls", "no-such-sandbox", "").exactly(t, dirNoFile)
+	complete(t, e, "files", "ls", id, home.Path+"/job").exactly(t, dirNoSpace, home.Path+"/jobs/", home.Path+"/jobsite/")
+	complete(t, e, "files", "ls", id, "nowhere/").exactly(t, dirNoFile)
+	complete(t, e, "files", "ls", "no-such-sandbox", "").exactly(t, dirNoFile)
 
 	t.Run("cp", func(t *testing.T) {
-		complete(t, "files", "cp", "").exactly(t, dirNoSpace, id+":\tbase, running")
-		complete(t, "files", "cp", id+":jobs/").exactly(t, dirNoSpace, id+":jobs/notes.txt", id+":jobs/sub/")
-		complete(t, "files", "cp", "./data.csv", id[:5]).exactly(t, dirNoSpace, id+":\tbase, running")
+		t.Parallel()
+		complete(t, e, "files", "cp", "").exactly(t, dirNoSpace, id+":\tbase, running")
+		complete(t, e, "files", "cp", id+":jobs/").exactly(t, dirNoSpace, id+":jobs/notes.txt", id+":jobs/sub/")
+		complete(t, e, "files", "cp", "./data.csv", id[:5]).exactly(t, dirNoSpace, id+":\tbase, running")
 		// The other side of a remote source is local: the shell's files.
-		complete(t, "files", "cp", id+":jobs/notes.txt", "").exactly(t, dirDefault)
-		complete(t, "files", "cp", "./").exactly(t, dirDefault)
-		complete(t, "files", "cp", "zz").exactly(t, dirDefault)
+		complete(t, e, "files", "cp", id+":jobs/notes.txt", "").exactly(t, dirDefault)
+		complete(t, e, "files", "cp", "./").exactly(t, dirDefault)
+		complete(t, e, "files", "cp", "zz").exactly(t, dirDefault)
 	})
 }
 
 func TestCompletionScripts(t *testing.T) {
-	t.Setenv("ABX_PROVIDER", "") // no configuration needed
+	t.Parallel()
+	e := env{} // no configuration needed
 	for shell, want := range map[string]string{
 		"bash":       "__start_abx",
 		"zsh":        "#compdef abx",
@@ -269,7 +287,8 @@ func TestCompletionScripts(t *testing.T) {
 		"powershell": "Register-ArgumentCompleter",
 	} {
 		t.Run(shell, func(t *testing.T) {
-			r := run(t, false, "completion", shell)
+			t.Parallel()
+			r := run(t, e, false, "completion", shell)
 			if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, want) {
 				t.Errorf("exit %d, stderr %q, script has %q: %v", r.code, r.stderr, want, strings.Contains(r.stdout, want))
 			}
@@ -278,13 +297,13 @@ func TestCompletionScripts(t *testing.T) {
 			}
 		})
 	}
-	r := run(t, false, "completion", "--help")
+	r := run(t, e, false, "completion", "--help")
 	for _, shell := range []string{"bash", "zsh", "fish", "PowerShell", "bash-completion"} {
 		if !strings.Contains(r.stdout, shell) {
 			t.Errorf("completion --help does not mention %s", shell)
 		}
 	}
-	if r := run(t, false, "--help"); !strings.Contains(r.stdout, "completion") {
+	if r := run(t, e, false, "--help"); !strings.Contains(r.stdout, "completion") {
 		t.Errorf("abx --help does not list completion")
 	}
 }
@@ -292,8 +311,9 @@ func TestCompletionScripts(t *testing.T) {
 // Every row of the completion tables names a command and flag that exist:
 // a renamed command must not lose its completion silently.
 func TestCompletionTablesNameRealCommands(t *testing.T) {
+	t.Parallel()
 	io, _, _, _ := output.Test(false)
-	f := NewFactory(io)
+	f := cmdutil.New(io, func(string) string { return "" })
 	root := NewCmdRoot(f)
 	for path := range argCompletions(&completer{f: f}) {
 		cmd := findCommand(root, path)

@@ -1,9 +1,8 @@
-package cli
+package root
 
 import (
 	"context"
 	"errors"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmd/files"
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -23,7 +24,7 @@ const completionTimeout = 2 * time.Second
 // the paths inside a sandbox. It runs inside `abx __complete`, whose stderr
 // the shell discards and whose errors it cannot show: any failure (no
 // configuration, no network, a refusal) is simply no candidates.
-type completer struct{ f *Factory }
+type completer struct{ f *cmdutil.Factory }
 
 // errStdinSetting refuses a setting read from stdin while completing: the
 // stdin of `abx __complete` is the terminal the user is typing in.
@@ -33,23 +34,13 @@ var errStdinSetting = errors.New("a setting is read from stdin")
 // the same flags, variables and defaults, quietly.
 func (c *completer) provider() (provider.Provider, error) {
 	f := c.f
-	if f.provider != nil {
-		return f.provider, nil
-	}
 	// The root selects the provider only for commands that need one, and
 	// __complete is not one of them: select it here, as the root would.
-	name := ""
-	if fl := f.flags.Lookup("provider"); fl != nil {
-		name = fl.Value.String()
-	}
-	if name == "" {
-		name = os.Getenv("ABX_PROVIDER")
-	}
-	d, err := f.Registry.Lookup(name)
+	d, err := f.SelectProvider()
 	if err != nil {
 		return nil, err
 	}
-	_, bound, err := bindSettings(d, f.flags, nil)
+	_, bound, err := f.BindSettings(d, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +49,6 @@ func (c *completer) provider() (provider.Provider, error) {
 			return nil, errStdinSetting
 		}
 	}
-	f.Descriptor = d
 	// --debug on the line being completed would trace into the shell's
 	// discarded stderr at best, and onto the prompt at worst.
 	f.Debug = false
@@ -155,11 +145,11 @@ func (c *completer) copyArgs(cmd *cobra.Command, args []string, toComplete strin
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	if len(args) == 1 {
-		if _, _, remote := splitRemote(args[0]); remote {
+		if _, _, remote := files.SplitRemote(args[0]); remote {
 			return nil, cobra.ShellCompDirectiveDefault
 		}
 	}
-	if id, p, remote := splitRemote(toComplete); remote {
+	if id, p, remote := files.SplitRemote(toComplete); remote {
 		return c.remotePaths(cmd, id, id+":", p)
 	}
 	ids := c.sandboxes(cmd, toComplete, ":", nil, nil)
@@ -174,7 +164,8 @@ func (c *completer) copyArgs(cmd *cobra.Command, args []string, toComplete strin
 // Tab goes on into them.
 func (c *completer) remotePaths(cmd *cobra.Command, id, prefix, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	const quiet = cobra.ShellCompDirectiveNoFileComp
-	if err := checkIDs(id); err != nil {
+	id, err := cmdutil.SandboxID(id)
+	if err != nil {
 		return nil, quiet
 	}
 	if _, err := c.provider(); err != nil {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli
+package root
 
 import (
 	"encoding/json"
@@ -11,22 +11,26 @@ import (
 )
 
 func TestConfigShowsSourcesAndHidesTheKey(t *testing.T) {
-	fakeManager(t)
-	t.Setenv("ABX_ALICLOUD_CONTAINER_PROTOCOL", "private")
-	r := run(t, false, "config", "-o", "json", "--protocol", "native", "--request-timeout", "45")
+	t.Parallel()
+	_, e := fakeManager(t)
+	e["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = "private"
+	r := run(t, e, false, "config", "-o", "json", "--protocol", "native", "--request-timeout", "45")
 	if r.code != 0 {
 		t.Fatalf("exit %d %s", r.code, r.stderr)
 	}
 	if strings.Contains(r.stdout, testKey) {
 		t.Fatal("the API key is shown")
 	}
-	var got configJSON
+	var got struct {
+		Settings []struct{ Key, Value, Source string }
+		Problems []any
+	}
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string][2]string{
 		"protocol":        {"native", "flag"}, // flag beats env
-		"api_key":         {redacted, "env"},
+		"api_key":         {"(set, redacted)", "env"},
 		"envd_port":       {"49983", "default"},
 		"request_timeout": {"45", "flag"},
 		"domain":          {"", "unset"},
@@ -42,10 +46,11 @@ func TestConfigShowsSourcesAndHidesTheKey(t *testing.T) {
 }
 
 func TestConfigListsWhatIsMissing(t *testing.T) {
-	fakeManager(t)
-	t.Setenv("ABX_ALICLOUD_CONTAINER_BASE_URL", "")
-	t.Setenv("ABX_ALICLOUD_CONTAINER_API_KEY", "")
-	r := run(t, false, "config")
+	t.Parallel()
+	_, e := fakeManager(t)
+	e["ABX_ALICLOUD_CONTAINER_BASE_URL"] = ""
+	e["ABX_ALICLOUD_CONTAINER_API_KEY"] = ""
+	r := run(t, e, false, "config")
 	if r.code != 0 {
 		t.Fatalf("abx config works with incomplete config: exit %d", r.code)
 	}
@@ -60,19 +65,20 @@ func TestConfigListsWhatIsMissing(t *testing.T) {
 }
 
 func TestAPIKeyFromFileOrStdin(t *testing.T) {
-	srv := fakeManager(t)
-	t.Setenv("ABX_ALICLOUD_CONTAINER_API_KEY", "")
+	t.Parallel()
+	srv, e := fakeManager(t)
+	e["ABX_ALICLOUD_CONTAINER_API_KEY"] = ""
 	keyFile := filepath.Join(t.TempDir(), "key")
 	if err := os.WriteFile(keyFile, []byte(testKey+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if r := run(t, false, "list", "--api-key-file", keyFile); r.code != 0 {
+	if r := run(t, e, false, "list", "--api-key-file", keyFile); r.code != 0 {
 		t.Fatalf("from a file: %d %s", r.code, r.stderr)
 	}
-	t.Setenv("ABX_ALICLOUD_CONTAINER_API_KEY_FILE", "-")
+	e["ABX_ALICLOUD_CONTAINER_API_KEY_FILE"] = "-"
 	io, in, _, errOut := testStreams()
 	in.WriteString(testKey)
-	if code := runWith(io, "list"); code != 0 {
+	if code := runWith(io, e, "list"); code != 0 {
 		t.Fatalf("from stdin: %d %s", code, errOut.String())
 	}
 	for _, r := range srv.Requests() {
@@ -80,15 +86,16 @@ func TestAPIKeyFromFileOrStdin(t *testing.T) {
 			t.Errorf("sent key %q", r.Header.Get("X-API-Key"))
 		}
 	}
-	r := run(t, false, "config")
-	if !strings.Contains(r.stdout, "api_key\t"+redacted+"\tfile") {
+	r := run(t, e, false, "config")
+	if !strings.Contains(r.stdout, "api_key\t"+"(set, redacted)"+"\tfile") {
 		t.Errorf("config shows %q", r.stdout)
 	}
 }
 
 func TestDebugTraceRedactsSecrets(t *testing.T) {
-	fakeManager(t)
-	r := run(t, false, "list", "--debug")
+	t.Parallel()
+	_, e := fakeManager(t)
+	r := run(t, e, false, "list", "--debug")
 	if r.code != 0 {
 		t.Fatal(r.stderr)
 	}

@@ -1,4 +1,4 @@
-package cli
+package root
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -18,7 +19,7 @@ import (
 // a blank line, which Markdown and man both render as preformatted.
 
 // newHelpTopics builds the topics: environment, exit-codes, formatting.
-func newHelpTopics(f *Factory) []*cobra.Command {
+func newHelpTopics(f *cmdutil.Factory) []*cobra.Command {
 	return []*cobra.Command{
 		{
 			Use:   "environment",
@@ -140,7 +141,7 @@ func wrapIndented(text, indent string, width int) string {
 // exitMeanings says what each exit status abx itself uses means.
 var exitMeanings = map[int]string{
 	abxerr.ExitOK:          "success",
-	abxerr.ExitFailure:     "the service or network failed or refused the request; --jq failed",
+	abxerr.ExitFailure:     "the service or network failed or refused; --jq failed; E9001",
 	abxerr.ExitUsage:       "bad usage, bad input or missing configuration: nothing was sent",
 	abxerr.ExitNotFound:    "not found: the sandbox (or other object) does not exist",
 	abxerr.ExitAuth:        "the API key was refused or may not do this (or a quota is reached)",
@@ -180,18 +181,20 @@ A request the server refused (400, 405, 409) exits 1, not 2: status 2 means noth
 left the machine. 'abx kill' of several sandboxes exits with the worst outcome, a
 failure (1) before a sandbox already gone (3).
 
-Some commands pass another program's status through instead:
+Some commands pass another program's status through instead: abx exec, abx ps
+attach, abx run-code and abx emulator exec. Their statuses belong to what they ran, so abx's own
+failures take one status of their own, as docker's do:
 
-    abx exec, abx ps attach
-        the remote command's own status; 128+n when signal n ended it;
-        124 when --timeout passed; 127 when the command was not found;
-        125 when abx itself failed (the error keeps its code); 130 after Ctrl-C
-    abx run-code
-        0 when the code ran; 1 when it raised an error; 125 when abx could not
-        run it or get its results (where other commands exit 1); 2, 3, 4, 5,
-        124 and 130 as above
-    abx emulator exec
-        the command's own status; 128+n when signal n ended it
+    the remote status
+        exec, ps attach: the command's own; 128+n when signal n ended it
+        run-code: 0 when the code ran, 1 when it raised an error
+        emulator exec: the command's own; 128+n when signal n ended it
+    124   a deadline passed (--timeout, --request-timeout)
+    125   abx itself failed, whatever the reason: bad usage or input, a missing
+          sandbox or context, a refused key, an unsupported capability, the
+          service or the network; the error keeps its code (E1001, E3001, ...)
+    127   exec: the sandbox found no such command
+    130   interrupted (Ctrl-C)
 
 Details: docs/exit-codes.md, docs/exec.md, docs/run-code.md.
 `)
@@ -204,7 +207,8 @@ the data; stderr carries notes, prompts and errors.
     -o table    a table for people (the default)
     -o wide     the table with more columns
     -o json     the documented JSON shape, for jq and programs
-    -o name     one kind/name a line (sandbox/ID), for xargs and cut
+    -o name     one name a line: what other commands take as an argument (a
+                sandbox ID, a PID, a context ID, a path), for xargs
 
 Tables adapt to where stdout goes. On a terminal: aligned columns, an upper-case
 header, relative times (5m ago, in 2h) and state in colour. Through a pipe or into a
@@ -225,8 +229,7 @@ docs/json.md.
 needed); with another -o it is refused. A result that is a string prints raw, without
 quotes; any other prints as JSON, one a line (indented on a terminal). An expression
 that does not parse exits 2, before anything is sent; one that fails on the output
-exits 1 (E5005), or 125 for exec, ps attach and run-code, whose 1 is the remote
-command's. Commands that print no JSON (files read, emulator start and exec,
+exits 1 (E5005), or 125 for the commands that pass a remote status through. Commands that print no JSON (files read, emulator start and exec,
 completion) refuse --jq, and so does -q; help ignores it. Errors stay one line on
 stderr. Object keys come out sorted, as gojq orders them.
 

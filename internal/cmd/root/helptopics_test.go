@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli
+package root
 
 import (
 	"fmt"
@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
 )
 
 // helpTopic runs 'abx help TOPIC' with no provider configured, as a user
 // reading the help first would.
 func helpTopic(t *testing.T, topic string) string {
 	t.Helper()
-	t.Setenv("ABX_PROVIDER", "")
-	r := run(t, false, "help", topic)
+	r := run(t, env{}, false, "help", topic)
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("abx help %s: exit %d, stderr %q", topic, r.code, r.stderr)
 	}
@@ -24,7 +24,8 @@ func helpTopic(t *testing.T, topic string) string {
 }
 
 func TestHelpTopicsAreListedInHelp(t *testing.T) {
-	r := run(t, false, "--help")
+	t.Parallel()
+	r := run(t, env{}, false, "--help")
 	if !strings.Contains(r.stdout, "Additional help topics:") {
 		t.Fatalf("abx --help lists no help topics:\n%s", r.stdout)
 	}
@@ -36,9 +37,10 @@ func TestHelpTopicsAreListedInHelp(t *testing.T) {
 }
 
 func TestHelpEnvironmentNamesEveryVariable(t *testing.T) {
+	t.Parallel()
 	out := helpTopic(t, "environment")
 	io, _, _, _ := testStreams()
-	for _, d := range NewFactory(io).Registry.All() {
+	for _, d := range cmdutil.New(io, nil).Registry.All() {
 		for _, s := range d.Settings {
 			// The variable on its own line, its flag and secrecy on the next.
 			block := regexp.MustCompile(`(?m)^    ` + regexp.QuoteMeta(s.Env) + `\n +(.*)$`).FindStringSubmatch(out)
@@ -66,6 +68,7 @@ func TestHelpEnvironmentNamesEveryVariable(t *testing.T) {
 }
 
 func TestHelpExitCodesListsEveryCode(t *testing.T) {
+	t.Parallel()
 	out := helpTopic(t, "exit-codes")
 	for _, c := range abxerr.Codes() {
 		// The status and its meaning on one line, its codes on the next.
@@ -82,6 +85,7 @@ func TestHelpExitCodesListsEveryCode(t *testing.T) {
 }
 
 func TestHelpFormattingCoversEveryForm(t *testing.T) {
+	t.Parallel()
 	out := helpTopic(t, "formatting")
 	for _, want := range []string{"-o table", "-o wide", "-o json", "-o name", "tab-separated", "no header",
 		"RFC 3339", "NO_COLOR", "docs/json.md", "--jq EXPR", "implies -o json", "exits 2"} {
@@ -94,6 +98,7 @@ func TestHelpFormattingCoversEveryForm(t *testing.T) {
 // Indented blocks stay preformatted in the man pages, where anything wider
 // than a terminal runs off its edge.
 func TestHelpTopicBlocksFitATerminal(t *testing.T) {
+	t.Parallel()
 	for _, topic := range []string{"environment", "exit-codes", "formatting"} {
 		for _, line := range strings.Split(helpTopic(t, topic), "\n") {
 			if strings.HasPrefix(line, "    ") && len(line) > 80 {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli
+package root
 
 import (
 	"context"
@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
 
 func TestInterruptExits130(t *testing.T) {
+	t.Parallel()
 	arrived := make(chan struct{})
 	release := make(chan struct{})
 	ts := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
@@ -22,8 +24,8 @@ func TestInterruptExits130(t *testing.T) {
 	}))
 	defer ts.Close()
 	defer close(release)
-	fakeManager(t)
-	t.Setenv("ABX_ALICLOUD_CONTAINER_BASE_URL", ts.URL)
+	_, e := fakeManager(t)
+	e["ABX_ALICLOUD_CONTAINER_BASE_URL"] = ts.URL
 
 	io, _, _, errOut := output.Test(false)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -32,7 +34,7 @@ func TestInterruptExits130(t *testing.T) {
 		cancel() // what Ctrl-C does to the root context
 	}()
 	code := make(chan int, 1)
-	go func() { code <- Run(ctx, io, []string{"list"}) }()
+	go func() { code <- Run(ctx, cmdutil.New(io, func(k string) string { return e[k] }), []string{"list"}) }()
 	select {
 	case c := <-code:
 		if c != 130 || !strings.HasPrefix(errOut.String(), "error[E7001]: interrupted") {

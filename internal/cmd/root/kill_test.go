@@ -1,9 +1,8 @@
 //go:build unix
 
-package cli
+package root
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -11,9 +10,9 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 )
 
-func create(t *testing.T, args ...string) string {
+func create(t *testing.T, e env, args ...string) string {
 	t.Helper()
-	r := run(t, false, append([]string{"create", "--template", "base", "-q"}, args...)...)
+	r := run(t, e, false, append([]string{"create", "--template", "base", "-q"}, args...)...)
 	if r.code != 0 {
 		t.Fatalf("create: %d %s", r.code, r.stderr)
 	}
@@ -21,13 +20,17 @@ func create(t *testing.T, args ...string) string {
 }
 
 func TestKillReportsEachSandbox(t *testing.T) {
-	fakeManager(t)
-	a, b := create(t), create(t)
-	r := run(t, false, "kill", a, "default--base-gone1", b, "-o", "json")
+	t.Parallel()
+	_, e := fakeManager(t)
+	a, b := create(t, e), create(t, e)
+	r := run(t, e, false, "kill", a, "default--base-gone1", b, "-o", "json")
 	if r.code != 3 {
 		t.Fatalf("exit %d, want 3 (not found); stderr %q", r.code, r.stderr)
 	}
-	var results []killResult
+	var results []struct {
+		Status string
+		Error  *struct{ Code string }
+	}
 	if err := json.Unmarshal([]byte(r.stdout), &results); err != nil {
 		t.Fatal(err)
 	}
@@ -40,31 +43,33 @@ func TestKillReportsEachSandbox(t *testing.T) {
 	}
 
 	// Killed twice: reported, and exit 3, unless --ignore-not-found.
-	r = run(t, false, "kill", a)
+	r = run(t, e, false, "kill", a)
 	if r.code != 3 || !strings.Contains(r.stderr, "killed: "+a) {
 		t.Errorf("second kill: %d %q", r.code, r.stderr)
 	}
-	r = run(t, false, "kill", a, "--ignore-not-found")
+	r = run(t, e, false, "kill", a, "--ignore-not-found")
 	if r.code != 0 || r.stderr != "sandbox "+a+" already gone\n" {
 		t.Errorf("ignored: %d %q", r.code, r.stderr)
 	}
 }
 
 func TestKillSeveralMissingSumsUp(t *testing.T) {
-	fakeManager(t)
-	r := run(t, false, "kill", "sb-x", "sb-y")
+	t.Parallel()
+	_, e := fakeManager(t)
+	r := run(t, e, false, "kill", "sb-x", "sb-y")
 	if r.code != 3 || !strings.Contains(r.stderr, "2 of 2 sandboxes not killed: sb-x: ") || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("%d %q", r.code, r.stderr)
 	}
 }
 
 func TestKillAllWithFilters(t *testing.T) {
-	srv := fakeManager(t)
-	keep := create(t, "--metadata", "owner=me")
+	t.Parallel()
+	srv, e := fakeManager(t)
+	keep := create(t, e, "--metadata", "owner=me")
 	for i := 0; i < 20; i++ {
-		create(t, "--metadata", "owner=ci")
+		create(t, e, "--metadata", "owner=ci")
 	}
-	r := run(t, false, "kill", "--all", "--metadata", "owner=ci", "--yes", "-o", "name")
+	r := run(t, e, false, "kill", "--all", "--metadata", "owner=ci", "--yes", "-o", "name")
 	if r.code != 0 || len(r.stdoutLines) != 20 {
 		t.Fatalf("exit %d, %d lines; stderr %q", r.code, len(r.stdoutLines), r.stderr)
 	}
@@ -72,16 +77,17 @@ func TestKillAllWithFilters(t *testing.T) {
 	if len(left) != 1 || left[0].ID != keep {
 		t.Errorf("left %v, want only %s", left, keep)
 	}
-	r = run(t, false, "kill", "--all", "--metadata", "owner=nobody", "--yes")
+	r = run(t, e, false, "kill", "--all", "--metadata", "owner=nobody", "--yes")
 	if r.code != 0 || r.stderr != "no sandboxes match\n" {
 		t.Errorf("nothing to kill: %d %q", r.code, r.stderr)
 	}
 }
 
 func TestKillAllAsksOnATerminal(t *testing.T) {
-	srv := fakeManager(t)
-	create(t)
-	create(t)
+	t.Parallel()
+	srv, e := fakeManager(t)
+	create(t, e)
+	create(t, e)
 	for _, tc := range []struct {
 		answer string
 		code   int
@@ -94,7 +100,7 @@ func TestKillAllAsksOnATerminal(t *testing.T) {
 		io, in, _, errOut := output.Test(true)
 		io.Color = false
 		in.WriteString(tc.answer)
-		code := Run(context.Background(), io, []string{"kill", "--all"})
+		code := runWith(io, e, "kill", "--all")
 		if code != tc.code || !strings.HasPrefix(errOut.String(), "Kill 2 sandboxes (default--base-") {
 			t.Errorf("answer %q: exit %d, stderr %q", tc.answer, code, errOut.String())
 		}

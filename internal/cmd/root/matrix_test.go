@@ -1,10 +1,9 @@
 //go:build unix
 
-package cli
+package root
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 )
@@ -12,6 +11,7 @@ import (
 // TestEveryCommandEveryWay runs each command against the fake over both
 // path sets, in table and JSON output, on a terminal and through a pipe.
 func TestEveryCommandEveryWay(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []struct{ name, protocol, path, prefix string }{
 		{"native", "native", "", "/sandboxes"},
 		{"private", "private", "/kruise/api", "/kruise/api/sandboxes"},
@@ -20,13 +20,14 @@ func TestEveryCommandEveryWay(t *testing.T) {
 			for _, format := range []string{"table", "json"} {
 				name := proto.name + "/" + format + map[bool]string{true: "/tty", false: "/piped"}[tty]
 				t.Run(name, func(t *testing.T) {
-					srv := fakeManager(t)
-					t.Setenv("ABX_ALICLOUD_CONTAINER_PROTOCOL", proto.protocol)
-					base := strings.TrimSuffix(os.Getenv("ABX_ALICLOUD_CONTAINER_BASE_URL"), "/")
-					t.Setenv("ABX_ALICLOUD_CONTAINER_BASE_URL", base+proto.path)
-					t.Setenv("ABX_ALICLOUD_CONTAINER_DOMAIN", "abx.test")
+					t.Parallel()
+					srv, e := fakeManager(t)
+					e["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = proto.protocol
+					base := strings.TrimSuffix(e["ABX_ALICLOUD_CONTAINER_BASE_URL"], "/")
+					e["ABX_ALICLOUD_CONTAINER_BASE_URL"] = base+proto.path
+					e["ABX_ALICLOUD_CONTAINER_DOMAIN"] = "abx.test"
 
-					id := create(t, "--auto-pause")
+					id := create(t, e, "--auto-pause")
 					steps := [][]string{
 						{"create", "--template", "base", "--timeout", "90"},
 						{"list"}, {"list", "--state", "running", "--limit", "1"},
@@ -37,7 +38,7 @@ func TestEveryCommandEveryWay(t *testing.T) {
 						{"kill", id},
 					}
 					for _, args := range steps {
-						r := run(t, tty, append(args, "-o", format)...)
+						r := run(t, e, tty, append(args, "-o", format)...)
 						if r.code != 0 {
 							t.Fatalf("%v: exit %d, stderr %q", args, r.code, r.stderr)
 						}

@@ -12,7 +12,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmd/code"
@@ -23,7 +22,6 @@ import (
 	"github.com/abx-dev/abx/internal/cmd/sandbox"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 )
 
 // Main runs abx with the process's arguments and returns the exit status.
@@ -60,8 +58,40 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 		e = &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
 	}
 	exit := abxerr.Exit(e, passThrough)
+	if !applied(cmd) {
+		// cobra refused the line before the root could read -o: read it
+		// from the words, so that a JSON reader gets its JSON error.
+		if fm, err := output.ParseFormat(outputWord(args)); err == nil {
+			f.Printer.SetFormat(fm)
+		}
+	}
 	f.Printer.Error(e, exit)
 	return exit
+}
+
+// applied tells whether the root's flags were applied (its pre-run ran).
+func applied(cmd *cobra.Command) bool {
+	return cmd != nil && cmd.Root().Annotations[annotApplied] != ""
+}
+
+const annotApplied = "abx/applied"
+
+// outputWord finds the value of -o in a command line cobra did not parse
+// to the end, "" when there is none before --.
+func outputWord(args []string) string {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return ""
+		case (a == "-o" || a == "--output") && i+1 < len(args):
+			return args[i+1]
+		case strings.HasPrefix(a, "--output="):
+			return strings.TrimPrefix(a, "--output=")
+		case strings.HasPrefix(a, "-o") && len(a) > 2 && !strings.HasPrefix(a, "--"):
+			return strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "=")
+		}
+	}
+	return ""
 }
 
 // runError marks errors that come out of a command's RunE, as opposed to the
@@ -115,6 +145,7 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 		SilenceUsage:      true,
 		DisableAutoGenTag: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			cmd.Root().Annotations = map[string]string{annotApplied: "true"}
 			return g.apply(f, cmd)
 		},
 	}
@@ -124,7 +155,7 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output (also NO_COLOR=1)")
 	pf.StringVar(&g.jq, "jq", "", "filter the JSON output with a jq expression; implies -o json, prints strings raw")
 	pf.BoolVar(&f.Debug, "debug", false, "trace each HTTP request and response on stderr, secrets redacted")
-	addProviderFlags(pf, f.Registry)
+	cmdutil.AddProviderFlags(pf, f.Registry)
 	f.Flags = pf
 
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -195,6 +226,7 @@ func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command) error {
 // useJQ sends the command's JSON through a --jq expression, compiled
 // before anything is sent.
 func useJQ(f *cmdutil.Factory, cmd *cobra.Command, fm output.Format, expr string) error {
+	f.Printer.PlainErrors()
 	if q := cmd.Flags().Lookup("quiet"); q != nil && q.Changed {
 		return abxerr.New(abxerr.Usage, "--jq and -q exclude each other: -q prints a bare ID, not JSON").
 			WithHint("use --jq alone, e.g. --jq .sandboxID")
@@ -213,18 +245,6 @@ func useJQ(f *cmdutil.Factory, cmd *cobra.Command, fm output.Format, expr string
 	}
 	f.Printer.FilterJQ(cmd.Context(), q)
 	return nil
-}
-
-// addProviderFlags declares every provider's settings as global flags; a
-// name two providers share is declared once.
-func addProviderFlags(pf *pflag.FlagSet, r *provider.Registry) {
-	for _, d := range r.All() {
-		for _, s := range d.Settings {
-			if pf.Lookup(s.Flag) == nil {
-				pf.String(s.Flag, s.Default, s.Usage)
-			}
-		}
-	}
 }
 
 // markRunErrors wraps every RunE so that Run can tell a command's own

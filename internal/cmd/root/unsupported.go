@@ -1,9 +1,10 @@
-package cli
+package root
 
 import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -12,7 +13,7 @@ import (
 // the root's capability check refuses it with E8004 before any request; the
 // RunE is reached only by a provider that declares the capability but has
 // not wired it, which is refused the same way.
-func familyCommand(f *Factory, use, short string, c provider.Capability) *cobra.Command {
+func familyCommand(f *cmdutil.Factory, use, short string, c provider.Capability) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short + " (not supported by every provider)",
@@ -29,13 +30,13 @@ shows what the selected provider supports.`,
 	}
 	cmd.Flags().SetInterspersed(true)
 	cmd.FParseErrWhitelist.UnknownFlags = true
-	return needs(cmd, c)
+	return cmdutil.Needs(cmd, c)
 }
 
 // addUnsupportedCommands declares the family's commands this tree has no
 // implementation of: templates, file watching, presigned transfer URLs and
 // the interactive terminal.
-func addUnsupportedCommands(root *cobra.Command, f *Factory) {
+func addUnsupportedCommands(root *cobra.Command, f *cmdutil.Factory) {
 	template := &cobra.Command{Use: "template", Short: "Work with sandbox templates",
 		Long: `Templates are what sandboxes start from ('abx create --template T'). Listing and
 building them need the capabilities templates.read and templates.build, which no provider
@@ -45,6 +46,7 @@ abx knows has yet: these commands exit 5 (E8004) before any request.`,
 		familyCommand(f, "list", "List templates", provider.TemplatesRead),
 		familyCommand(f, "build", "Build a template", provider.TemplatesBuild),
 	)
+	template.GroupID = "sandboxes"
 	root.AddCommand(template)
 
 	files := filesCommand(root)
@@ -53,7 +55,9 @@ abx knows has yet: these commands exit 5 (E8004) before any request.`,
 		familyCommand(f, "upload-url ID PATH", "Print a presigned upload URL", provider.FilesTransfer),
 		familyCommand(f, "download-url ID PATH", "Print a presigned download URL", provider.FilesTransfer),
 	)
-	root.AddCommand(familyCommand(f, "terminal ID", "Open an interactive terminal in a sandbox", provider.PTY))
+	terminal := familyCommand(f, "terminal ID", "Open an interactive terminal in a sandbox", provider.PTY)
+	terminal.GroupID = "inside"
+	root.AddCommand(terminal)
 }
 
 // filesCommand returns the `files` group, creating it on first use.

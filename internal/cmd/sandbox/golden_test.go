@@ -1,17 +1,17 @@
 //go:build unix
 
-package cli
+package sandbox
 
 import (
 	"context"
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -86,6 +86,7 @@ func stubOpener(p provider.Provider) func() (provider.Provider, error) {
 // TestOutputShapes pins every command's output in JSON, piped table, TTY
 // table and names.
 func TestOutputShapes(t *testing.T) {
+	t.Parallel()
 	p := &stub{sandboxes: []provider.Sandbox{sb, paused}}
 	formats := []struct {
 		name   string
@@ -98,44 +99,43 @@ func TestOutputShapes(t *testing.T) {
 		{"wide-tty", output.Wide, true},
 		{"name", output.Name, false},
 	}
+	ctx := context.Background()
 	commands := []struct {
 		name string
-		run  func(io *output.Streams, f output.Format) error
+		run  func(*cmdutil.Factory) error
 	}{
-		{"list", func(io *output.Streams, f output.Format) error {
-			return runList(context.Background(), &ListOptions{IO: io, Provider: stubOpener(p), Format: f})
+		{"list", func(f *cmdutil.Factory) error {
+			return runList(ctx, &ListOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p)})
 		}},
-		{"list-empty", func(io *output.Streams, f output.Format) error {
-			return runList(context.Background(), &ListOptions{IO: io, Provider: stubOpener(&stub{}), Format: f})
+		{"list-empty", func(f *cmdutil.Factory) error {
+			return runList(ctx, &ListOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(&stub{})})
 		}},
-		{"info", func(io *output.Streams, f output.Format) error {
-			return runInfo(context.Background(), &InfoOptions{IO: io, Provider: stubOpener(p), Format: f, ID: sb.SandboxID})
+		{"info", func(f *cmdutil.Factory) error {
+			return runInfo(ctx, &InfoOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID})
 		}},
-		{"create", func(io *output.Streams, f output.Format) error {
-			return runCreate(context.Background(), &CreateOptions{IO: io, Provider: stubOpener(p), Format: f})
+		{"create", func(f *cmdutil.Factory) error {
+			return runCreate(ctx, &CreateOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p)})
 		}},
-		{"connect", func(io *output.Streams, f output.Format) error {
-			return runConnect(context.Background(), &ConnectOptions{IO: io, Provider: stubOpener(p), Format: f, ID: sb.SandboxID})
+		{"connect", func(f *cmdutil.Factory) error {
+			return runConnect(ctx, &ConnectOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID})
 		}},
-		{"kill", func(io *output.Streams, f output.Format) error {
-			return runKill(context.Background(), &KillOptions{IO: io, Provider: stubOpener(p), Format: f, IDs: []string{sb.SandboxID, paused.SandboxID}})
+		{"kill", func(f *cmdutil.Factory) error {
+			return runKill(ctx, &KillOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), IDs: []string{sb.SandboxID, paused.SandboxID}})
 		}},
-		{"url", func(io *output.Streams, f output.Format) error {
-			return runURL(&URLOptions{IO: io, Provider: stubOpener(p), Format: f, ID: sb.SandboxID, Port: 8080})
-		}},
-		{"capabilities", func(io *output.Streams, f output.Format) error {
-			return printCapabilities(io, f, NewFactory(io).Registry.All()[0])
+		{"url", func(f *cmdutil.Factory) error {
+			return runURL(&URLOptions{Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID, Port: 8080})
 		}},
 	}
 	for _, c := range commands {
 		for _, fm := range formats {
 			t.Run(c.name+"/"+fm.name, func(t *testing.T) {
-				io, _, out, errOut := output.Test(fm.tty)
-				io.Color = false
-				if err := c.run(io, fm.format); err != nil {
+				t.Parallel()
+				f, s := cmdtest.NewFactory(fm.tty, nil, fm.format)
+				f.IO.Color = false
+				if err := c.run(f); err != nil {
 					t.Fatal(err)
 				}
-				golden(t, c.name+"."+fm.name, out.String()+stderrSection(errOut.String()))
+				golden(t, c.name+"."+fm.name, s.Out.String()+stderrSection(s.ErrOut.String()))
 			})
 		}
 	}
@@ -148,38 +148,14 @@ func stderrSection(s string) string {
 	return "--- stderr\n" + s
 }
 
-func TestActionShapes(t *testing.T) {
-	p := &stub{}
-	for _, tc := range []struct {
-		name string
-		cmd  func(*Factory) error
-	}{
-		{"timeout", func(f *Factory) error {
-			return runAction(context.Background(), &ActionOptions{IO: f.IO, Provider: stubOpener(p), Format: f.Format, ID: "sb1"}, nil,
-				action{do: func(ctx context.Context, p provider.Provider) error { return p.SetTimeout(ctx, "sb1", time.Hour) },
-					result: actionResult{SandboxID: "sb1", Timeout: 3600}, note: "sandbox sb1 now ends in 1h"})
-		}},
-	} {
-		for _, fm := range []output.Format{output.JSON, output.Table, output.Name} {
-			io, _, out, errOut := output.Test(false)
-			f := &Factory{IO: io, Format: fm}
-			if err := tc.cmd(f); err != nil {
-				t.Fatal(err)
-			}
-			golden(t, tc.name+"."+string(fm), out.String()+stderrSection(errOut.String()))
+func TestChangeShapes(t *testing.T) {
+	t.Parallel()
+	for _, fm := range []output.Format{output.JSON, output.Table, output.Name} {
+		f, s := cmdtest.NewFactory(false, nil, fm)
+		opts := &TimeoutOptions{Printer: f.Printer, Provider: stubOpener(&stub{}), ID: "sb1", Timeout: time.Hour}
+		if err := runTimeout(context.Background(), opts); err != nil {
+			t.Fatal(err)
 		}
-	}
-}
-
-func TestErrorShapes(t *testing.T) {
-	e := abxerr.New(abxerr.NotFound, "Sandbox route not found, maybe it is crashed or killed: sb1 (HTTP 404)").
-		WithHint("run 'abx list' to see the sandboxes that exist")
-	e.RequestID, e.Status = "0123456789abcdef0123456789abcdef", 404
-	io, _, _, errOut := output.Test(false)
-	io.PrintError(e, true)
-	io.PrintError(e, false)
-	golden(t, "error", errOut.String())
-	if strings.Count(errOut.String(), "\n") != 2 {
-		t.Errorf("each form is one line: %q", errOut.String())
+		golden(t, "timeout."+string(fm), s.Out.String()+stderrSection(s.ErrOut.String()))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
@@ -25,6 +26,10 @@ type Streams struct {
 func NewFactory(tty bool, env map[string]string, format output.Format) (*cmdutil.Factory, Streams) {
 	io, in, out, errOut := output.Test(tty)
 	f := cmdutil.New(io, func(k string) string { return env[k] })
+	// The settings' flags, unset, as the root declares them: the
+	// environment alone configures the provider.
+	f.Flags = pflag.NewFlagSet("abx", pflag.ContinueOnError)
+	cmdutil.AddProviderFlags(f.Flags, f.Registry)
 	if format != "" {
 		f.Printer.SetFormat(format)
 	}
@@ -41,4 +46,11 @@ func Exec(cmd *cobra.Command, argv ...string) error {
 	cmd.SetErr(io.Discard)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	return cmd.ExecuteContext(context.Background())
+}
+
+// Select selects the provider env names (ABX_PROVIDER), as the root does
+// before a command that needs one runs.
+func Select(f *cmdutil.Factory) error {
+	_, err := f.SelectProvider()
+	return err
 }

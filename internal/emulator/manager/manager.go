@@ -78,10 +78,27 @@ type Server struct {
 	seq   int
 	logMu sync.Mutex
 	log   []Request
+
+	// Events are queued under mu, in the order of the changes, and handed
+	// to OnEvent after mu is released by whoever holds deliverMu.
+	pending   []event // queued, not yet taken for delivery
+	queued    uint64  // events ever queued
+	deliverMu sync.Mutex
+
 	// OnEvent, when set, hears of every change: created, paused, resumed,
-	// killed, expired, and timeout (a new deadline). It may be called with
-	// the server's lock held, so it must not call back into the server.
+	// killed, expired, and timeout (a new deadline). It is called without
+	// the server's lock, one event at a time, in the order of the changes.
+	// A call that made a change (a request, or Expire, Sandboxes and
+	// Restore when they expire sandboxes) returns only after OnEvent has
+	// heard of it and of every earlier change, so while OnEvent runs, other
+	// changes wait: it should be quick. Calls that change nothing do not
+	// wait. It must not call back into the server.
 	OnEvent func(event string, s Sandbox)
+}
+
+type event struct {
+	name string
+	box  Sandbox
 }
 
 // New returns a fake with no sandboxes.
@@ -122,13 +139,13 @@ func (s *Server) ResetLog() {
 
 // Sandboxes returns a snapshot of the sandboxes, oldest first.
 func (s *Server) Sandboxes() []Sandbox {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	mark := s.lock()
 	s.expireLocked()
 	out := make([]Sandbox, 0, len(s.boxes))
 	for _, b := range s.sortedLocked() {
 		out = append(out, *b)
 	}
+	s.unlock(mark)
 	return out
 }
 
@@ -136,8 +153,7 @@ func (s *Server) Sandboxes() []Sandbox {
 // had just been created (OnEvent hears "created" for each), then expires
 // those whose deadline passed meanwhile.
 func (s *Server) Restore(list []Sandbox) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	mark := s.lock()
 	for _, b := range list {
 		if b.State != "running" && b.State != "paused" {
 			continue
@@ -145,17 +161,18 @@ func (s *Server) Restore(list []Sandbox) {
 		s.seq++
 		b.seq = s.seq
 		s.boxes[b.ID] = &b
-		s.emit("created", b)
+		s.emitLocked("created", b)
 	}
 	s.expireLocked()
+	s.unlock(mark)
 }
 
 // Expire applies timeouts that have passed: sandboxes are killed, or paused
 // when created with autoPause.
 func (s *Server) Expire() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	mark := s.lock()
 	s.expireLocked()
+	s.unlock(mark)
 }
 
 func (s *Server) expireLocked() {
@@ -166,17 +183,57 @@ func (s *Server) expireLocked() {
 		}
 		if b.AutoPause {
 			b.State, b.EndAt = "paused", now.Add(pausedFor)
-			s.emit("paused", *b)
+			s.emitLocked("paused", *b)
 			continue
 		}
 		delete(s.boxes, id)
-		s.emit("expired", *b)
+		s.emitLocked("expired", *b)
 	}
 }
 
-func (s *Server) emit(event string, b Sandbox) {
-	if s.OnEvent != nil {
-		s.OnEvent(event, b)
+// lock takes s.mu for a change that may queue events; unlock with what it
+// returns.
+func (s *Server) lock() (mark uint64) {
+	s.mu.Lock()
+	return s.queued
+}
+
+// emitLocked queues an event for OnEvent; the caller holds s.mu, taken by
+// lock.
+func (s *Server) emitLocked(name string, b Sandbox) {
+	s.pending = append(s.pending, event{name: name, box: b})
+	s.queued++
+}
+
+// unlock releases s.mu and, when the caller queued events since lock
+// returned mark, waits until OnEvent has heard them and every earlier one,
+// delivering them itself unless another call is at it. A caller that
+// queued nothing does not wait for anybody's events.
+func (s *Server) unlock(mark uint64) {
+	upTo := s.queued
+	s.mu.Unlock()
+	if upTo == mark {
+		return
+	}
+	// One deliverer at a time keeps the order; it holds deliverMu while it
+	// takes events from pending and hands them to OnEvent.
+	s.deliverMu.Lock()
+	defer s.deliverMu.Unlock()
+	for {
+		s.mu.Lock()
+		// All but pending are heard (or lost, if OnEvent panicked).
+		if s.queued-uint64(len(s.pending)) >= upTo {
+			s.mu.Unlock()
+			return
+		}
+		batch := s.pending
+		s.pending = nil
+		s.mu.Unlock()
+		for _, ev := range batch {
+			if s.OnEvent != nil {
+				s.OnEvent(ev.name, ev.box)
+			}
+		}
 	}
 }
 

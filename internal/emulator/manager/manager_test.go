@@ -19,9 +19,13 @@ type fixture struct {
 	now time.Time
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { return newFixtureHearing(t, nil) }
+
+// newFixtureHearing is newFixture with an OnEvent hook.
+func newFixtureHearing(t *testing.T, onEvent func(string, Sandbox)) *fixture {
 	f := &fixture{t: t, now: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
 	f.srv = New(Options{APIKey: "k", Now: func() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now }})
+	f.srv.OnEvent = onEvent
 	ts := httptest.NewServer(f.srv)
 	t.Cleanup(ts.Close)
 	f.url = ts.URL

@@ -56,12 +56,29 @@ func (s *Server) sandbox(next func(http.ResponseWriter, *http.Request, *Sandbox)
 		b, ok := s.boxes[id]
 		s.mu.Unlock()
 		if !ok {
-			writeError(w, r, http.StatusNotFound, http.StatusNotFound,
-				"Sandbox route not found, maybe it is crashed or killed: "+id)
+			notFound(w, r, id)
 			return
 		}
 		next(w, r, b)
 	}
+}
+
+func notFound(w http.ResponseWriter, r *http.Request, id string) {
+	writeError(w, r, http.StatusNotFound, http.StatusNotFound,
+		"Sandbox route not found, maybe it is crashed or killed: "+id)
+}
+
+// lockLive is lock, if b is still a sandbox of the server: another request
+// may have killed it, or it expired, since sandbox looked it up. If not,
+// it answers 404 as sandbox does and returns false.
+func (s *Server) lockLive(w http.ResponseWriter, r *http.Request, b *Sandbox) (mark uint64, ok bool) {
+	mark = s.lock()
+	if s.boxes[b.ID] == b {
+		return mark, true
+	}
+	s.mu.Unlock()
+	notFound(w, r, b.ID)
+	return 0, false
 }
 
 type newSandbox struct {
@@ -106,7 +123,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		md[k] = v
 	}
 	now := s.opts.Now()
-	s.mu.Lock()
+	mark := s.lock()
 	s.seq++
 	b := &Sandbox{
 		ID: newID(req.TemplateID), Template: req.TemplateID, State: "running",
@@ -116,8 +133,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	s.boxes[b.ID] = b
 	view := s.view(b, true)
-	s.mu.Unlock()
-	s.emit("created", *b)
+	s.emitLocked("created", *b)
+	s.unlock(mark)
 	writeJSON(w, http.StatusCreated, view)
 }
 
@@ -128,11 +145,14 @@ func (s *Server) get(w http.ResponseWriter, _ *http.Request, b *Sandbox) {
 	writeJSON(w, http.StatusOK, view)
 }
 
-func (s *Server) kill(w http.ResponseWriter, _ *http.Request, b *Sandbox) {
-	s.mu.Lock()
+func (s *Server) kill(w http.ResponseWriter, r *http.Request, b *Sandbox) {
+	mark, ok := s.lockLive(w, r, b)
+	if !ok {
+		return
+	}
 	delete(s.boxes, b.ID)
-	s.mu.Unlock()
-	s.emit("killed", *b)
+	s.emitLocked("killed", *b)
+	s.unlock(mark)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -144,7 +164,10 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request, b *Sandbox) {
 		return
 	}
 	now := s.opts.Now()
-	s.mu.Lock()
+	mark, ok := s.lockLive(w, r, b)
+	if !ok {
+		return
+	}
 	status := http.StatusOK
 	if b.State == "paused" {
 		b.State, b.EndAt, status = "running", now.Add(timeout), http.StatusCreated
@@ -152,12 +175,12 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request, b *Sandbox) {
 		b.EndAt = end
 	}
 	view := s.view(b, true)
-	s.mu.Unlock()
 	if status == http.StatusCreated {
-		s.emit("resumed", *b)
+		s.emitLocked("resumed", *b)
 	} else {
-		s.emit("timeout", *b)
+		s.emitLocked("timeout", *b)
 	}
+	s.unlock(mark)
 	writeJSON(w, status, view)
 }
 
@@ -167,22 +190,28 @@ func (s *Server) setTimeout(w http.ResponseWriter, r *http.Request, b *Sandbox) 
 	if !ok {
 		return
 	}
-	s.mu.Lock()
+	mark, ok := s.lockLive(w, r, b)
+	if !ok {
+		return
+	}
 	b.EndAt = s.opts.Now().Add(timeout)
-	s.mu.Unlock()
-	s.emit("timeout", *b)
+	s.emitLocked("timeout", *b)
+	s.unlock(mark)
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // pause is idempotent on this server.
-func (s *Server) pause(w http.ResponseWriter, _ *http.Request, b *Sandbox) {
-	s.mu.Lock()
+func (s *Server) pause(w http.ResponseWriter, r *http.Request, b *Sandbox) {
+	mark, ok := s.lockLive(w, r, b)
+	if !ok {
+		return
+	}
 	changed := b.State != "paused"
 	b.State, b.EndAt = "paused", s.opts.Now().Add(pausedFor)
-	s.mu.Unlock()
 	if changed {
-		s.emit("paused", *b)
+		s.emitLocked("paused", *b)
 	}
+	s.unlock(mark)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -193,15 +222,18 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request, b *Sandbox) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
+	mark, ok := s.lockLive(w, r, b)
+	if !ok {
+		return
+	}
 	if b.State != "paused" {
-		s.mu.Unlock()
+		s.unlock(mark)
 		writeError(w, r, http.StatusConflict, http.StatusConflict, "Sandbox "+b.ID+" is not paused")
 		return
 	}
 	b.State, b.EndAt = "running", s.opts.Now().Add(timeout)
-	s.mu.Unlock()
-	s.emit("resumed", *b)
+	s.emitLocked("resumed", *b)
+	s.unlock(mark)
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -1,0 +1,66 @@
+package code
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// ContextsListOptions are the inputs of `abx run-code contexts list`.
+type ContextsListOptions struct {
+	Printer *output.Printer
+	Interp  Interpreter
+
+	ID string // the sandbox
+}
+
+// NewCmdContextsList builds `abx run-code contexts list`.
+func NewCmdContextsList(f *cmdutil.Factory, runF func(context.Context, *ContextsListOptions) error) *cobra.Command {
+	opts := &ContextsListOptions{Printer: f.Printer, Interp: f.InterpreterClient}
+	cmd := &cobra.Command{
+		Use:     "list ID",
+		Aliases: []string{"ls"},
+		Short:   "List a sandbox's contexts",
+		Example: `  abx run-code contexts list "$id"
+  abx run-code contexts list "$id" -o json | jq -r '.[] | select(.language == "python") | .id'`,
+		Args: cmdutil.ExactArgs("ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runContextsList(cmd.Context(), opts)
+		},
+	}
+	return cmdutil.Needs(cmd, provider.CodeInterpret)
+}
+
+func runContextsList(ctx context.Context, opts *ContextsListOptions) error {
+	c, err := opts.Interp(ctx, opts.ID)
+	if err != nil {
+		return err
+	}
+	list, err := c.Contexts(ctx)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(list))
+	for i, x := range list {
+		ids[i] = x.ID
+	}
+	p := opts.Printer
+	return p.Print(list, ids, func() error {
+		t := p.Table("id", "language", "cwd")
+		for _, x := range list {
+			t.Row(x.ID, x.Language, x.Cwd)
+		}
+		return t.Render()
+	})
+}

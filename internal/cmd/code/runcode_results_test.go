@@ -1,0 +1,129 @@
+//go:build unix
+
+package code
+
+import (
+	"context"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/output"
+)
+
+// unsavable is a reply whose first result cannot be saved when
+// result-7-1.png is a directory, followed by more output.
+var unsavable = []string{
+	`{"type":"number_of_executions","execution_count":7}`,
+	`{"type":"result","is_main_result":false,"png":"` + base64.StdEncoding.EncodeToString(tinyPNG) + `"}`,
+	`{"type":"result","is_main_result":false,"svg":"<svg/>"}`,
+	`{"type":"stdout","text":"after\n"}`,
+	`{"type":"end_of_execution"}`,
+}
+
+func blockPNG(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	// A directory where the PNG should go: it cannot be replaced by a file.
+	if err := os.Mkdir(filepath.Join(dir, "result-7-1.png"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestRunCodeGoesOnWhenAResultCannotBeSaved(t *testing.T) {
+	t.Parallel()
+	opts, streams := interpServer(t, false, output.Table, replyLines(unsavable...))
+	opts.SaveDir = blockPNG(t)
+	err := runRunCode(context.Background(), opts)
+	if exitOf(err) != abxerr.ExitOwnFailure || !strings.Contains(err.Error(), "some results were not saved: cannot write") {
+		t.Fatalf("exit %d: %v", exitOf(err), err)
+	}
+	if streams.Out.String() != "after\n" {
+		t.Errorf("the run did not go on: stdout %q", streams.Out.String())
+	}
+	if _, err := os.Stat(filepath.Join(opts.SaveDir, "result-7-2.svg")); err != nil {
+		t.Errorf("the next result was not saved: %v", err)
+	}
+	if !strings.Contains(streams.ErrOut.String(), "result 1: png not saved: cannot write") {
+		t.Errorf("stderr %q", streams.ErrOut.String())
+	}
+}
+
+// TestRunCodeUnsavedInJSON: with -o json, stderr is left to the one JSON
+// error the root prints; the Execution says which formats were saved.
+func TestRunCodeUnsavedInJSON(t *testing.T) {
+	t.Parallel()
+	opts, streams := interpServer(t, false, output.JSON, replyLines(unsavable...))
+	opts.SaveDir = blockPNG(t)
+	err := runRunCode(context.Background(), opts)
+	if exitOf(err) != abxerr.ExitOwnFailure || !strings.Contains(err.Error(), "some results were not saved") {
+		t.Fatalf("exit %d: %v", exitOf(err), err)
+	}
+	if streams.ErrOut.String() != "" {
+		t.Errorf("stderr %q, want nothing", streams.ErrOut.String())
+	}
+	out := streams.Out.String()
+	if !strings.Contains(out, `"svg": "`+filepath.Join(opts.SaveDir, "result-7-2.svg")+`"`) || strings.Contains(out, `"png": "/`) {
+		t.Errorf("files in the JSON:\n%s", out)
+	}
+}
+
+func TestRunCodeSavedPathsInJSON(t *testing.T) {
+	t.Parallel()
+	opts, streams := interpServer(t, false, output.JSON, replyLines(richReply...))
+	opts.SaveDir = filepath.Join(t.TempDir(), "out")
+	_ = runRunCode(context.Background(), opts)
+	want := `"files": {` + "\n" + `        "png": "` + filepath.Join(opts.SaveDir, "result-7-1.png") + `"`
+	if !strings.Contains(streams.Out.String(), want) {
+		t.Errorf("JSON lacks %s:\n%s", want, streams.Out.String())
+	}
+	if streams.ErrOut.String() != "" {
+		t.Errorf("stderr %q: notes are for people", streams.ErrOut.String())
+	}
+}
+
+func TestRunCodeEndedByTheServer(t *testing.T) {
+	t.Parallel()
+	opts, streams := interpServer(t, false, output.Table, replyLines(
+		`{"type":"number_of_executions","execution_count":2}`,
+		`{"type":"error","name":"UnexpectedEndOfExecution","value":"Connection to the execution was closed before the execution was finished","traceback":""}`,
+		`{"type":"end_of_execution"}`,
+	))
+	err := runRunCode(context.Background(), opts)
+	if exitOf(err) != abxerr.ExitOwnFailure || !strings.Contains(err.Error(), "the code interpreter ended the run: UnexpectedEndOfExecution") {
+		t.Fatalf("exit %d: %v", exitOf(err), err)
+	}
+	if streams.ErrOut.String() != "" {
+		t.Errorf("stderr %q: the server's error is abx's to report, once", streams.ErrOut.String())
+	}
+}
+
+func TestRunCodeAsksForTheDefaultContextByLanguage(t *testing.T) {
+	t.Parallel()
+	bodies := make(chan string, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies <- string(b)
+		replyLines(`{"type":"end_of_execution"}`)(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	f, _ := cmdtest.NewFactory(false, nil, "")
+	cmd := NewCmdRunCode(f, func(ctx context.Context, o *RunCodeOptions) error {
+		o.Interp = codeOptions(f, ts).Interp
+		return runRunCode(ctx, o)
+	})
+	if err := cmdtest.Exec(cmd, "sb-1", "1+1"); err != nil {
+		t.Fatal(err)
+	}
+	if body := <-bodies; body != `{"code":"1+1","language":"python"}` {
+		t.Errorf("body %s", body)
+	}
+}

@@ -1,0 +1,260 @@
+//go:build unix
+
+package code
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/codeinterp"
+	"github.com/abx-dev/abx/internal/output"
+)
+
+// tinyPNG is a 1×1 PNG.
+var tinyPNG, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==")
+
+// A reply with every kind of line, as the code interpreter words it.
+var richReply = []string{
+	`{"type":"number_of_executions","execution_count":7}`,
+	`{"type":"stdout","text":"working\n","timestamp":"2026-01-02T15:04:05.000001Z"}`,
+	`{"type":"keepalive"}`,
+	`{"type":"stderr","text":"a warning\n","timestamp":"2026-01-02T15:04:05.1Z"}`,
+	`{"type":"result","is_main_result":false,"text":"<Figure size 640x480>","png":"` + base64.StdEncoding.EncodeToString(tinyPNG) + `","extra":{}}`,
+	`{"type":"result","is_main_result":true,"text":"42","extra":{}}`,
+	`{"type":"error","name":"ZeroDivisionError","value":"division by zero","traceback":"\u001b[0;31m---------------------------------------------------------------------------\u001b[0m\u001b[0;31mZeroDivisionError\u001b[0m    Traceback (most recent call last)\nCell \u001b[0;32mIn[7], line 1\u001b[0m\n----> 1 1/0\n\n\u001b[0;31mZeroDivisionError\u001b[0m: division by zero"}`,
+	`{"type":"end_of_execution"}`,
+}
+
+// interpServer answers every request with h and returns run-code options
+// pointed at it, printing in format to buffers (a terminal when tty).
+func interpServer(t *testing.T, tty bool, format output.Format, h http.HandlerFunc) (*RunCodeOptions, cmdtest.Streams) {
+	t.Helper()
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	f, streams := cmdtest.NewFactory(tty, nil, format)
+	return codeOptions(f, ts), streams
+}
+
+func codeOptions(f *cmdutil.Factory, ts *httptest.Server) *RunCodeOptions {
+	return &RunCodeOptions{
+		IO: f.IO, Printer: f.Printer, ID: "sb-1",
+		Interp: func(context.Context, string) (*codeinterp.Client, error) {
+			return codeinterp.New(ts.Client(), codeinterp.Endpoint{URL: ts.URL}), nil
+		},
+		Request: codeinterp.Request{Code: "x"},
+	}
+}
+
+func replyLines(lines ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		for _, l := range lines {
+			_, _ = io.WriteString(w, l+"\n")
+		}
+	}
+}
+
+// exitOf is the status abx exits with after run-code returned err.
+func exitOf(err error) int { return abxerr.Exit(err, true) }
+
+func TestRunCodeText(t *testing.T) {
+	t.Parallel()
+	for _, tty := range []bool{false, true} {
+		opts, streams := interpServer(t, tty, output.Table, replyLines(richReply...))
+		err := runRunCode(context.Background(), opts)
+		if exitOf(err) != 1 {
+			t.Fatalf("tty=%v: exit %d (%v), want 1", tty, exitOf(err), err)
+		}
+		if streams.Out.String() != "working\n42\n" {
+			t.Errorf("tty=%v: stdout %q", tty, streams.Out.String())
+		}
+		name := "runcode-stderr-piped.txt"
+		if tty {
+			name = "runcode-stderr-tty.txt"
+		}
+		golden(t, name, streams.ErrOut.String())
+	}
+}
+
+func TestRunCodeSavesRichResults(t *testing.T) {
+	t.Parallel()
+	opts, streams := interpServer(t, false, output.Table, replyLines(richReply...))
+	opts.SaveDir = filepath.Join(t.TempDir(), "out", "plots")
+	_ = runRunCode(context.Background(), opts)
+	path := filepath.Join(opts.SaveDir, "result-7-1.png")
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != string(tinyPNG) {
+		t.Fatalf("%s: %v (%d bytes)", path, err, len(got))
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", st.Mode())
+	}
+	errOut := streams.ErrOut.String()
+	if !strings.Contains(errOut, "saved png to "+path+"\n") || strings.Contains(errOut, "not saved") {
+		t.Errorf("stderr %q", errOut)
+	}
+	if strings.Contains(streams.Out.String(), "Figure") {
+		t.Errorf("an image's description went to stdout: %q", streams.Out.String())
+	}
+	entries, _ := os.ReadDir(opts.SaveDir)
+	if len(entries) != 1 {
+		t.Errorf("left %d files, want 1", len(entries))
+	}
+}
+
+func TestRunCodeJSON(t *testing.T) {
+	t.Parallel()
+	opts, streams := interpServer(t, false, output.JSON, replyLines(richReply...))
+	if err := runRunCode(context.Background(), opts); exitOf(err) != 1 {
+		t.Fatalf("exit %d", exitOf(err))
+	}
+	golden(t, "runcode-execution.json", streams.Out.String())
+	if streams.ErrOut.String() != "" {
+		t.Errorf("stderr %q, want nothing: the error is in the object", streams.ErrOut.String())
+	}
+}
+
+// TestRunCodeStream: the root makes the Printer print JSON for --stream;
+// Stream chooses events over the one Execution.
+func TestRunCodeStream(t *testing.T) {
+	t.Parallel()
+	opts, streams := interpServer(t, false, output.JSON, replyLines(richReply...))
+	opts.Stream = true
+	if err := runRunCode(context.Background(), opts); exitOf(err) != 1 {
+		t.Fatalf("exit %d", exitOf(err))
+	}
+	golden(t, "runcode-stream.jsonl", streams.Out.String())
+	if streams.ErrOut.String() != "" {
+		t.Errorf("stderr %q, want nothing", streams.ErrOut.String())
+	}
+}
+
+// TestRunCodeFailures: every failure of abx's own exits 125 (before, a
+// missing context exited 3 and a refused token 4), and keeps its code,
+// message and hint.
+func TestRunCodeFailures(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		h    http.HandlerFunc
+		code abxerr.Code
+		want string
+	}{
+		{"cut stream", replyLines(`{"type":"stdout","text":"partial\n"}`), abxerr.Network, "cut off"},
+		{"unknown context", func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "Context ctx-9 not found", http.StatusNotFound)
+		}, abxerr.NotFound, "run 'abx run-code contexts list sb-1'"},
+		{"paused sandbox", func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "sandbox sb-1 is paused", http.StatusBadGateway)
+		}, abxerr.Server, "is the sandbox paused"},
+		{"refused token", func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		}, abxerr.Unauthorized, "access token"},
+		{"unreadable line", replyLines(`{"type":`), abxerr.BadResponse, "cannot read"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			opts, _ := interpServer(t, false, output.Table, tc.h)
+			err := runRunCode(context.Background(), opts)
+			e := abxerr.From(err)
+			if exitOf(err) != abxerr.ExitOwnFailure || e.Code != tc.code || !strings.Contains(e.Message+" "+e.Hint, tc.want) {
+				t.Fatalf("exit %d, %s %q (hint %q); want 125, %s and %q", exitOf(err), e.Code, e.Message, e.Hint, tc.code, tc.want)
+			}
+			if e.Exit != 0 {
+				t.Errorf("the error sets its own exit status %d: the root's rule decides", e.Exit)
+			}
+		})
+	}
+}
+
+func TestRunCodeInterpreterUnavailable(t *testing.T) {
+	t.Parallel()
+	f, _ := cmdtest.NewFactory(false, nil, "")
+	opts := &RunCodeOptions{IO: f.IO, Printer: f.Printer, ID: "sb-1", Request: codeinterp.Request{Code: "1"},
+		Interp: func(context.Context, string) (*codeinterp.Client, error) {
+			return nil, abxerr.New(abxerr.NotFound, "sandbox sb-1 not found")
+		}}
+	err := runRunCode(context.Background(), opts)
+	if exitOf(err) != abxerr.ExitOwnFailure || abxerr.From(err).Code != abxerr.NotFound {
+		t.Fatalf("exit %d (%v), want 125 with E3001", exitOf(err), err)
+	}
+	if abxerr.Exit(err, false) != abxerr.ExitNotFound {
+		t.Error("the error lost its code")
+	}
+}
+
+func TestRunCodeTimeout(t *testing.T) {
+	t.Parallel()
+	opts, _ := interpServer(t, false, output.Table, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"type":"number_of_executions","execution_count":1}`+"\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	opts.Timeout = time.Second
+	err := runRunCode(context.Background(), opts)
+	if exitOf(err) != abxerr.ExitTimeout {
+		t.Fatalf("timeout: exit %d (%v)", exitOf(err), err)
+	}
+	if h := abxerr.From(err).Hint; !strings.Contains(h, "'abx run-code contexts list sb-1' names it") {
+		t.Errorf("hint %q", h)
+	}
+}
+
+func TestRunCodeInterrupt(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"type":"stdout","text":"started\n"}`+"\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(ts.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	streams, _, _, _ := output.Test(false)
+	var out bytes.Buffer
+	streams.Out = writerFunc(func(b []byte) (int, error) {
+		out.Write(b)
+		cancel() // Ctrl-C once the code has started
+		return len(b), nil
+	})
+	opts := codeOptions(cmdutil.New(streams, func(string) string { return "" }), ts)
+	opts.Request.ContextID = "ctx-1"
+	err := runRunCode(ctx, opts)
+	if exitOf(err) != abxerr.ExitInterrupted {
+		t.Fatalf("interrupt: exit %d (%v)", exitOf(err), err)
+	}
+	if h := abxerr.From(err).Hint; !strings.Contains(h, "'abx run-code contexts restart sb-1 ctx-1'") {
+		t.Errorf("hint %q", h)
+	}
+	if out.String() != "started\n" {
+		t.Errorf("stdout %q", out.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+func TestErrorText(t *testing.T) {
+	t.Parallel()
+	e := &codeinterp.ExecError{Name: "KeyError", Value: "'x'", Traceback: ""}
+	if got := errorText(e, false); got != "KeyError: 'x'\n" {
+		t.Errorf("no traceback: %q", got)
+	}
+	e.Traceback = "Traceback (most recent call last):\n  File \"x\"\n"
+	if got := errorText(e, false); got != "Traceback (most recent call last):\n  File \"x\"\nKeyError: 'x'\n" {
+		t.Errorf("traceback without the last line: %q", got)
+	}
+}

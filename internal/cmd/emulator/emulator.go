@@ -1,0 +1,78 @@
+//go:build unix
+
+// Package emulator holds `abx emulator`: start, exec and env, the commands
+// that run abx's local stand-in for a cluster.
+package emulator
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/emulator"
+)
+
+// NewCmdEmulator builds `abx emulator`.
+func NewCmdEmulator(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "emulator",
+		Short: "Run a local sandbox-manager, so abx works without a cluster",
+		Long: `Run a local stand-in for the sandbox-manager API, its gateway, and each sandbox's
+envd and code interpreter, on one loopback address: to try abx and to test scripts
+that use it. It speaks the same HTTP as the real service (both path sets, the API key,
+errors, pages, pause and resume, timeouts that expire).
+
+Sandboxes run commands and code as your user on this machine, without isolation; each
+has a directory of its own, and the files API stays inside it (docs/emulator.md).`,
+		Example: `  abx emulator exec -- ./examples/quickstart.sh
+  abx emulator start          # then, in another shell: eval "$(abx emulator env)"`,
+	}
+	cmd.AddCommand(NewCmdStart(f, nil), NewCmdExec(f, nil), NewCmdEnv(f, nil))
+	return cmdutil.NoProvider(cmd)
+}
+
+// ServeOptions are what start and exec share: how the emulator serves.
+type ServeOptions struct {
+	Addr      string
+	APIKey    string
+	Templates []string
+	StateDir  string
+	TimeScale float64
+}
+
+func (o *ServeOptions) addFlags(c *cobra.Command, stateDirHelp string) {
+	fl := c.Flags()
+	fl.StringVar(&o.Addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0 picks a free one)")
+	fl.StringSliceVar(&o.Templates, "templates", []string{"base", "code-interpreter"}, "templates sandboxes can be created from (code-interpreter* ones get the interpreter)")
+	fl.StringVar(&o.StateDir, "state-dir", "", stateDirHelp)
+	fl.Float64Var(&o.TimeScale, "time-scale", 1, "for tests: run the sandboxes' clock this many times faster (30 makes a 30s timeout pass in 1s)")
+}
+
+func (o *ServeOptions) check() error {
+	if o.TimeScale < 1 {
+		return abxerr.New(abxerr.InvalidInput, "invalid --time-scale %v: must be 1 or more", o.TimeScale)
+	}
+	return nil
+}
+
+func start(o *ServeOptions) (*emulator.Emulator, error) {
+	e, err := emulator.Start(emulator.Options{Addr: o.Addr, APIKey: o.APIKey, Templates: o.Templates,
+		StateDir: o.StateDir, TimeScale: o.TimeScale})
+	if err != nil {
+		return nil, abxerr.New(abxerr.InvalidInput, "cannot start the emulator: %v", err).
+			WithHint("pick a free loopback address with --addr 127.0.0.1:PORT, or another --state-dir")
+	}
+	return e, nil
+}
+
+// defaultStateDir is where start and env look without --state-dir.
+func defaultStateDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	d, err := emulator.DefaultStateDir()
+	if err != nil {
+		return "", abxerr.New(abxerr.InvalidConfig, "%v", err)
+	}
+	return d, nil
+}

@@ -1,0 +1,70 @@
+//go:build unix
+
+package emulator
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/emulator"
+	"github.com/abx-dev/abx/internal/output"
+)
+
+// EnvOptions are the inputs of `abx emulator env`.
+type EnvOptions struct {
+	Printer  *output.Printer
+	StateDir string
+}
+
+// NewCmdEnv builds `abx emulator env`.
+func NewCmdEnv(f *cmdutil.Factory, runF func(context.Context, *EnvOptions) error) *cobra.Command {
+	opts := &EnvOptions{Printer: f.Printer}
+	cmd := &cobra.Command{
+		Use:   "env",
+		Short: "Print the environment that points abx at the running emulator",
+		Long: `Print the export lines that point abx at the emulator serving the state dir, for
+eval in a shell; -o json prints them as one object.`,
+		Example: `  eval "$(abx emulator env)"
+  abx emulator env -o json | jq -r .ABX_ALICLOUD_CONTAINER_BASE_URL`,
+		Args: cmdutil.ExactArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if opts.StateDir, err = defaultStateDir(opts.StateDir); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runEnv(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.StateDir, "state-dir", "", "state dir of the emulator (default: the one 'abx emulator start' uses)")
+	return cmd
+}
+
+func runEnv(opts *EnvOptions) error {
+	rt, err := emulator.ReadRuntime(opts.StateDir)
+	if errors.Is(err, emulator.ErrNotRunning) {
+		return abxerr.New(abxerr.NotFound, "no emulator is running with state dir %s", opts.StateDir).
+			WithHint("start one with 'abx emulator start' (and the same --state-dir)")
+	}
+	if err != nil {
+		return abxerr.New(abxerr.InvalidInput, "cannot read the emulator's state: %v", err)
+	}
+	m := map[string]string{}
+	var names []string
+	for _, kv := range rt.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+		names = append(names, k)
+	}
+	return opts.Printer.Print(m, names, func() error {
+		_, err := opts.Printer.Out().Write([]byte(exportLines(rt.Env())))
+		return err
+	})
+}

@@ -1,0 +1,94 @@
+//go:build unix
+
+package emulator
+
+import (
+	"context"
+	"fmt"
+	"os/user"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/shell"
+)
+
+// StartOptions are the inputs of `abx emulator start`.
+type StartOptions struct {
+	IO *output.Streams
+	ServeOptions
+}
+
+// NewCmdStart builds `abx emulator start`.
+func NewCmdStart(f *cmdutil.Factory, runF func(context.Context, *StartOptions) error) *cobra.Command {
+	opts := &StartOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "start",
+		Short: "Serve until interrupted, printing the environment that points abx at it",
+		Long: `Serve until interrupted (Ctrl-C or SIGTERM), then stop every process the sandboxes
+started. The export lines that point abx at the emulator go to stdout; 'abx emulator env'
+prints them again from another shell.
+
+Sandboxes are kept in the state dir and come back when the emulator starts again:
+their records, deadlines and files survive, their processes and interpreter variables
+do not.`,
+		Example: `  abx emulator start                      # then, in another shell:
+  eval "$(abx emulator env)"
+  abx create --template code-interpreter`,
+		Args: cmdutil.ExactArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.check(); err != nil {
+				return err
+			}
+			var err error
+			if opts.StateDir, err = defaultStateDir(opts.StateDir); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runStart(cmd.Context(), opts)
+		},
+	}
+	opts.addFlags(cmd, "where sandboxes are kept across restarts (default $XDG_STATE_HOME/abx/emulator or ~/.local/state/abx/emulator)")
+	cmd.Flags().StringVar(&opts.APIKey, "api-key", "", "API key to require (default: the state dir's, or a new random key)")
+	return cmdutil.NoJSON(cmd)
+}
+
+func runStart(ctx context.Context, opts *StartOptions) error {
+	e, err := start(&opts.ServeOptions)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = e.Close() }()
+	_, _ = fmt.Fprint(opts.IO.Out, exportLines(e.Env()))
+	_, _ = fmt.Fprintf(opts.IO.ErrOut, `abx emulator serving on %s (state in %s)
+Sandboxes run commands and code as %s on this machine, without isolation; the files
+API stays inside each sandbox's directory (docs/emulator.md).
+Point abx at it with the lines above, or: eval "$(abx emulator env)". Ctrl-C stops it.
+`, e.URL, e.StateDir, currentUser())
+	<-ctx.Done()
+	_ = e.Close()
+	_, _ = fmt.Fprintln(opts.IO.ErrOut, "abx emulator stopped")
+	return nil
+}
+
+// currentUser names the local user sandboxes run as.
+func currentUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "your user"
+}
+
+// exportLines writes KEY=VALUE pairs as shell export lines.
+func exportLines(env []string) string {
+	var b strings.Builder
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "export %s=%s\n", k, shell.Quote(v))
+	}
+	return b.String()
+}

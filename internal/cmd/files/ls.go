@@ -1,0 +1,102 @@
+package files
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// LsOptions are the inputs of `abx files ls`.
+type LsOptions struct {
+	IO      *output.Streams
+	Printer *output.Printer
+	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
+
+	ID    string
+	User  string
+	Path  string // "." without PATH: the user's home
+	Long  bool
+	Depth int
+}
+
+// NewCmdLs builds `abx files ls`.
+func NewCmdLs(f *cmdutil.Factory, runF func(context.Context, *LsOptions) error) *cobra.Command {
+	opts := &LsOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient}
+	cmd := &cobra.Command{
+		Use:   "ls ID [PATH]",
+		Short: "List a directory",
+		Long: `List a directory (the user's home without PATH): each entry's name, type (file, dir,
+symlink), size and modification time. -l adds permissions, owner, group and the full
+path; --depth N lists subdirectories too, N levels down, each entry by its path.`,
+		Example: `  abx files ls "$id"
+  abx files ls "$id" /tmp -l --depth 2
+  abx files ls "$id" -o json | jq -r '.[] | select(.type=="file") | .path'`,
+		Args: cmdutil.RangeArgs(1, "ID", "[PATH]"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.ID, err = parseArgs(args); err != nil {
+				return err
+			}
+			opts.User, opts.Path = userOf(cmd), "."
+			if len(args) > 1 {
+				opts.Path = args[1]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runLs(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.Long, "long", "l", false, "show permissions, owner and group")
+	cmd.Flags().IntVar(&opts.Depth, "depth", 1, "levels of subdirectories to list")
+	return cmdutil.Needs(cmd, provider.FilesRW)
+}
+
+func runLs(ctx context.Context, opts *LsOptions) error {
+	c, err := opts.Envd(ctx, opts.ID, opts.User)
+	if err != nil {
+		return err
+	}
+	list, err := c.ListDir(ctx, opts.Path, opts.Depth)
+	if err != nil {
+		return err
+	}
+	return printEntries(opts.IO, opts.Printer, list, list, opts.Long, opts.Depth > 1)
+}
+
+// printEntries prints asJSON for programs (docs/json.md, files), the
+// entries' paths for -o name, or a table of them: name, type, size and
+// modification time, and with long (or -o wide) permissions, owner, group
+// and path. byPath names each entry by its path, as a listing of several
+// levels must.
+func printEntries(io *output.Streams, p *output.Printer, asJSON any, list []envd.Entry, long, byPath bool) error {
+	paths := make([]string, len(list))
+	for i, e := range list {
+		paths[i] = e.Path
+	}
+	return p.Print(asJSON, paths, func() error {
+		header := []string{"name", "type", "size", "modified"}
+		if long || p.Wide() {
+			header = append(header, "permissions", "owner", "group", "path")
+		}
+		t := p.Table(header...)
+		for _, e := range list {
+			name := e.Name
+			if byPath {
+				name = e.Path
+			}
+			row := []string{name, e.Type, strconv.FormatInt(e.Size, 10), io.Time(e.ModifiedTime)}
+			if len(header) > 4 {
+				row = append(row, cmdutil.Dash(e.Permissions), cmdutil.Dash(e.Owner), cmdutil.Dash(e.Group), e.Path)
+			}
+			t.Row(row...)
+		}
+		return t.Render()
+	})
+}

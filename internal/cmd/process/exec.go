@@ -1,0 +1,163 @@
+package process
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/remoteproc"
+)
+
+// ExecOptions are the inputs of `abx exec`.
+type ExecOptions struct {
+	IO      *output.Streams
+	Printer *output.Printer
+	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
+
+	ID         string
+	Argv       []string
+	Cwd        string
+	User       string
+	Env        map[string]string
+	Timeout    time.Duration
+	Background bool
+	// Interactive keeps the command's stdin open: abx's stdin is streamed to
+	// it, or with --background it waits for 'abx ps stdin'.
+	Interactive bool
+	// Signals delivers Ctrl-C; nil uses the process's own.
+	Signals <-chan os.Signal
+}
+
+// NewCmdExec builds `abx exec`.
+func NewCmdExec(f *cmdutil.Factory, runF func(context.Context, *ExecOptions) error) *cobra.Command {
+	opts := &ExecOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient}
+	var env []string
+	var timeout string
+	cmd := &cobra.Command{
+		Use:   "exec ID [flags] -- CMD [ARG...]",
+		Short: "Run a command in a sandbox, streaming its output",
+		Long: `Run a command in a sandbox. Its stdout and stderr stream to abx's as they arrive,
+and abx exits with the command's exit status.
+
+One argument is a shell line, run by 'bash -l -c' (pipes, globs, && and $VARS work).
+Several arguments are an argv: each is quoted, so spaces and quotes arrive intact.
+Either way the command runs through bash's login shell, with stdin at /dev/null.
+
+Exit status: the command's own; 128+n when signal n ended it; 124 when --timeout
+passed; 127 when the command was not found; 125 when abx itself failed (bad
+input, the sandbox, the network); 130 after Ctrl-C, which sends SIGTERM to the
+command (a second Ctrl-C sends SIGKILL).
+
+-o json prints JSON Lines: {"type":"start","pid":N}, {"type":"stdout","data":"…"},
+{"type":"stderr","data":"…"}, {"type":"end","exitCode":N,"status":"…"}; output that
+is not UTF-8 comes as "dataBase64" instead of "data".`,
+		Example: `  abx exec "$id" -- uname -a
+  abx exec "$id" -- 'ps aux | grep python | wc -l'
+  abx exec "$id" --cwd /tmp --env DEBUG=1 -- python3 -c 'print("hi")'
+  abx exec "$id" --timeout 30s -- ./long-job.sh
+  abx exec "$id" --background -- 'python3 -m http.server 8080'
+  abx exec "$id" -o json -- ls | jq -r 'select(.type=="stdout") | .data'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return cmdutil.UsageError(cmd, "abx exec needs a sandbox ID and a command")
+			}
+			if cmd.ArgsLenAtDash() != 1 {
+				return cmdutil.UsageError(cmd, "put -- between the sandbox ID and the command")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
+				return err
+			}
+			opts.Argv = args[1:]
+			if opts.Env, err = cmdutil.ParseKeyValues("--env", env); err != nil {
+				return err
+			}
+			if err := checkUser(opts.User); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("timeout") {
+				if opts.Timeout, err = cmdutil.ParseTimeout("--timeout", timeout, time.Second); err != nil {
+					return err
+				}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runExec(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Cwd, "cwd", "w", "", "working directory in the sandbox (default: the user's home)")
+	fl.StringVarP(&opts.User, "user", "u", "", `Linux user to run as (default "user")`)
+	fl.StringArrayVarP(&env, "env", "e", nil, "environment variable KEY=VALUE (repeatable)")
+	fl.StringVar(&timeout, "timeout", "", "kill the command after this long (default: no limit)")
+	fl.BoolVarP(&opts.Background, "background", "d", false, "start the command, print its PID and return; its output is discarded")
+	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "keep stdin open: stream abx's stdin to the command (or feed it later with 'abx ps stdin')")
+	cmdutil.PassThrough(cmd)
+	return cmdutil.Needs(cmd, provider.ExecRun)
+}
+
+// checkUser refuses a --user that is no Linux user name before it is sent
+// (envd puts it in a Basic authorization header, where ':' and line breaks
+// would change its meaning).
+func checkUser(u string) error {
+	if u == "" {
+		return nil
+	}
+	if err := cmdutil.CheckID("--user", u); err != nil || strings.ContainsAny(u, ":") {
+		return abxerr.New(abxerr.InvalidInput, "invalid --user %q", u).
+			WithHint("give a Linux user name in the sandbox, such as user or root")
+	}
+	return nil
+}
+
+func (opts *ExecOptions) spec() remoteproc.Spec {
+	return remoteproc.Spec{Argv: opts.Argv, Cwd: opts.Cwd, Env: opts.Env, Timeout: opts.Timeout,
+		Interactive: opts.Interactive, Stdin: opts.IO.In, Signals: opts.Signals}
+}
+
+func runExec(ctx context.Context, opts *ExecOptions) error {
+	c, err := opts.Envd(ctx, opts.ID, opts.User)
+	if err != nil {
+		return err
+	}
+	if opts.Background {
+		pid, err := remoteproc.Background(ctx, c, opts.spec())
+		if err != nil {
+			return err
+		}
+		// exec's JSON is a stream of lines, in the background too.
+		if opts.Printer.JSON() {
+			return opts.Printer.Event(struct {
+				PID uint32 `json:"pid"`
+			}{pid})
+		}
+		return opts.Printer.Line(strconv.FormatUint(uint64(pid), 10))
+	}
+	out := sink{io: opts.IO, p: opts.Printer, announce: true}
+	x, err := remoteproc.Run(ctx, c, opts.spec(), out)
+	if x != nil {
+		if perr := out.ended(x); perr != nil && err == nil {
+			return perr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if x.Code != 0 {
+		return abxerr.Status(x.Code)
+	}
+	return nil
+}

@@ -1,0 +1,77 @@
+package process
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/remoteproc"
+)
+
+// PsAttachOptions are the inputs of `abx ps attach`.
+type PsAttachOptions struct {
+	IO      *output.Streams
+	Printer *output.Printer
+	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
+
+	ID  string
+	PID uint32
+}
+
+// NewCmdPsAttach builds `abx ps attach`.
+func NewCmdPsAttach(f *cmdutil.Factory, runF func(context.Context, *PsAttachOptions) error) *cobra.Command {
+	opts := &PsAttachOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient}
+	cmd := &cobra.Command{
+		Use:   "attach ID PID",
+		Short: "Follow a running process's output until it ends, and exit with its status",
+		Long: `Attach to a running process: its stdout and stderr stream to abx's from now on
+(output from before is not kept by envd) and abx exits with the process's exit
+status when it ends. Ctrl-C detaches and leaves the process running.`,
+		Example: `  pid=$(abx exec "$id" --background -- ./job.sh)
+  abx ps attach "$id" "$pid"`,
+		Args: cmdutil.ExactArgs("ID", "PID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.ID, opts.PID, err = target(args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPsAttach(cmd.Context(), opts)
+		},
+	}
+	cmdutil.PassThrough(cmd)
+	return cmdutil.Needs(cmd, provider.ProcessManage)
+}
+
+func runPsAttach(ctx context.Context, opts *PsAttachOptions) error {
+	c, err := opts.Envd(ctx, opts.ID, "")
+	if err != nil {
+		return err
+	}
+	out := sink{io: opts.IO, p: opts.Printer}
+	x, err := remoteproc.Attach(ctx, c, opts.PID, out)
+	if err != nil {
+		if e := abxerr.From(err); e.Code == abxerr.NotFound {
+			cp := *e
+			cp.Message = fmt.Sprintf("no running process %d in sandbox %s", opts.PID, opts.ID)
+			cp.Hint = "it may have ended already; run 'abx ps " + opts.ID + "'"
+			return &cp
+		}
+		return err
+	}
+	if err := out.ended(x); err != nil {
+		return err
+	}
+	if x.Code != 0 {
+		return abxerr.Status(x.Code)
+	}
+	return nil
+}

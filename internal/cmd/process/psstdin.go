@@ -1,0 +1,100 @@
+package process
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/remoteproc"
+)
+
+// PsStdinOptions are the inputs of `abx ps stdin`.
+type PsStdinOptions struct {
+	IO      *output.Streams
+	Printer *output.Printer
+	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
+
+	ID    string
+	PID   uint32
+	Data  []byte // stdin to send; nil reads abx's stdin
+	Close bool   // close stdin after sending
+}
+
+// NewCmdPsStdin builds `abx ps stdin`.
+func NewCmdPsStdin(f *cmdutil.Factory, runF func(context.Context, *PsStdinOptions) error) *cobra.Command {
+	opts := &PsStdinOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient}
+	cmd := &cobra.Command{
+		Use:   "stdin ID PID [DATA] [--close]",
+		Short: "Send data to a process's stdin, from the argument or abx's stdin",
+		Long: `Send data to a process's stdin: the DATA argument as given, or without it everything
+abx reads from its own stdin, streamed in chunks. --close closes the process's stdin
+afterwards (envd 0.5.2 and later).
+
+Processes started by 'abx exec' have stdin at /dev/null; start the command with
+a reader of your own (for example a named pipe) to feed it later.`,
+		Example: `  abx ps stdin "$id" 4242 'print(1)\n'
+  cat input.txt | abx ps stdin "$id" 4242 --close`,
+		Args: cmdutil.RangeArgs(2, "ID", "PID", "[DATA]"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.ID, opts.PID, err = target(args); err != nil {
+				return err
+			}
+			if len(args) == 3 {
+				opts.Data = []byte(args[2])
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPsStdin(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Close, "close", false, "close the process's stdin after sending")
+	return cmdutil.Needs(cmd, provider.ProcessManage)
+}
+
+func runPsStdin(ctx context.Context, opts *PsStdinOptions) error {
+	c, err := opts.Envd(ctx, opts.ID, "")
+	if err != nil {
+		return err
+	}
+	if opts.Close {
+		// Refused before anything is sent: half the job would be worse.
+		if err := c.CheckCloseStdin(); err != nil {
+			return err
+		}
+	}
+	src := opts.IO.In
+	if opts.Data != nil {
+		src = bytes.NewReader(opts.Data)
+	}
+	sent, err := remoteproc.Feed(ctx, c, opts.PID, src)
+	if err == nil && opts.Close {
+		err = c.CloseStdin(ctx, opts.PID)
+	}
+	if err != nil {
+		return stdinError(err, opts.PID)
+	}
+	opts.Printer.Note("sent %d bytes to process %d", sent, opts.PID)
+	return nil
+}
+
+// stdinError says plainly that a process has no stdin to feed.
+func stdinError(err error, pid uint32) error {
+	err = envd.AsError(err)
+	if errors.Is(err, envd.ErrNoStdin) {
+		e := *abxerr.From(err)
+		e.Message = fmt.Sprintf("process %d has no open stdin: it was started without one, or it was closed", pid)
+		e.Hint = "only processes started with stdin open (abx exec -i) can be fed"
+		return &e
+	}
+	return err
+}

@@ -1,0 +1,31 @@
+//go:build unix
+
+package cmdtest
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/abx-dev/abx/internal/emulator"
+	"github.com/abx-dev/abx/internal/emulator/manager"
+)
+
+// Key is the fake cluster's API key.
+const Key = "sk-unit-test"
+
+// FakeCluster starts the fake sandbox-manager behind the gateway (real
+// envd and code interpreter fakes per sandbox, envd 0.2.10) and returns it
+// with the environment that points abx at it.
+func FakeCluster(t *testing.T) (*manager.Server, map[string]string) {
+	t.Helper()
+	srv := manager.New(manager.Options{APIKey: Key, Domain: "abx.test"})
+	gw := emulator.NewGateway(srv, t.TempDir(), "0.2.10")
+	t.Cleanup(gw.Close)
+	ts := httptest.NewServer(gw)
+	t.Cleanup(ts.Close)
+	return srv, map[string]string{
+		"ABX_PROVIDER":                    "alicloud-container",
+		"ABX_ALICLOUD_CONTAINER_BASE_URL": ts.URL,
+		"ABX_ALICLOUD_CONTAINER_API_KEY":  Key,
+	}
+}

@@ -1,0 +1,110 @@
+package transfer
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/envd"
+)
+
+// Remote is what a transfer needs of a sandbox's file service. *envd.Client
+// has it; tests give a fake, so that what a hostile or broken sandbox can
+// answer is checked without one.
+type Remote interface {
+	Stat(ctx context.Context, path string) (envd.Entry, error)
+	ListDir(ctx context.Context, path string, depth int) ([]envd.Entry, error)
+	Read(ctx context.Context, path string, w io.Writer) (int64, error)
+	Write(ctx context.Context, path string, r io.Reader) error
+	MakeDir(ctx context.Context, path string) (envd.Entry, error)
+}
+
+var _ Remote = (*envd.Client)(nil)
+
+// Meter counts one file's bytes as they flow through it and tells people
+// how far it got; *output.Progress is one.
+type Meter interface {
+	Writer(w io.Writer) io.Writer
+	Reader(r io.Reader) io.Reader
+	Done()
+}
+
+// noMeter counts nothing: a Copier without NewMeter.
+type noMeter struct{}
+
+func (noMeter) Writer(w io.Writer) io.Writer { return w }
+func (noMeter) Reader(r io.Reader) io.Reader { return r }
+func (noMeter) Done()                        {}
+
+// Copier moves files between this machine and one sandbox, streamed: no
+// file is held whole in memory, and what lands on this machine is written
+// atomically (WriteFile).
+type Copier struct {
+	Remote Remote
+	// Sandbox is the sandbox's ID, as messages name the remote side
+	// (ID:PATH, the way cp's arguments write it).
+	Sandbox string
+	// NewMeter starts a meter for one file of total bytes (0: unknown),
+	// labelled with its remote path; nil draws none.
+	NewMeter func(label string, total int64) Meter
+}
+
+func (c *Copier) meter(label string, total int64) Meter {
+	if c.NewMeter == nil {
+		return noMeter{}
+	}
+	return c.NewMeter(label, total)
+}
+
+// Download writes the remote file to local: under a temporary name beside
+// it, renamed when complete, so that an error leaves nothing behind.
+func (c *Copier) Download(ctx context.Context, remote, local string) error {
+	return WriteFile(local, func(w io.Writer) error {
+		m := c.meter(remote, 0)
+		defer m.Done()
+		_, err := c.Remote.Read(ctx, remote, m.Writer(w))
+		return err
+	})
+}
+
+// Upload writes the local file to remote, creating the remote parents and
+// replacing what was there.
+func (c *Copier) Upload(ctx context.Context, local, remote string) error {
+	fh, err := OpenLocal(local)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = fh.Close() }()
+	var size int64
+	if st, err := fh.Stat(); err == nil {
+		size = st.Size()
+	}
+	m := c.meter(remote, size)
+	defer m.Done()
+	return c.Remote.Write(ctx, remote, m.Reader(fh))
+}
+
+// OpenLocal opens a local file to send. A directory is refused: only cp -r
+// sends those, file by file.
+func OpenLocal(p string) (*os.File, error) {
+	fh, err := os.Open(p)
+	if err != nil {
+		return nil, abxerr.New(abxerr.InvalidInput, "cannot read %s: %v", p, LocalReason(err))
+	}
+	if st, err := fh.Stat(); err == nil && st.IsDir() {
+		_ = fh.Close()
+		return nil, abxerr.New(abxerr.InvalidInput, "%s is a directory", p).WithHint("use 'abx files cp -r' for directories")
+	}
+	return fh, nil
+}
+
+// CheckReadable refuses, before anything is sent, a local file Upload
+// could not open.
+func CheckReadable(p string) error {
+	fh, err := OpenLocal(p)
+	if err != nil {
+		return err
+	}
+	return fh.Close()
+}
