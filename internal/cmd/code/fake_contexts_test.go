@@ -21,12 +21,12 @@ func TestFakeContexts(t *testing.T) {
 	fk := newFake(t)
 
 	f, streams, ctx := fk.contexts(t, output.Table)
-	err := runContextsCreate(ctx, &ContextsCreateOptions{Printer: f.Printer, Interp: f.InterpreterClient, ID: fk.id, Cwd: "/tmp"})
+	err := runContextsCreate(ctx, &ContextsCreateOptions{Printer: f.Printer, Interp: f.InterpreterClient, ID: fk.id, Cwd: "~"})
 	cx := strings.TrimSuffix(streams.Out.String(), "\n")
 	if err != nil || cx == "" || strings.Contains(cx, "\n") {
 		t.Fatalf("create: %v, stdout %q: want the ID alone", err, streams.Out.String())
 	}
-	if want := "context " + cx + " created (python, /tmp)\n"; streams.ErrOut.String() != want {
+	if want := "context " + cx + " created (python, ~)\n"; streams.ErrOut.String() != want {
 		t.Errorf("create: stderr %q, want %q", streams.ErrOut.String(), want)
 	}
 
@@ -43,14 +43,14 @@ func TestFakeContexts(t *testing.T) {
 	}
 	var list []codeinterp.Context
 	if err := json.Unmarshal(streams.Out.Bytes(), &list); err != nil ||
-		!slices.Contains(list, codeinterp.Context{ID: cx, Language: "python", Cwd: "/tmp"}) {
+		!slices.Contains(list, codeinterp.Context{ID: cx, Language: "python", Cwd: "~"}) {
 		t.Errorf("list -o json: %v\n%s", err, streams.Out.String())
 	}
 	f, streams, ctx = fk.contexts(t, output.Table)
 	if err := runContextsList(ctx, &ContextsListOptions{Printer: f.Printer, Interp: f.InterpreterClient, ID: fk.id}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(streams.Out.String(), cx+"\tpython\t/tmp\n") {
+	if !strings.Contains(streams.Out.String(), cx+"\tpython\t~\n") {
 		t.Errorf("list piped: %q", streams.Out.String())
 	}
 
@@ -71,7 +71,7 @@ func TestFakeContexts(t *testing.T) {
 
 	f, streams, ctx = fk.contexts(t, output.JSON)
 	err = runContextsDelete(ctx, &ContextsDeleteOptions{Printer: f.Printer, Interp: f.InterpreterClient, ID: fk.id, ContextID: cx})
-	if want := `{"id":"` + cx + `","action":"deleted"}`; err != nil || compact(t, streams.Out.Bytes()) != want {
+	if want := "{\n  \"id\": \"" + cx + "\",\n  \"action\": \"deleted\"\n}\n"; err != nil || streams.Out.String() != want {
 		t.Errorf("delete -o json: %v, %s, want %s", err, streams.Out.String(), want)
 	}
 
@@ -113,14 +113,4 @@ func TestFakeContextsNotes(t *testing.T) {
 	if streams.Out.String() != "" || streams.ErrOut.String() != "context "+x.ID+" deleted\n" {
 		t.Errorf("delete: stdout %q, stderr %q", streams.Out.String(), streams.ErrOut.String())
 	}
-}
-
-func compact(t *testing.T, b []byte) string {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("%v: %s", err, b)
-	}
-	out, _ := json.Marshal(v)
-	return string(out)
 }

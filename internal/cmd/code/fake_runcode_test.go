@@ -93,18 +93,55 @@ func TestFakeRunCodeFailures(t *testing.T) {
 		t.Errorf("unknown sandbox: exit %d, %s %q", exitOf(err), e.Code, e.Message)
 	}
 
-	_, err = fk.run(t, output.Table, codeinterp.Request{Code: "import time\ntime.sleep(60)"},
-		func(o *RunCodeOptions) { o.Timeout = time.Second })
-	if e := abxerr.From(err); exitOf(err) != abxerr.ExitTimeout || !strings.Contains(e.Hint, "restart its context") {
-		t.Errorf("--timeout: exit %d, %q (hint %q)", exitOf(err), e.Message, e.Hint)
-	}
-
 	if err := fk.p.Pause(context.Background(), fk.id); err != nil {
 		t.Fatal(err)
 	}
 	_, err = fk.run(t, output.Table, codeinterp.Request{Code: "1"})
 	if e := abxerr.From(err); exitOf(err) != 125 || !strings.Contains(e.Hint, "is the sandbox paused") {
 		t.Errorf("paused: exit %d, %q (hint %q)", exitOf(err), e.Message, e.Hint)
+	}
+}
+
+// TestFakeRunCodeTimeout: --timeout stops the waiting, not the code; the
+// context is freed by restarting it, as the hint says (docs/run-code.md).
+func TestFakeRunCodeTimeout(t *testing.T) {
+	t.Parallel()
+	fk := newFake(t)
+	// A warm kernel, so that the cell has begun when the timeout passes;
+	// and a cell that ends by itself, so that a slow machine only waits.
+	if _, err := fk.run(t, output.Table, codeinterp.Request{Code: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := fk.run(t, output.Table, codeinterp.Request{Code: "import time\ntime.sleep(10)"},
+		func(o *RunCodeOptions) { o.Timeout = time.Second })
+	if e := abxerr.From(err); exitOf(err) != abxerr.ExitTimeout || !strings.Contains(e.Hint, "restart its context") {
+		t.Errorf("--timeout: exit %d, %q (hint %q)", exitOf(err), e.Message, e.Hint)
+	}
+	start := time.Now()
+	restartDefault(t, fk)
+	if streams, err := fk.run(t, output.Table, codeinterp.Request{Code: "1+1"}); err != nil || streams.Out.String() != "2\n" {
+		t.Fatalf("after the restart: %v, stdout %q", err, streams.Out.String())
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Logf("the context was freed after %s: the restart came before the cell began", d)
+	}
+}
+
+// restartDefault restarts the sandbox's python context, found with
+// contexts list as the hint of run-code says.
+func restartDefault(t *testing.T, fk *fake) {
+	t.Helper()
+	f, streams, ctx := fk.contexts(t, output.JSON)
+	if err := runContextsList(ctx, &ContextsListOptions{Printer: f.Printer, Interp: f.InterpreterClient, ID: fk.id}); err != nil {
+		t.Fatal(err)
+	}
+	var list []codeinterp.Context
+	if err := json.Unmarshal(streams.Out.Bytes(), &list); err != nil || len(list) != 1 || list[0].Language != "python" {
+		t.Fatalf("%v: %s", err, streams.Out.String())
+	}
+	f, _, ctx = fk.contexts(t, output.Table)
+	if err := runContextsRestart(ctx, &ContextsRestartOptions{Printer: f.Printer, Interp: f.InterpreterClient, ID: fk.id, ContextID: list[0].ID}); err != nil {
+		t.Fatal(err)
 	}
 }
 

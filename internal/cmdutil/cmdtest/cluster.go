@@ -20,9 +20,11 @@ func FakeCluster(t *testing.T) (*manager.Server, map[string]string) {
 	t.Helper()
 	srv := manager.New(manager.Options{APIKey: Key, Domain: "abx.test"})
 	gw := emulator.NewGateway(srv, t.TempDir(), "0.2.10")
-	t.Cleanup(gw.Close)
 	ts := httptest.NewServer(gw)
+	// Cleanups run last first: the gateway stops its sandboxes' processes
+	// and kernels before the server waits for the requests they hold open.
 	t.Cleanup(ts.Close)
+	t.Cleanup(gw.Close)
 	return srv, map[string]string{
 		"ABX_PROVIDER":                    "alicloud-container",
 		"ABX_ALICLOUD_CONTAINER_BASE_URL": ts.URL,

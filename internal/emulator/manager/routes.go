@@ -124,9 +124,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.opts.Now()
 	mark := s.lock()
+	id := newID(req.TemplateID)
+	for s.boxes[id] != nil { // five random letters do collide, now and then
+		id = newID(req.TemplateID)
+	}
 	s.seq++
 	b := &Sandbox{
-		ID: newID(req.TemplateID), Template: req.TemplateID, State: "running",
+		ID: id, Template: req.TemplateID, State: "running",
 		StartedAt: now, EndAt: now.Add(timeout), AutoPause: req.AutoPause,
 		AllowInternet: req.AllowInternetAccess == nil || *req.AllowInternetAccess,
 		Metadata:      md, EnvVars: req.EnvVars, EnvdAccessToken: randomHex(16), seq: s.seq,
