@@ -83,7 +83,7 @@ func TestRunCodeText(t *testing.T) {
 		if tty {
 			name = "runcode-stderr-tty.txt"
 		}
-		golden(t, name, streams.ErrOut.String())
+		cmdtest.Golden(t, name, streams.ErrOut.String())
 	}
 }
 
@@ -119,7 +119,7 @@ func TestRunCodeJSON(t *testing.T) {
 	if err := runRunCode(context.Background(), opts); exitOf(err) != 1 {
 		t.Fatalf("exit %d", exitOf(err))
 	}
-	golden(t, "runcode-execution.json", streams.Out.String())
+	cmdtest.Golden(t, "runcode-execution.json", streams.Out.String())
 	if streams.ErrOut.String() != "" {
 		t.Errorf("stderr %q, want nothing: the error is in the object", streams.ErrOut.String())
 	}
@@ -134,7 +134,7 @@ func TestRunCodeStream(t *testing.T) {
 	if err := runRunCode(context.Background(), opts); exitOf(err) != 1 {
 		t.Fatalf("exit %d", exitOf(err))
 	}
-	golden(t, "runcode-stream.jsonl", streams.Out.String())
+	cmdtest.Golden(t, "runcode-stream.jsonl", streams.Out.String())
 	if streams.ErrOut.String() != "" {
 		t.Errorf("stderr %q, want nothing", streams.ErrOut.String())
 	}

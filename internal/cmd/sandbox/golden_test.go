@@ -4,9 +4,6 @@ package sandbox
 
 import (
 	"context"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,8 +12,6 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // stub is a provider with fixed answers, for pinning how results print.
 type stub struct {
@@ -55,28 +50,6 @@ func (s *stub) Pause(context.Context, string) error                     { return
 func (s *stub) Resume(context.Context, string, time.Duration) error     { return nil }
 func (s *stub) PortURL(id string, _ int) (string, error) {
 	return "https://8080-" + id + ".agents.example.com", nil
-}
-
-// golden compares got with testdata/golden/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/cli -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
 }
 
 func stubOpener(p provider.Provider) func() (provider.Provider, error) {
@@ -135,7 +108,7 @@ func TestOutputShapes(t *testing.T) {
 				if err := c.run(f); err != nil {
 					t.Fatal(err)
 				}
-				golden(t, c.name+"."+fm.name, s.Out.String()+stderrSection(s.ErrOut.String()))
+				cmdtest.Golden(t, c.name+"."+fm.name, s.Out.String()+stderrSection(s.ErrOut.String()))
 			})
 		}
 	}
@@ -156,6 +129,6 @@ func TestChangeShapes(t *testing.T) {
 		if err := runTimeout(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "timeout."+string(fm), s.Out.String()+stderrSection(s.ErrOut.String()))
+		cmdtest.Golden(t, "timeout."+string(fm), s.Out.String()+stderrSection(s.ErrOut.String()))
 	}
 }
