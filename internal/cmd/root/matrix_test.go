@@ -24,7 +24,7 @@ func TestEveryCommandEveryWay(t *testing.T) {
 					srv, e := fakeManager(t)
 					e["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = proto.protocol
 					base := strings.TrimSuffix(e["ABX_ALICLOUD_CONTAINER_BASE_URL"], "/")
-					e["ABX_ALICLOUD_CONTAINER_BASE_URL"] = base+proto.path
+					e["ABX_ALICLOUD_CONTAINER_BASE_URL"] = base + proto.path
 					e["ABX_ALICLOUD_CONTAINER_DOMAIN"] = "abx.test"
 
 					id := create(t, e, "--auto-pause")
