@@ -187,14 +187,26 @@ func ParseDurationOrSeconds(s string) (time.Duration, error) {
 	return time.ParseDuration(s)
 }
 
-// AddProviderFlags declares every provider's settings as flags of pf; a
-// name two providers share is declared once.
+// AddProviderFlags declares every provider's settings as flags of pf,
+// marked as the providers' (IsProviderFlag); a name two providers share is
+// declared once.
 func AddProviderFlags(pf *pflag.FlagSet, r *provider.Registry) {
 	for _, d := range r.All() {
 		for _, s := range d.Settings {
-			if pf.Lookup(s.Flag) == nil {
+			fl := pf.Lookup(s.Flag)
+			if fl == nil {
 				pf.String(s.Flag, s.Default, s.Usage)
+				fl = pf.Lookup(s.Flag)
 			}
+			if fl.Annotations == nil {
+				fl.Annotations = map[string][]string{}
+			}
+			fl.Annotations[annotProviderFlag] = append(fl.Annotations[annotProviderFlag], d.Name)
 		}
 	}
 }
+
+const annotProviderFlag = "abx/provider"
+
+// IsProviderFlag tells a provider's setting from abx's own flags.
+func IsProviderFlag(fl *pflag.Flag) bool { return len(fl.Annotations[annotProviderFlag]) > 0 }

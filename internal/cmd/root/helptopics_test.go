@@ -107,3 +107,24 @@ func TestHelpTopicBlocksFitATerminal(t *testing.T) {
 		}
 	}
 }
+
+// Help groups the commands, and shows the provider's settings only where a
+// provider is used.
+func TestHelpShowsProviderFlagsWhereTheyApply(t *testing.T) {
+	t.Parallel()
+	r := run(t, env{}, false, "--help")
+	for _, group := range []string{"Sandboxes:", "Inside a sandbox:", "On this machine:", "Settings and information:"} {
+		if !strings.Contains(r.stdout, "\n"+group+"\n") {
+			t.Errorf("abx --help lacks the group %q", group)
+		}
+	}
+	for cmd, want := range map[string]bool{"info": true, "files ls": true, "run-code": true, "version": false, "emulator start": false} {
+		r := run(t, env{}, false, append(strings.Fields(cmd), "--help")...)
+		if got := strings.Contains(r.stdout, "\nProvider flags"); got != want || !strings.Contains(r.stdout, "--output") {
+			t.Errorf("abx %s --help: provider flags shown %v, want %v", cmd, got, want)
+		}
+		if strings.Contains(r.stdout, "--domain") != want {
+			t.Errorf("abx %s --help: --domain shown %v, want %v", cmd, !want, want)
+		}
+	}
+}

@@ -178,9 +178,10 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 	root.Version = meta.BuildInfo().String()
 	root.SetVersionTemplate("{{.Version}}\n")
 	addUnsupportedCommands(root, f)
-	addCompletions(root, f)
 	root.SetHelpCommandGroupID("settings")
 	root.SetCompletionCommandGroupID("settings")
+	addCompletions(root, f)
+	setUsage(root)
 	markRunErrors(root)
 	return root
 }
