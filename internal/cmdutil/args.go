@@ -1,6 +1,8 @@
 package cmdutil
 
 import (
+	"context"
+
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -39,4 +41,13 @@ func ArgsError(cmd *cobra.Command, got, minArgs int, names []string) error {
 // UsageError is a usage mistake in cmd, with the usage line as the hint.
 func UsageError(cmd *cobra.Command, format string, args ...any) error {
 	return abxerr.New(abxerr.Usage, format, args...).WithHint("usage: %s", cmd.UseLine())
+}
+
+// Run ends every command's RunE: it hands the parsed Options to runF, the
+// function a test gives NewCmdX to see them, or else to the command's run.
+func Run[O any](cmd *cobra.Command, opts O, runF, run func(context.Context, O) error) error {
+	if runF != nil {
+		return runF(cmd.Context(), opts)
+	}
+	return run(cmd.Context(), opts)
 }

@@ -42,10 +42,7 @@ working in --cwd (default /home/user). Its ID, printed on stdout, is what
 					return err
 				}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runContextsCreate(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runContextsCreate)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Language, "language", "l", "", "python (default), javascript (js), typescript (ts), r, java or bash")

@@ -34,10 +34,7 @@ func NewCmdContextsDelete(f *cmdutil.Factory, runF func(context.Context, *Contex
 			if opts.ID, opts.ContextID, err = contextArgs(args); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runContextsDelete(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runContextsDelete)
 		},
 	}
 	return cmdutil.Needs(cmd, provider.CodeInterpret)

@@ -33,10 +33,7 @@ func NewCmdContextsList(f *cmdutil.Factory, runF func(context.Context, *Contexts
 			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runContextsList(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runContextsList)
 		},
 	}
 	return cmdutil.Needs(cmd, provider.CodeInterpret)

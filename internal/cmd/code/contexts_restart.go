@@ -33,10 +33,7 @@ func NewCmdContextsRestart(f *cmdutil.Factory, runF func(context.Context, *Conte
 			if opts.ID, opts.ContextID, err = contextArgs(args); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runContextsRestart(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runContextsRestart)
 		},
 	}
 	return cmdutil.Needs(cmd, provider.CodeInterpret)

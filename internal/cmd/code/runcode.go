@@ -95,10 +95,7 @@ prints JSON Lines events as they arrive instead (see docs/json.md).`,
 			if err := rf.parse(cmd, opts, args); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runRunCode(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runRunCode)
 		},
 	}
 	fl := cmd.Flags()

@@ -93,7 +93,7 @@ func TestEnvPrintsTheRunningEmulator(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	f, s := cmdtest.NewFactory(false, nil, output.JSON)
-	err := runEnv(&EnvOptions{Printer: f.Printer, StateDir: dir})
+	err := runEnv(context.Background(), &EnvOptions{Printer: f.Printer, StateDir: dir})
 	if err == nil || !strings.Contains(err.Error(), "no emulator is running with state dir") {
 		t.Fatalf("nothing running: %v", err)
 	}
@@ -102,14 +102,14 @@ func TestEnvPrintsTheRunningEmulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.Close() })
-	if err := runEnv(&EnvOptions{Printer: f.Printer, StateDir: dir}); err != nil {
+	if err := runEnv(context.Background(), &EnvOptions{Printer: f.Printer, StateDir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(s.Out.String(), `"ABX_ALICLOUD_CONTAINER_BASE_URL": "`+e.URL) {
 		t.Errorf("JSON %q lacks the emulator's URL %s", s.Out, e.URL)
 	}
 	f, s = cmdtest.NewFactory(false, nil, "")
-	if err := runEnv(&EnvOptions{Printer: f.Printer, StateDir: dir}); err != nil {
+	if err := runEnv(context.Background(), &EnvOptions{Printer: f.Printer, StateDir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(s.Out.String(), "export ABX_PROVIDER=alicloud-container\n") {

@@ -37,17 +37,14 @@ eval in a shell; -o json prints them as one object.`,
 			if opts.StateDir, err = defaultStateDir(opts.StateDir); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runEnv(opts)
+			return cmdutil.Run(cmd, opts, runF, runEnv)
 		},
 	}
 	cmd.Flags().StringVar(&opts.StateDir, "state-dir", "", "state dir of the emulator (default: the one 'abx emulator start' uses)")
 	return cmd
 }
 
-func runEnv(opts *EnvOptions) error {
+func runEnv(_ context.Context, opts *EnvOptions) error {
 	rt, err := emulator.ReadRuntime(opts.StateDir)
 	if errors.Is(err, emulator.ErrNotRunning) {
 		return abxerr.New(abxerr.NotFound, "no emulator is running with state dir %s", opts.StateDir).

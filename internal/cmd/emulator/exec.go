@@ -47,10 +47,7 @@ run starts empty, in a temporary state dir, unless --state-dir names one.`,
 				return err
 			}
 			opts.Argv = args
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runExec(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runExec)
 		},
 	}
 	opts.addFlags(cmd, "where sandboxes are kept (default: a temporary dir, removed at exit)")

@@ -46,10 +46,7 @@ do not.`,
 			if opts.StateDir, err = defaultStateDir(opts.StateDir); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runStart(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runStart)
 		},
 	}
 	opts.addFlags(cmd, "where sandboxes are kept across restarts (default $XDG_STATE_HOME/abx/emulator or ~/.local/state/abx/emulator)")

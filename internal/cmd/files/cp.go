@@ -46,10 +46,7 @@ renamed when complete.`,
 				return err
 			}
 			opts.User = userOf(cmd)
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runCp(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runCp)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Recursive, "recursive", "r", false, "copy directories and their contents")

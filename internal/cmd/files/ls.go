@@ -47,10 +47,7 @@ path; --depth N lists subdirectories too, N levels down, each entry by its path.
 			if len(args) > 1 {
 				opts.Path = args[1]
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runLs(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runLs)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Long, "long", "l", false, "show permissions, owner and group")

@@ -37,10 +37,7 @@ by the sandbox (exit 1).`,
 				return err
 			}
 			opts.User, opts.Path = userOf(cmd), args[1]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runMkdir(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runMkdir)
 		},
 	}
 	return cmdutil.Needs(cmd, provider.FilesRW)

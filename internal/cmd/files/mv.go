@@ -38,10 +38,7 @@ a directory to move into.`,
 				return err
 			}
 			opts.User, opts.Source, opts.Destination = userOf(cmd), args[1], args[2]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runMv(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runMv)
 		},
 	}
 	return cmdutil.Needs(cmd, provider.FilesRW)

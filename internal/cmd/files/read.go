@@ -47,10 +47,7 @@ half-written. A path that does not exist exits 3.`,
 					return err
 				}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runRead(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runRead)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Out, "out", "O", "", "write to this local file instead of stdout (atomically)")

@@ -37,10 +37,7 @@ succeeds.`,
 				return err
 			}
 			opts.User, opts.Path = userOf(cmd), args[1]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runRm(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runRm)
 		},
 	}
 	return cmdutil.Needs(cmd, provider.FilesRW)

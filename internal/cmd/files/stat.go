@@ -38,10 +38,7 @@ group and path. A path that does not exist exits 3.`,
 				return err
 			}
 			opts.User, opts.Path = userOf(cmd), args[1]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runStat(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runStat)
 		},
 	}
 	return cmdutil.Needs(cmd, provider.FilesRW)

@@ -48,10 +48,7 @@ The file is created, or replaced if it exists; missing parent directories are cr
 					return err
 				}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runWrite(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runWrite)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.From, "from", "f", "", "read from this local file instead of stdin")

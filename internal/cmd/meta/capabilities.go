@@ -43,15 +43,12 @@ request is sent.`,
   abx capabilities -o json | jq -r '.capabilities[] | select(.supported) | .name'`,
 		Args: cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runCapabilities(opts)
+			return cmdutil.Run(cmd, opts, runF, runCapabilities)
 		},
 	}
 }
 
-func runCapabilities(opts *CapabilitiesOptions) error {
+func runCapabilities(_ context.Context, opts *CapabilitiesOptions) error {
 	d := opts.Descriptor()
 	out := capabilitiesJSON{Provider: d.Name, Capabilities: []capabilityJSON{}}
 	var supported []string

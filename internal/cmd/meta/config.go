@@ -61,15 +61,12 @@ abx config itself succeeds even when the configuration is incomplete.`,
   abx config -o json | jq '.problems'`,
 		Args: cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runConfig(opts)
+			return cmdutil.Run(cmd, opts, runF, runConfig)
 		},
 	}
 }
 
-func runConfig(opts *ConfigOptions) error {
+func runConfig(_ context.Context, opts *ConfigOptions) error {
 	d, cfg, bound, err := opts.Bind()
 	out := configJSON{Provider: d.Name, Settings: []settingJSON{}, Problems: []problemJSON{}}
 	for _, b := range bound {

@@ -62,7 +62,7 @@ func TestCapabilitiesShapes(t *testing.T) {
 			f.IO.Color = false
 			d := f.Registry.All()[0]
 			opts := &CapabilitiesOptions{Printer: f.Printer, Descriptor: func() *provider.Descriptor { return d }}
-			if err := runCapabilities(opts); err != nil {
+			if err := runCapabilities(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}
 			cmdtest.Golden(t, "capabilities."+tc.name, s.Out.String())

@@ -77,12 +77,13 @@ provider and sends no request.`,
 		Example: "  abx version\n  abx version -o json | jq -r .version",
 		Args:    cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			v := BuildInfo()
-			return opts.Printer.Print(v, []string{v.String()}, func() error { return opts.Printer.Line(v.String()) })
+			return cmdutil.Run(cmd, opts, runF, runVersion)
 		},
 	}
 	return cmdutil.NoProvider(cmd)
+}
+
+func runVersion(_ context.Context, opts *VersionOptions) error {
+	v := BuildInfo()
+	return opts.Printer.Print(v, []string{v.String()}, func() error { return opts.Printer.Line(v.String()) })
 }

@@ -92,10 +92,7 @@ is not UTF-8 comes as "dataBase64" instead of "data".`,
 					return err
 				}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runExec(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runExec)
 		},
 	}
 	fl := cmd.Flags()

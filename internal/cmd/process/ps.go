@@ -47,10 +47,7 @@ or attach to their output.`,
 			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runPs(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runPs)
 		},
 	}
 	return cmdutil.Needs(cmd, provider.ProcessManage)

@@ -41,10 +41,7 @@ status when it ends. Ctrl-C detaches and leaves the process running.`,
 			if opts.ID, opts.PID, err = target(args); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runPsAttach(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runPsAttach)
 		},
 	}
 	cmdutil.PassThrough(cmd)

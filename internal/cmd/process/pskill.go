@@ -49,10 +49,7 @@ func NewCmdPsKill(f *cmdutil.Factory, runF func(context.Context, *PsKillOptions)
 				return abxerr.New(abxerr.InvalidInput, "invalid --signal %q", signal).
 					WithHint("envd delivers TERM (15) and KILL (9) only")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runPsKill(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runPsKill)
 		},
 	}
 	cmd.Flags().StringVarP(&signal, "signal", "s", "TERM", "TERM or KILL")

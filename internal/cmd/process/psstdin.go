@@ -51,10 +51,7 @@ a reader of your own (for example a named pipe) to feed it later.`,
 			if len(args) == 3 {
 				opts.Data = []byte(args[2])
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runPsStdin(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runPsStdin)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Close, "close", false, "close the process's stdin after sending")

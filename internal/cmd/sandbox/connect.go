@@ -45,10 +45,7 @@ say which happened.`,
 					return err
 				}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runConnect(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runConnect)
 		},
 	}
 	cmd.Flags().StringVar(&timeout, "timeout", "", "keep the sandbox alive at least this long from now (default 5m)")

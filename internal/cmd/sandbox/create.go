@@ -64,10 +64,7 @@ between 30 seconds and 30 days.`,
 			if opts.Request.Env, err = cmdutil.ParseKeyValues("--env", env); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runCreate(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runCreate)
 		},
 	}
 	fl := cmd.Flags()

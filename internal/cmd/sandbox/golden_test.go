@@ -96,7 +96,7 @@ func TestOutputShapes(t *testing.T) {
 			return runKill(ctx, &KillOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), IDs: []string{sb.SandboxID, paused.SandboxID}})
 		}},
 		{"url", func(f *cmdutil.Factory) error {
-			return runURL(&URLOptions{Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID, Port: 8080})
+			return runURL(ctx, &URLOptions{Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID, Port: 8080})
 		}},
 	}
 	for _, c := range commands {

@@ -37,10 +37,7 @@ did, was killed, or timed out) exits 3.`,
 			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runInfo(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runInfo)
 		},
 	}
 	return cmdutil.Needs(cmd, provider.SandboxLifecycle)

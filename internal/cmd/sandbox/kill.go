@@ -81,10 +81,7 @@ already gone is reported and makes abx exit 3, unless --ignore-not-found.`,
 				return abxerr.New(abxerr.ConfirmationRequired, "kill --all needs --yes when not run from a terminal").
 					WithHint("add --yes to confirm; nothing was killed")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runKill(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runKill)
 		},
 	}
 	fl := cmd.Flags()

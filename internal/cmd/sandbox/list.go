@@ -43,10 +43,7 @@ all of them). Piped, the table is tab-separated without a header and times are R
 			if opts.Filter.Limit = limit; cmd.Flags().Changed("limit") && limit < 1 {
 				return cmdutil.UsageError(cmd, "invalid --limit %d: must be 1 or more", limit)
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runList(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runList)
 		},
 	}
 	filter.add(cmd)

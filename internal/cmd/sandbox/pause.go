@@ -33,10 +33,7 @@ func NewCmdPause(f *cmdutil.Factory, runF func(context.Context, *PauseOptions) e
 			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runPause(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runPause)
 		},
 	}
 	return cmdutil.Needs(cmd, provider.SandboxPause)

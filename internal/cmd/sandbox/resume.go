@@ -41,10 +41,7 @@ running sandbox is refused by the server; 'abx connect' accepts both.`,
 					return err
 				}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runResume(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runResume)
 		},
 	}
 	cmd.Flags().StringVar(&timeout, "timeout", "", "lifetime after resuming (default 5m)")

@@ -40,10 +40,7 @@ seconds, up to 30 days.`,
 			if opts.Timeout, err = cmdutil.ParseTimeout("DURATION", args[1], cmdutil.MinTimeout); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runTimeout(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runTimeout)
 		},
 	}
 	return cmdutil.Needs(cmd, provider.SandboxTimeout)

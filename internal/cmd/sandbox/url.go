@@ -44,16 +44,13 @@ from the configuration (domain, protocol, base URL) without any request.`,
 			if opts.Port, err = cmdutil.ParsePort(args[1]); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runURL(opts)
+			return cmdutil.Run(cmd, opts, runF, runURL)
 		},
 	}
 	return cmdutil.Needs(cmd, provider.PortsURL)
 }
 
-func runURL(opts *URLOptions) error {
+func runURL(_ context.Context, opts *URLOptions) error {
 	p, err := opts.Provider()
 	if err != nil {
 		return err
