@@ -4,7 +4,6 @@ package emulator
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -15,47 +14,16 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 )
 
-type argvCase struct {
-	name    string
-	argv    []string
-	want    any
-	wantErr string
-}
-
-func parse(t *testing.T, cases []argvCase, build func(f *cmdutil.Factory, got *any) *cobra.Command) {
-	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			f, _ := cmdtest.NewFactory(false, nil, "")
-			var got any
-			err := cmdtest.Exec(build(f, &got), tc.argv...)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || got != nil {
-					t.Fatalf("error %v (ran: %v), want one saying %q", err, got != nil, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("got %+v\nwant %+v", got, tc.want)
-			}
-		})
-	}
-}
-
 var defaults = ServeOptions{Addr: "127.0.0.1:0", Templates: []string{"base", "code-interpreter"}, TimeScale: 1}
 
 func TestNewCmdStart(t *testing.T) {
 	t.Parallel()
 	custom := ServeOptions{Addr: "127.0.0.1:8787", APIKey: "k", Templates: []string{"a", "b"}, StateDir: "/s", TimeScale: 30}
-	parse(t, []argvCase{
-		{"state dir", []string{"--state-dir", "/s"}, ServeOptions{Addr: defaults.Addr, Templates: defaults.Templates, StateDir: "/s", TimeScale: 1}, ""},
-		{"everything", []string{"--addr", "127.0.0.1:8787", "--api-key", "k", "--templates", "a,b", "--state-dir", "/s", "--time-scale", "30"}, custom, ""},
-		{"slow clock", []string{"--state-dir", "/s", "--time-scale", "0.5"}, nil, "invalid --time-scale 0.5"},
-		{"argument", []string{"--state-dir", "/s", "now"}, nil, "start takes , got 1 arguments"},
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "state dir", Argv: []string{"--state-dir", "/s"}, Want: ServeOptions{Addr: defaults.Addr, Templates: defaults.Templates, StateDir: "/s", TimeScale: 1}},
+		{Name: "everything", Argv: []string{"--addr", "127.0.0.1:8787", "--api-key", "k", "--templates", "a,b", "--state-dir", "/s", "--time-scale", "30"}, Want: custom},
+		{Name: "slow clock", Argv: []string{"--state-dir", "/s", "--time-scale", "0.5"}, WantErr: "invalid --time-scale 0.5"},
+		{Name: "argument", Argv: []string{"--state-dir", "/s", "now"}, WantErr: "start takes , got 1 arguments"},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdStart(f, func(_ context.Context, o *StartOptions) error { *got = o.ServeOptions; return nil })
 	})
@@ -67,11 +35,11 @@ func TestNewCmdExec(t *testing.T) {
 		ServeOptions
 		Argv []string
 	}
-	parse(t, []argvCase{
-		{"command", []string{"--", "./x.sh", "-v"}, in{defaults, []string{"./x.sh", "-v"}}, ""},
-		{"faster", []string{"--time-scale", "60", "--", "true"}, in{ServeOptions{Addr: defaults.Addr, Templates: defaults.Templates, TimeScale: 60}, []string{"true"}}, ""},
-		{"no command", nil, nil, "needs a command to run after --"},
-		{"slow clock", []string{"--time-scale", "0", "--", "true"}, nil, "invalid --time-scale 0"},
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "command", Argv: []string{"--", "./x.sh", "-v"}, Want: in{defaults, []string{"./x.sh", "-v"}}},
+		{Name: "faster", Argv: []string{"--time-scale", "60", "--", "true"}, Want: in{ServeOptions{Addr: defaults.Addr, Templates: defaults.Templates, TimeScale: 60}, []string{"true"}}},
+		{Name: "no command", Argv: nil, WantErr: "needs a command to run after --"},
+		{Name: "slow clock", Argv: []string{"--time-scale", "0", "--", "true"}, WantErr: "invalid --time-scale 0"},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdExec(f, func(_ context.Context, o *ExecOptions) error { *got = in{o.ServeOptions, o.Argv}; return nil })
 	})
@@ -79,9 +47,9 @@ func TestNewCmdExec(t *testing.T) {
 
 func TestNewCmdEnv(t *testing.T) {
 	t.Parallel()
-	parse(t, []argvCase{
-		{"state dir", []string{"--state-dir", "/s"}, "/s", ""},
-		{"argument", []string{"x"}, nil, "env takes , got 1 arguments"},
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "state dir", Argv: []string{"--state-dir", "/s"}, Want: "/s"},
+		{Name: "argument", Argv: []string{"x"}, WantErr: "env takes , got 1 arguments"},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdEnv(f, func(_ context.Context, o *EnvOptions) error { *got = o.StateDir; return nil })
 	})

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,65 +9,22 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
-// argvCase is one command line and what it must become: the Options's
-// inputs, or a usage or input error that says wantErr.
-type argvCase struct {
-	name    string
-	argv    []string
-	want    any // the inputs the run function sees
-	wantErr string
-}
-
-// parse runs each case through build, capturing what reaches the run
-// function through inputs.
-func parse(t *testing.T, cases []argvCase, build func(f *cmdutil.Factory, got *any) *cobra.Command) {
-	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			f, _ := cmdtest.NewFactory(false, nil, "")
-			var got any
-			err := cmdtest.Exec(build(f, &got), tc.argv...)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want one saying %q", err, tc.wantErr)
-				}
-				if code := abxerr.From(err).ExitCode(); code != abxerr.ExitUsage {
-					t.Errorf("exit %d, want 2", code)
-				}
-				if got != nil {
-					t.Errorf("ran with %+v after an error", got)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("got %+v\nwant %+v", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestNewCmdCreate(t *testing.T) {
 	t.Parallel()
-	parse(t, []argvCase{
-		{"template", []string{"-t", "base"}, createIn{Request: provider.CreateRequest{Template: "base"}}, ""},
-		{"everything", []string{"--template", "ci", "--timeout", "1h", "--metadata", "a=b", "-e", "K=V=W", "--auto-pause", "--no-internet", "-q"},
-			createIn{Request: provider.CreateRequest{Template: "ci", Timeout: time.Hour, Metadata: map[string]string{"a": "b"},
-				Env: map[string]string{"K": "V=W"}, AutoPause: true, NoInternet: true}, Quiet: true}, ""},
-		{"days", []string{"-t", "b", "--timeout", "2d"}, createIn{Request: provider.CreateRequest{Template: "b", Timeout: 48 * time.Hour}}, ""},
-		{"no template", nil, nil, "--template is required"},
-		{"short timeout", []string{"-t", "b", "--timeout", "10s"}, nil, "between 30s and 30 days"},
-		{"bad metadata", []string{"-t", "b", "--metadata", "x"}, nil, "want KEY=VALUE"},
-		{"argument", []string{"-t", "b", "extra"}, nil, "takes , got 1 arguments"},
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "template", Argv: []string{"-t", "base"}, Want: createIn{Request: provider.CreateRequest{Template: "base"}}},
+		{Name: "everything", Argv: []string{"--template", "ci", "--timeout", "1h", "--metadata", "a=b", "-e", "K=V=W", "--auto-pause", "--no-internet", "-q"}, Want: createIn{Request: provider.CreateRequest{Template: "ci", Timeout: time.Hour, Metadata: map[string]string{"a": "b"},
+			Env: map[string]string{"K": "V=W"}, AutoPause: true, NoInternet: true}, Quiet: true}},
+		{Name: "days", Argv: []string{"-t", "b", "--timeout", "2d"}, Want: createIn{Request: provider.CreateRequest{Template: "b", Timeout: 48 * time.Hour}}},
+		{Name: "no template", Argv: nil, WantErr: "--template is required"},
+		{Name: "short timeout", Argv: []string{"-t", "b", "--timeout", "10s"}, WantErr: "between 30s and 30 days"},
+		{Name: "bad metadata", Argv: []string{"-t", "b", "--metadata", "x"}, WantErr: "want KEY=VALUE"},
+		{Name: "argument", Argv: []string{"-t", "b", "extra"}, WantErr: "takes , got 1 arguments"},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdCreate(f, func(_ context.Context, o *CreateOptions) error {
 			*got = createIn{Request: o.Request, Quiet: o.Quiet}
@@ -84,34 +40,33 @@ type createIn struct {
 
 func TestNewCmdList(t *testing.T) {
 	t.Parallel()
-	parse(t, []argvCase{
-		{"all", nil, provider.ListOptions{}, ""},
-		{"filters", []string{"--state", "running,PAUSED", "--state", "running", "--metadata", "o=ci", "--limit", "3"},
-			provider.ListOptions{States: []string{"running", "paused"}, Metadata: map[string]string{"o": "ci"}, Limit: 3}, ""},
-		{"bad state", []string{"--state", "asleep"}, nil, `invalid --state "asleep"`},
-		{"zero limit", []string{"--limit", "0"}, nil, "invalid --limit 0"},
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "all", Argv: nil, Want: provider.ListOptions{}},
+		{Name: "filters", Argv: []string{"--state", "running,PAUSED", "--state", "running", "--metadata", "o=ci", "--limit", "3"}, Want: provider.ListOptions{States: []string{"running", "paused"}, Metadata: map[string]string{"o": "ci"}, Limit: 3}},
+		{Name: "bad state", Argv: []string{"--state", "asleep"}, WantErr: `invalid --state "asleep"`},
+		{Name: "zero limit", Argv: []string{"--limit", "0"}, WantErr: "invalid --limit 0"},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdList(f, func(_ context.Context, o *ListOptions) error { *got = o.Filter; return nil })
 	})
 }
 
 // idCases are what every command taking one sandbox ID accepts and refuses.
-func idCases(extra ...string) []argvCase {
+func idCases(extra ...string) []cmdtest.ArgvCase {
 	with := func(id string) []string { return append([]string{id}, extra...) }
-	return []argvCase{
-		{"id", with("sb-1"), "sb-1", ""},
-		{"sandbox/ID, as -o name printed it before", with("sandbox/sb-1"), "sb-1", ""},
-		{"empty", with(""), nil, `invalid sandbox ID ""`},
-		{"dot dot", with(".."), nil, `invalid sandbox ID ".."`},
-		{"slash", with("a/b"), nil, "invalid sandbox ID"},
-		{"newline", with("a\nb"), nil, "invalid sandbox ID"},
-		{"too long", with(strings.Repeat("x", 300)), nil, "invalid sandbox ID"},
+	return []cmdtest.ArgvCase{
+		{Name: "id", Argv: with("sb-1"), Want: "sb-1"},
+		{Name: "sandbox/ID, as -o name printed it before", Argv: with("sandbox/sb-1"), Want: "sb-1"},
+		{Name: "empty", Argv: with(""), WantErr: `invalid sandbox ID ""`},
+		{Name: "dot dot", Argv: with(".."), WantErr: `invalid sandbox ID ".."`},
+		{Name: "slash", Argv: with("a/b"), WantErr: "invalid sandbox ID"},
+		{Name: "newline", Argv: with("a\nb"), WantErr: "invalid sandbox ID"},
+		{Name: "too long", Argv: with(strings.Repeat("x", 300)), WantErr: "invalid sandbox ID"},
 	}
 }
 
 func TestNewCmdInfo(t *testing.T) {
 	t.Parallel()
-	parse(t, append(idCases(), argvCase{"none", nil, nil, "info needs ID"}),
+	cmdtest.Parse(t, append(idCases(), cmdtest.ArgvCase{Name: "none", Argv: nil, WantErr: "info needs ID"}),
 		func(f *cmdutil.Factory, got *any) *cobra.Command {
 			return NewCmdInfo(f, func(_ context.Context, o *InfoOptions) error { *got = o.ID; return nil })
 		})
@@ -119,16 +74,16 @@ func TestNewCmdInfo(t *testing.T) {
 
 func TestNewCmdPause(t *testing.T) {
 	t.Parallel()
-	parse(t, idCases(), func(f *cmdutil.Factory, got *any) *cobra.Command {
+	cmdtest.Parse(t, idCases(), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdPause(f, func(_ context.Context, o *PauseOptions) error { *got = o.ID; return nil })
 	})
 }
 
 func TestNewCmdConnect(t *testing.T) {
 	t.Parallel()
-	parse(t, append(idCases(),
-		argvCase{"timeout", []string{"sb", "--timeout", "90"}, "sb 1m30s", ""},
-		argvCase{"fraction", []string{"sb", "--timeout", "1ms"}, nil, "whole seconds"},
+	cmdtest.Parse(t, append(idCases(),
+		cmdtest.ArgvCase{Name: "timeout", Argv: []string{"sb", "--timeout", "90"}, Want: "sb 1m30s"},
+		cmdtest.ArgvCase{Name: "fraction", Argv: []string{"sb", "--timeout", "1ms"}, WantErr: "whole seconds"},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdConnect(f, func(_ context.Context, o *ConnectOptions) error {
 			*got = o.ID
@@ -142,9 +97,9 @@ func TestNewCmdConnect(t *testing.T) {
 
 func TestNewCmdResume(t *testing.T) {
 	t.Parallel()
-	parse(t, append(idCases(),
-		argvCase{"timeout", []string{"sb", "--timeout", "5m"}, "sb 5m0s", ""},
-		argvCase{"zero", []string{"sb", "--timeout", "0"}, nil, "not a duration"},
+	cmdtest.Parse(t, append(idCases(),
+		cmdtest.ArgvCase{Name: "timeout", Argv: []string{"sb", "--timeout", "5m"}, Want: "sb 5m0s"},
+		cmdtest.ArgvCase{Name: "zero", Argv: []string{"sb", "--timeout", "0"}, WantErr: "not a duration"},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdResume(f, func(_ context.Context, o *ResumeOptions) error {
 			*got = o.ID
@@ -160,14 +115,14 @@ func TestNewCmdTimeout(t *testing.T) {
 	t.Parallel()
 	cases := idCases("1h")
 	for i := range cases {
-		if cases[i].want != nil {
-			cases[i].want = cases[i].want.(string) + " 1h0m0s"
+		if cases[i].Want != nil {
+			cases[i].Want = cases[i].Want.(string) + " 1h0m0s"
 		}
 	}
-	parse(t, append(cases,
-		argvCase{"no duration", []string{"sb"}, nil, "timeout needs ID DURATION"},
-		argvCase{"bad duration", []string{"sb", "forever"}, nil, `invalid DURATION "forever"`},
-		argvCase{"31 days", []string{"sb", "31d"}, nil, "between 1s and 30 days"},
+	cmdtest.Parse(t, append(cases,
+		cmdtest.ArgvCase{Name: "no duration", Argv: []string{"sb"}, WantErr: "timeout needs ID DURATION"},
+		cmdtest.ArgvCase{Name: "bad duration", Argv: []string{"sb", "forever"}, WantErr: `invalid DURATION "forever"`},
+		cmdtest.ArgvCase{Name: "31 days", Argv: []string{"sb", "31d"}, WantErr: "between 1s and 30 days"},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdTimeout(f, func(_ context.Context, o *TimeoutOptions) error {
 			*got = o.ID + " " + o.Timeout.String()
@@ -180,13 +135,13 @@ func TestNewCmdURL(t *testing.T) {
 	t.Parallel()
 	cases := idCases("8080")
 	for i := range cases {
-		if cases[i].want != nil {
-			cases[i].want = cases[i].want.(string) + ":8080"
+		if cases[i].Want != nil {
+			cases[i].Want = cases[i].Want.(string) + ":8080"
 		}
 	}
-	parse(t, append(cases,
-		argvCase{"port zero", []string{"sb", "0"}, nil, `invalid port "0"`},
-		argvCase{"port word", []string{"sb", "http"}, nil, `invalid port "http"`},
+	cmdtest.Parse(t, append(cases,
+		cmdtest.ArgvCase{Name: "port zero", Argv: []string{"sb", "0"}, WantErr: `invalid port "0"`},
+		cmdtest.ArgvCase{Name: "port word", Argv: []string{"sb", "http"}, WantErr: `invalid port "http"`},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdURL(f, func(_ context.Context, o *URLOptions) error {
 			*got = o.ID + ":" + strconv.Itoa(o.Port)
@@ -197,15 +152,14 @@ func TestNewCmdURL(t *testing.T) {
 
 func TestNewCmdKill(t *testing.T) {
 	t.Parallel()
-	parse(t, []argvCase{
-		{"ids", []string{"a", "sandbox/b"}, killIn{IDs: []string{"a", "b"}}, ""},
-		{"all", []string{"--all", "--yes", "--state", "paused", "--metadata", "o=ci"},
-			killIn{IDs: []string{}, All: true, Yes: true, Filter: provider.ListOptions{States: []string{"paused"}, Metadata: map[string]string{"o": "ci"}}}, ""},
-		{"nothing", nil, nil, "kill needs sandbox IDs or --all"},
-		{"both", []string{"--all", "a"}, nil, "not both"},
-		{"filter without all", []string{"a", "--state", "paused"}, nil, "--state and --metadata filter --all"},
-		{"all piped without yes", []string{"--all"}, nil, "kill --all needs --yes"},
-		{"bad id", []string{"a", "../api"}, nil, "invalid sandbox ID"},
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "ids", Argv: []string{"a", "sandbox/b"}, Want: killIn{IDs: []string{"a", "b"}}},
+		{Name: "all", Argv: []string{"--all", "--yes", "--state", "paused", "--metadata", "o=ci"}, Want: killIn{IDs: []string{}, All: true, Yes: true, Filter: provider.ListOptions{States: []string{"paused"}, Metadata: map[string]string{"o": "ci"}}}},
+		{Name: "nothing", Argv: nil, WantErr: "kill needs sandbox IDs or --all"},
+		{Name: "both", Argv: []string{"--all", "a"}, WantErr: "not both"},
+		{Name: "filter without all", Argv: []string{"a", "--state", "paused"}, WantErr: "--state and --metadata filter --all"},
+		{Name: "all piped without yes", Argv: []string{"--all"}, WantErr: "kill --all needs --yes"},
+		{Name: "bad id", Argv: []string{"a", "../api"}, WantErr: "invalid sandbox ID"},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdKill(f, func(_ context.Context, o *KillOptions) error {
 			*got = killIn{IDs: o.IDs, All: o.All, Yes: o.Yes, Filter: o.Filter}

@@ -7,10 +7,14 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"reflect"
+	"strings"
+	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
@@ -53,4 +57,47 @@ func Exec(cmd *cobra.Command, argv ...string) error {
 func Select(f *cmdutil.Factory) error {
 	_, err := f.SelectProvider()
 	return err
+}
+
+// ArgvCase is one command line of a TestNewCmdX table and what it must
+// become: the inputs its run function sees (Want), or an error before
+// anything runs that says WantErr.
+type ArgvCase struct {
+	Name    string
+	Argv    []string
+	Want    any
+	WantErr string
+}
+
+// Parse runs each case through the command build makes, whose run
+// function stores what it was given in *got. An error case must fail with
+// a usage or input error (E1xxx) and never reach the run function.
+func Parse(t *testing.T, cases []ArgvCase, build func(f *cmdutil.Factory, got *any) *cobra.Command) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			t.Parallel()
+			f, _ := NewFactory(false, nil, "")
+			var got any
+			err := Exec(build(f, &got), tc.Argv...)
+			if tc.WantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.WantErr) {
+					t.Fatalf("error %v, want one saying %q", err, tc.WantErr)
+				}
+				if c := abxerr.From(err).Code; !strings.HasPrefix(string(c), "E1") {
+					t.Errorf("code %s, want a usage or input error (E1xxx)", c)
+				}
+				if got != nil {
+					t.Errorf("ran with %+v after an error", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.Want) {
+				t.Errorf("got %+v\nwant %+v", got, tc.Want)
+			}
+		})
+	}
 }
