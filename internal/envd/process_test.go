@@ -71,7 +71,7 @@ func TestEnvdWordsBecomeSentinels(t *testing.T) {
 			continue
 		}
 		for _, s := range []error{ErrNoStdin, ErrCommandNotFound} {
-			if got := errors.Is(err, s); got != (s == tc.is) {
+			if got := errors.Is(err, s); got != errors.Is(s, tc.is) {
 				t.Errorf("%s: errors.Is(%v) = %v", tc.name, s, got)
 			}
 		}
@@ -105,7 +105,7 @@ func TestCloseStdinNeedsEnvd052(t *testing.T) {
 			e.Hint != "send the data without --close, or end the input in a way the program understands" {
 			t.Errorf("%s on 0.5.1: %#v", name, err)
 		}
-		if AsError(err) != err {
+		if got := AsError(err); !errors.Is(got, err) || got.Error() != err.Error() {
 			t.Errorf("%s: AsError changed %v", name, err)
 		}
 	}

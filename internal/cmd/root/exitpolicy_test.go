@@ -27,7 +27,7 @@ func TestPassThroughCommandsShareOneExitPolicy(t *testing.T) {
 		"ps attach": {"ps", "attach", "ID", "1"},
 		"run-code":  {"run-code", "ID", "1+1"},
 	}
-	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hang := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	}))
 	t.Cleanup(hang.Close)

@@ -3,9 +3,10 @@
 package root
 
 import (
-	"github.com/abx-dev/abx/internal/abxerr"
 	"strings"
 	"testing"
+
+	"github.com/abx-dev/abx/internal/abxerr"
 )
 
 func TestJQFlag(t *testing.T) {
