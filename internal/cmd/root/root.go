@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -58,12 +59,10 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 		e = &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
 	}
 	exit := abxerr.Exit(e, passThrough)
-	if !applied(cmd) {
+	if fm, ok := formatOfWords(args); ok && !applied(cmd) {
 		// cobra refused the line before the root could read -o: read it
 		// from the words, so that a JSON reader gets its JSON error.
-		if fm, err := output.ParseFormat(outputWord(args)); err == nil {
-			f.Printer.SetFormat(fm)
-		}
+		f.Printer.SetFormat(fm)
 	}
 	f.Printer.Error(e, exit)
 	return exit
@@ -76,22 +75,31 @@ func applied(cmd *cobra.Command) bool {
 
 const annotApplied = "abx/applied"
 
-// outputWord finds the value of -o in a command line cobra did not parse
-// to the end, "" when there is none before --.
-func outputWord(args []string) string {
-	for i, a := range args {
-		switch {
-		case a == "--":
-			return ""
-		case (a == "-o" || a == "--output") && i+1 < len(args):
-			return args[i+1]
-		case strings.HasPrefix(a, "--output="):
-			return strings.TrimPrefix(a, "--output=")
-		case strings.HasPrefix(a, "-o") && len(a) > 2 && !strings.HasPrefix(a, "--"):
-			return strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "=")
-		}
+// formatOfWords reads the output format from a command line cobra did not
+// parse to the end: -o (in any of its spellings), or --stream, before --.
+func formatOfWords(args []string) (output.Format, bool) {
+	if i := slices.Index(args, "--"); i >= 0 {
+		args = args[:i]
 	}
-	return ""
+	if slices.Contains(args, "--stream") {
+		return output.JSON, true
+	}
+	for i, a := range args {
+		var word string
+		switch {
+		case (a == "-o" || a == "--output") && i+1 < len(args):
+			word = args[i+1]
+		case strings.HasPrefix(a, "--output="):
+			word = strings.TrimPrefix(a, "--output=")
+		case strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--"):
+			word = strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "=")
+		default:
+			continue
+		}
+		fm, err := output.ParseFormat(word)
+		return fm, err == nil
+	}
+	return "", false
 }
 
 // runError marks errors that come out of a command's RunE, as opposed to the
