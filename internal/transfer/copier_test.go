@@ -8,20 +8,36 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/transfer/transfertest"
 )
 
-// dirNames lists a local directory's entries.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
+func TestCheckReadableAndWritable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	transfertest.WriteTree(t, dir, map[string]string{"f.txt": "x"})
+	file := filepath.Join(dir, "f.txt")
+	cases := []struct {
+		name string
+		err  error
+		want string // in the message; "" for no error
+	}{
+		{"readable file", CheckReadable(file), ""},
+		{"read missing", CheckReadable(filepath.Join(dir, "nope")), "cannot read " + filepath.Join(dir, "nope") + ": "},
+		{"read directory", CheckReadable(dir), "is a directory"},
+		{"write new file", CheckWritable(filepath.Join(dir, "new.txt")), ""},
+		{"write over file", CheckWritable(file), ""},
+		{"write in missing dir", CheckWritable(filepath.Join(dir, "no", "x.txt")), "cannot write " + filepath.Join(dir, "no", "x.txt") + ": "},
+		{"write under a file", CheckWritable(filepath.Join(file, "x.txt")), "not a directory"},
+		{"write a directory", CheckWritable(dir), "is a directory"},
 	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
+	for _, tc := range cases {
+		switch {
+		case tc.want == "" && tc.err != nil:
+			t.Errorf("%s: %v", tc.name, tc.err)
+		case tc.want != "" && (codeOf(t, tc.err) != abxerr.InvalidInput || !strings.Contains(tc.err.Error(), tc.want)):
+			t.Errorf("%s: %v, want E1002 saying %q", tc.name, tc.err, tc.want)
+		}
 	}
-	return out
 }
 
 func TestDownloadWritesTheWholeFileThroughAMeter(t *testing.T) {
@@ -48,10 +64,8 @@ func TestDownloadLeavesNothingBehindOnError(t *testing.T) {
 	r.files["/big.bin"] = strings.Repeat("x", 1<<16)
 	r.failRead = "/big.bin"
 	dir := t.TempDir()
+	transfertest.WriteTree(t, dir, map[string]string{"kept.bin": "old"})
 	kept := filepath.Join(dir, "kept.bin")
-	if err := os.WriteFile(kept, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	c := &Copier{Remote: r}
 	ctx := context.Background()
 	if err := c.Download(ctx, "/big.bin", filepath.Join(dir, "new.bin")); codeOf(t, err) != abxerr.Network {
@@ -63,12 +77,7 @@ func TestDownloadLeavesNothingBehindOnError(t *testing.T) {
 	if err := c.Download(ctx, "/missing", filepath.Join(dir, "missing")); codeOf(t, err) != abxerr.NotFound {
 		t.Errorf("error %v, want E3001", err)
 	}
-	if got := dirNames(t, dir); len(got) != 1 || got[0] != "kept.bin" {
-		t.Errorf("the directory holds %q, want only kept.bin", got)
-	}
-	if got, _ := os.ReadFile(kept); string(got) != "old" {
-		t.Errorf("a failed download replaced kept.bin with %q", got)
-	}
+	transfertest.WantTree(t, dir, map[string]string{"kept.bin": "old"})
 }
 
 func TestUploadSendsALocalFileWithItsSize(t *testing.T) {
@@ -77,10 +86,8 @@ func TestUploadSendsALocalFileWithItsSize(t *testing.T) {
 	var ms meters
 	c := &Copier{Remote: r, NewMeter: ms.new}
 	dir := t.TempDir()
+	transfertest.WriteTree(t, dir, map[string]string{"data.csv": "a,b\n1,2\n"})
 	local := filepath.Join(dir, "data.csv")
-	if err := os.WriteFile(local, []byte("a,b\n1,2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	if err := c.Upload(ctx, local, "/tmp/data.csv"); err != nil {
 		t.Fatal(err)
@@ -98,36 +105,5 @@ func TestUploadSendsALocalFileWithItsSize(t *testing.T) {
 	}
 	if len(r.paths()) != 1 {
 		t.Errorf("remote holds %q, want one file", r.paths())
-	}
-}
-
-func TestCheckReadableAndWritable(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "f.txt")
-	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name string
-		err  error
-		want string // in the message; "" for no error
-	}{
-		{"readable file", CheckReadable(file), ""},
-		{"read missing", CheckReadable(filepath.Join(dir, "nope")), "cannot read " + filepath.Join(dir, "nope") + ": "},
-		{"read directory", CheckReadable(dir), "is a directory"},
-		{"write new file", CheckWritable(filepath.Join(dir, "new.txt")), ""},
-		{"write over file", CheckWritable(file), ""},
-		{"write in missing dir", CheckWritable(filepath.Join(dir, "no", "x.txt")), "cannot write " + filepath.Join(dir, "no", "x.txt") + ": "},
-		{"write under a file", CheckWritable(filepath.Join(file, "x.txt")), "not a directory"},
-		{"write a directory", CheckWritable(dir), "is a directory"},
-	}
-	for _, tc := range cases {
-		switch {
-		case tc.want == "" && tc.err != nil:
-			t.Errorf("%s: %v", tc.name, tc.err)
-		case tc.want != "" && (codeOf(t, tc.err) != abxerr.InvalidInput || !strings.Contains(tc.err.Error(), tc.want)):
-			t.Errorf("%s: %v, want E1002 saying %q", tc.name, tc.err, tc.want)
-		}
 	}
 }

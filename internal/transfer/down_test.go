@@ -10,6 +10,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/transfer/transfertest"
 )
 
 const root = "/home/user/out"
@@ -31,30 +32,6 @@ func treeRemote() *fakeRemote {
 	return r
 }
 
-// localFiles maps every file under dir (slash-separated) to its contents,
-// and every directory to "/".
-func localFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			out[filepath.ToSlash(rel)] = "/"
-			return nil
-		}
-		body, err := os.ReadFile(p)
-		out[filepath.ToSlash(rel)] = string(body)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func TestCopyDownAFile(t *testing.T) {
 	t.Parallel()
 	r := treeRemote()
@@ -70,9 +47,7 @@ func TestCopyDownAFile(t *testing.T) {
 	if err != nil || res.Local != filepath.Join(dir, "one.txt") {
 		t.Errorf("into a directory: %+v, %v", res, err)
 	}
-	if got, want := localFiles(t, dir), map[string]string{"renamed.txt": "one\n", "one.txt": "one\n"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("local files %q, want %q", got, want)
-	}
+	transfertest.WantTree(t, dir, map[string]string{"renamed.txt": "one\n", "one.txt": "one\n"})
 }
 
 func TestCopyDownATree(t *testing.T) {
@@ -95,10 +70,7 @@ func TestCopyDownATree(t *testing.T) {
 	if !res.Tree || res.Files != 2 || res.Local != dest || len(res.Skipped) != 0 {
 		t.Errorf("result %+v, want a tree of 2 files", res)
 	}
-	want := map[string]string{"a": "/", "a/b": "/", "a/b/deep.txt": "deep\n", "empty": "/", "one.txt": "one\n"}
-	if got := localFiles(t, dest); !reflect.DeepEqual(got, want) {
-		t.Errorf("local files %q, want %q", got, want)
-	}
+	transfertest.WantTree(t, dest, map[string]string{"a": "/", "a/b": "/", "a/b/deep.txt": "deep\n", "empty": "/", "one.txt": "one\n"})
 }
 
 func TestCopyDownSkipsSymlinks(t *testing.T) {

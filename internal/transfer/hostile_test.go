@@ -2,13 +2,13 @@ package transfer
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/transfer/transfertest"
 )
 
 // A sandbox is not trusted to choose where files land on this machine:
@@ -51,9 +51,7 @@ func TestCopyDownRefusesListingsThatLeadOutside(t *testing.T) {
 			if !strings.Contains(err.Error(), "not a path inside it") || res.Files != 0 {
 				t.Errorf("error %q, result %+v", err, res)
 			}
-			if got := localFiles(t, base); len(got) != 0 {
-				t.Errorf("wrote %q", got)
-			}
+			transfertest.WantTree(t, base, map[string]string{})
 		})
 	}
 }
@@ -67,17 +65,13 @@ func TestCopyDownRefusesAFileNameThatLeadsOutside(t *testing.T) {
 			r.files["/x"] = "evil\n"
 			r.stat["/x"] = envd.Entry{Name: name, Path: "/x", Type: "file"}
 			base := t.TempDir()
+			transfertest.WriteTree(t, base, nil, "into")
 			into := filepath.Join(base, "into")
-			if err := os.Mkdir(into, 0o755); err != nil {
-				t.Fatal(err)
-			}
 			_, err := (&Copier{Remote: r, Sandbox: "sb-1"}).CopyDown(context.Background(), "/x", into, false)
 			if codeOf(t, err) != abxerr.BadResponse {
 				t.Fatalf("error %v, want E5004", err)
 			}
-			if got := localFiles(t, base); len(got) != 1 || got["into"] != "/" {
-				t.Errorf("wrote %q", got)
-			}
+			transfertest.WantTree(t, base, map[string]string{"into": "/"})
 		})
 	}
 }
@@ -93,7 +87,5 @@ func TestCopyDownFromTheRootDirectory(t *testing.T) {
 	if _, err := (&Copier{Remote: r}).CopyDown(context.Background(), "/", dest, true); err != nil {
 		t.Fatal(err)
 	}
-	if got := localFiles(t, dest); got["etc/hostname"] != "sandbox\n" || len(got) != 2 {
-		t.Errorf("local files %q", got)
-	}
+	transfertest.WantTree(t, dest, map[string]string{"etc": "/", "etc/hostname": "sandbox\n"})
 }

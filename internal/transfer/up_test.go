@@ -2,39 +2,19 @@ package transfer
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/transfer/transfertest"
 )
-
-// writeTree makes files (path: contents, slash-separated) and empty
-// directories under dir.
-func writeTree(t *testing.T, dir string, files map[string]string, emptyDirs ...string) {
-	t.Helper()
-	for p, body := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, d := range emptyDirs {
-		if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(d)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func TestCopyUpAFile(t *testing.T) {
 	t.Parallel()
 	r := newFakeRemote()
 	local := filepath.Join(t.TempDir(), "one.txt")
-	writeTree(t, filepath.Dir(local), map[string]string{"one.txt": "one\n"})
+	transfertest.WriteTree(t, filepath.Dir(local), map[string]string{"one.txt": "one\n"})
 	res, err := (&Copier{Remote: r}).CopyUp(context.Background(), local, "up/one.txt", false)
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +32,7 @@ func TestCopyUpATree(t *testing.T) {
 	r := newFakeRemote()
 	r.dirs = []string{"copied"} // an earlier copy: its directories exist
 	local := t.TempDir()
-	writeTree(t, local, map[string]string{"one.txt": "one\n", "a/b/deep.txt": "deep\n", "a/empty.txt": ""}, "empty-dir")
+	transfertest.WriteTree(t, local, map[string]string{"one.txt": "one\n", "a/b/deep.txt": "deep\n", "a/empty.txt": ""}, "empty-dir")
 	c := &Copier{Remote: r}
 	ctx := context.Background()
 	if _, err := c.CopyUp(ctx, local, "copied", false); codeOf(t, err) != abxerr.InvalidInput {

@@ -29,35 +29,28 @@ Each language has a default context, used by 'abx run-code' without --context.`,
 	return cmd
 }
 
-// contextArgs reads `ID CONTEXT`: a sandbox ID (also as sandbox/ID) and a
-// context ID, both refused before anything is sent if they cannot be one.
-func contextArgs(args []string) (id, contextID string, err error) {
-	if id, err = cmdutil.SandboxID(args[0]); err != nil {
-		return "", "", err
-	}
-	if err = checkContextID(id, args[1]); err != nil {
-		return "", "", err
-	}
-	return id, args[1], nil
+// sandboxInterp is what every contexts command works on, and their options
+// embed it: the code interpreter of one sandbox, and the printer that
+// shows what it answers.
+type sandboxInterp struct {
+	Printer *output.Printer
+	Interp  Interpreter
+
+	ID string // the sandbox
 }
 
-// contextChange is the JSON of restart and delete (docs/json.md, run-code).
-type contextChange struct {
-	ID     string `json:"id"`
-	Action string `json:"action"`
+func newSandboxInterp(f *cmdutil.Factory) sandboxInterp {
+	return sandboxInterp{Printer: f.Printer, Interp: f.InterpreterClient}
 }
 
-// changeContext restarts or deletes a context (change) and says so: a note
-// for people, the change for programs, the bare context ID for -o name.
-func changeContext(ctx context.Context, p *output.Printer, interp Interpreter, id, contextID, done string,
-	change func(*codeinterp.Client, context.Context, string) error) error {
-	c, err := interp(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := change(c, ctx, contextID); err != nil {
-		return contextHint(err, id)
-	}
-	p.Note("context %s %s", contextID, done)
-	return p.Print(contextChange{ID: contextID, Action: done}, []string{contextID}, nil)
+// parse reads the sandbox ID (also as sandbox/ID), refused before anything
+// is sent if it cannot be one.
+func (s *sandboxInterp) parse(args []string) (err error) {
+	s.ID, err = cmdutil.SandboxID(args[0])
+	return err
+}
+
+// client opens the sandbox's code interpreter.
+func (s *sandboxInterp) client(ctx context.Context) (*codeinterp.Client, error) {
+	return s.Interp(ctx, s.ID)
 }

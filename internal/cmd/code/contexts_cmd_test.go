@@ -2,8 +2,6 @@ package code
 
 import (
 	"context"
-	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -13,102 +11,67 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 )
 
-// argvCase is one row of the TestNewCmdContextsX tables: argv and what it
-// becomes, or the error it is refused with.
-type argvCase[T any] struct {
-	name    string
-	argv    []string
-	want    T
-	wantErr string
-}
-
-// checkArgv runs each case through the command newCmd builds, with a runF
-// that keeps the options; strip clears what argv does not set.
-func checkArgv[T any](t *testing.T, cases []argvCase[T],
-	newCmd func(*cmdutil.Factory, func(context.Context, *T) error) *cobra.Command, strip func(*T)) {
-	t.Helper()
-	for _, tt := range cases {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f, _ := cmdtest.NewFactory(false, nil, "")
-			var got *T
-			err := cmdtest.Exec(newCmd(f, func(_ context.Context, o *T) error {
-				got = o
-				return nil
-			}), tt.argv...)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want one saying %q", err, tt.wantErr)
-				}
-				if got != nil {
-					t.Error("the command ran despite the error")
-				}
-				if exit := abxerr.Exit(err, false); exit != abxerr.ExitUsage {
-					t.Errorf("exit %d, want 2", exit)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			strip(got)
-			if !reflect.DeepEqual(*got, tt.want) {
-				t.Errorf("got  %+v\nwant %+v", *got, tt.want)
-			}
-		})
-	}
-}
-
 func TestNewCmdContextsList(t *testing.T) {
 	t.Parallel()
-	checkArgv(t, []argvCase[ContextsListOptions]{
-		{name: "ID", argv: []string{"sb-1"}, want: ContextsListOptions{ID: "sb-1"}},
-		{name: "sandbox/ID", argv: []string{"sandbox/sb-1"}, want: ContextsListOptions{ID: "sb-1"}},
-		{name: "no ID", argv: []string{}, wantErr: "list needs ID"},
-		{name: "two IDs", argv: []string{"sb-1", "sb-2"}, wantErr: "list takes ID, got 2 arguments"},
-		{name: "bad ID", argv: []string{"../x"}, wantErr: `invalid sandbox ID "../x"`},
-	}, NewCmdContextsList, func(o *ContextsListOptions) { o.Printer, o.Interp = nil, nil })
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "ID", Argv: []string{"sb-1"}, Want: "sb-1"},
+		{Name: "sandbox/ID", Argv: []string{"sandbox/sb-1"}, Want: "sb-1"},
+		{Name: "no ID", Argv: []string{}, WantErr: "list needs ID"},
+		{Name: "two IDs", Argv: []string{"sb-1", "sb-2"}, WantErr: "list takes ID, got 2 arguments"},
+		{Name: "bad ID", Argv: []string{"../x"}, WantErr: `invalid sandbox ID "../x"`},
+	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
+		return NewCmdContextsList(f, func(_ context.Context, o *ContextsListOptions) error { *got = o.ID; return nil })
+	})
 }
+
+// createIn is what argv makes of ContextsCreateOptions.
+type createIn struct{ ID, Language, Cwd string }
 
 func TestNewCmdContextsCreate(t *testing.T) {
 	t.Parallel()
-	checkArgv(t, []argvCase[ContextsCreateOptions]{
-		{name: "defaults", argv: []string{"sb-1"}, want: ContextsCreateOptions{ID: "sb-1"}},
-		{name: "sandbox/ID", argv: []string{"sandbox/sb-1"}, want: ContextsCreateOptions{ID: "sb-1"}},
-		{name: "language and cwd", argv: []string{"sb-1", "--language", "python", "--cwd", "/home/user/p"},
-			want: ContextsCreateOptions{ID: "sb-1", Language: "python", Cwd: "/home/user/p"}},
-		{name: "language alias", argv: []string{"sb-1", "-l", "ts"}, want: ContextsCreateOptions{ID: "sb-1", Language: "typescript"}},
-		{name: "bad language", argv: []string{"sb-1", "-l", "x"}, wantErr: `unknown --language "x"`},
-		{name: "empty language", argv: []string{"sb-1", "-l", ""}, wantErr: `unknown --language ""`},
-		{name: "no ID", argv: []string{}, wantErr: "create needs ID"},
-		{name: "bad ID", argv: []string{""}, wantErr: `invalid sandbox ID ""`},
-	}, NewCmdContextsCreate, func(o *ContextsCreateOptions) { o.Printer, o.Interp = nil, nil })
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "defaults", Argv: []string{"sb-1"}, Want: createIn{ID: "sb-1"}},
+		{Name: "sandbox/ID", Argv: []string{"sandbox/sb-1"}, Want: createIn{ID: "sb-1"}},
+		{Name: "language and cwd", Argv: []string{"sb-1", "--language", "python", "--cwd", "/home/user/p"},
+			Want: createIn{ID: "sb-1", Language: "python", Cwd: "/home/user/p"}},
+		{Name: "language alias", Argv: []string{"sb-1", "-l", "ts"}, Want: createIn{ID: "sb-1", Language: "typescript"}},
+		{Name: "bad language", Argv: []string{"sb-1", "-l", "x"}, WantErr: `unknown --language "x"`},
+		{Name: "empty language", Argv: []string{"sb-1", "-l", ""}, WantErr: `unknown --language ""`},
+		{Name: "no ID", Argv: []string{}, WantErr: "create needs ID"},
+		{Name: "bad ID", Argv: []string{""}, WantErr: `invalid sandbox ID ""`},
+	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
+		return NewCmdContextsCreate(f, func(_ context.Context, o *ContextsCreateOptions) error {
+			*got = createIn{ID: o.ID, Language: o.Language, Cwd: o.Cwd}
+			return nil
+		})
+	})
 }
 
-func TestNewCmdContextsRestart(t *testing.T) {
+// TestNewCmdContextsChange: restart and delete take the same arguments.
+func TestNewCmdContextsChange(t *testing.T) {
 	t.Parallel()
-	checkArgv(t, []argvCase[ContextsRestartOptions]{
-		{name: "ID and context", argv: []string{"sb-1", "ctx-1"}, want: ContextsRestartOptions{ID: "sb-1", ContextID: "ctx-1"}},
-		{name: "sandbox/ID", argv: []string{"sandbox/sb-1", "ctx-1"}, want: ContextsRestartOptions{ID: "sb-1", ContextID: "ctx-1"}},
-		{name: "no context", argv: []string{"sb-1"}, wantErr: "restart needs ID CONTEXT"},
-		{name: "three args", argv: []string{"sb-1", "c", "d"}, wantErr: "restart takes ID CONTEXT, got 3 arguments"},
-		{name: "bad sandbox ID", argv: []string{"a b", "ctx-1"}, wantErr: `invalid sandbox ID "a b"`},
-		{name: "context with a slash", argv: []string{"sb-1", "../../sandboxes"}, wantErr: `invalid context ID "../../sandboxes"`},
-		{name: "dot context", argv: []string{"sb-1", ".."}, wantErr: `invalid context ID ".."`},
-		{name: "blank context", argv: []string{"sb-1", " "}, wantErr: `invalid context ID " "`},
-	}, NewCmdContextsRestart, func(o *ContextsRestartOptions) { o.Printer, o.Interp = nil, nil })
-}
-
-func TestNewCmdContextsDelete(t *testing.T) {
-	t.Parallel()
-	checkArgv(t, []argvCase[ContextsDeleteOptions]{
-		{name: "ID and context", argv: []string{"sb-1", "ctx-1"}, want: ContextsDeleteOptions{ID: "sb-1", ContextID: "ctx-1"}},
-		{name: "sandbox/ID", argv: []string{"sandbox/sb-1", "ctx-1"}, want: ContextsDeleteOptions{ID: "sb-1", ContextID: "ctx-1"}},
-		{name: "no context", argv: []string{"sb-1"}, wantErr: "delete needs ID CONTEXT"},
-		{name: "bad sandbox ID", argv: []string{"a/b", "ctx-1"}, wantErr: `invalid sandbox ID "a/b"`},
-		{name: "bad context", argv: []string{"sb-1", "a\\b"}, wantErr: `invalid context ID "a\\b"`},
-		{name: "empty context", argv: []string{"sb-1", ""}, wantErr: `invalid context ID ""`},
-	}, NewCmdContextsDelete, func(o *ContextsDeleteOptions) { o.Printer, o.Interp = nil, nil })
+	for name, newCmd := range map[string]func(*cmdutil.Factory, func(context.Context, *ContextsChangeOptions) error) *cobra.Command{
+		"restart": NewCmdContextsRestart, "delete": NewCmdContextsDelete,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cmdtest.Parse(t, []cmdtest.ArgvCase{
+				{Name: "ID and context", Argv: []string{"sb-1", "ctx-1"}, Want: "sb-1 ctx-1"},
+				{Name: "sandbox/ID", Argv: []string{"sandbox/sb-1", "ctx-1"}, Want: "sb-1 ctx-1"},
+				{Name: "no context", Argv: []string{"sb-1"}, WantErr: name + " needs ID CONTEXT"},
+				{Name: "three args", Argv: []string{"sb-1", "c", "d"}, WantErr: name + " takes ID CONTEXT, got 3 arguments"},
+				{Name: "bad sandbox ID", Argv: []string{"a b", "ctx-1"}, WantErr: `invalid sandbox ID "a b"`},
+				{Name: "sandbox ID with a slash", Argv: []string{"a/b", "ctx-1"}, WantErr: `invalid sandbox ID "a/b"`},
+				{Name: "context with a slash", Argv: []string{"sb-1", "../../sandboxes"}, WantErr: `invalid context ID "../../sandboxes"`},
+				{Name: "dot context", Argv: []string{"sb-1", ".."}, WantErr: `invalid context ID ".."`},
+				{Name: "blank context", Argv: []string{"sb-1", " "}, WantErr: `invalid context ID " "`},
+				{Name: "context with a backslash", Argv: []string{"sb-1", "a\\b"}, WantErr: `invalid context ID "a\\b"`},
+				{Name: "empty context", Argv: []string{"sb-1", ""}, WantErr: `invalid context ID ""`},
+			}, func(f *cmdutil.Factory, got *any) *cobra.Command {
+				return newCmd(f, func(_ context.Context, o *ContextsChangeOptions) error { *got = o.ID + " " + o.ContextID; return nil })
+			})
+		})
+	}
 }
 
 // TestContextIDHint: a refused context ID says where the good ones are.

@@ -6,23 +6,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
 // ContextsCreateOptions are the inputs of `abx run-code contexts create`.
 type ContextsCreateOptions struct {
-	Printer *output.Printer
-	Interp  Interpreter
-
-	ID       string // the sandbox
+	sandboxInterp
 	Language string // "" for the server's default, python
 	Cwd      string // "" for the server's default, /home/user
 }
 
 // NewCmdContextsCreate builds `abx run-code contexts create`.
 func NewCmdContextsCreate(f *cmdutil.Factory, runF func(context.Context, *ContextsCreateOptions) error) *cobra.Command {
-	opts := &ContextsCreateOptions{Printer: f.Printer, Interp: f.InterpreterClient}
+	opts := &ContextsCreateOptions{sandboxInterp: newSandboxInterp(f)}
 	cmd := &cobra.Command{
 		Use:   "create ID [--language L] [--cwd DIR]",
 		Short: "Start a new context and print its ID",
@@ -33,14 +29,12 @@ working in --cwd (default /home/user). Its ID, printed on stdout, is what
   abx run-code contexts create "$id" --language python --cwd /home/user/project`,
 		Args: cmdutil.ExactArgs("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
-				return err
+			err := opts.parse(args)
+			if err == nil && cmd.Flags().Changed("language") {
+				opts.Language, err = parseLanguage(opts.Language)
 			}
-			if cmd.Flags().Changed("language") {
-				if opts.Language, err = parseLanguage(opts.Language); err != nil {
-					return err
-				}
+			if err != nil {
+				return err
 			}
 			return cmdutil.Run(cmd, opts, runF, runContextsCreate)
 		},
@@ -51,7 +45,7 @@ working in --cwd (default /home/user). Its ID, printed on stdout, is what
 }
 
 func runContextsCreate(ctx context.Context, opts *ContextsCreateOptions) error {
-	c, err := opts.Interp(ctx, opts.ID)
+	c, err := opts.client(ctx)
 	if err != nil {
 		return err
 	}

@@ -6,21 +6,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
 // ContextsListOptions are the inputs of `abx run-code contexts list`.
 type ContextsListOptions struct {
-	Printer *output.Printer
-	Interp  Interpreter
-
-	ID string // the sandbox
+	sandboxInterp
 }
 
 // NewCmdContextsList builds `abx run-code contexts list`.
 func NewCmdContextsList(f *cmdutil.Factory, runF func(context.Context, *ContextsListOptions) error) *cobra.Command {
-	opts := &ContextsListOptions{Printer: f.Printer, Interp: f.InterpreterClient}
+	opts := &ContextsListOptions{newSandboxInterp(f)}
 	cmd := &cobra.Command{
 		Use:     "list ID",
 		Aliases: []string{"ls"},
@@ -29,8 +25,7 @@ func NewCmdContextsList(f *cmdutil.Factory, runF func(context.Context, *Contexts
   abx run-code contexts list "$id" -o json | jq -r '.[] | select(.language == "python") | .id'`,
 		Args: cmdutil.ExactArgs("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
+			if err := opts.parse(args); err != nil {
 				return err
 			}
 			return cmdutil.Run(cmd, opts, runF, runContextsList)
@@ -40,7 +35,7 @@ func NewCmdContextsList(f *cmdutil.Factory, runF func(context.Context, *Contexts
 }
 
 func runContextsList(ctx context.Context, opts *ContextsListOptions) error {
-	c, err := opts.Interp(ctx, opts.ID)
+	c, err := opts.client(ctx)
 	if err != nil {
 		return err
 	}

@@ -131,16 +131,12 @@ func TestFakeRunCodeTimeout(t *testing.T) {
 // contexts list as the hint of run-code says.
 func restartDefault(t *testing.T, fk *fake) {
 	t.Helper()
-	f, streams, ctx := fk.contexts(t, output.JSON)
-	if err := runContextsList(ctx, &ContextsListOptions{Printer: f.Printer, Interp: f.InterpreterClient, ID: fk.id}); err != nil {
-		t.Fatal(err)
-	}
+	streams, err := fk.contexts(t, output.JSON, "list", fk.id)
 	var list []codeinterp.Context
-	if err := json.Unmarshal(streams.Out.Bytes(), &list); err != nil || len(list) != 1 || list[0].Language != "python" {
+	if err != nil || json.Unmarshal(streams.Out.Bytes(), &list) != nil || len(list) != 1 || list[0].Language != "python" {
 		t.Fatalf("%v: %s", err, streams.Out.String())
 	}
-	f, _, ctx = fk.contexts(t, output.Table)
-	if err := runContextsRestart(ctx, &ContextsRestartOptions{Printer: f.Printer, Interp: f.InterpreterClient, ID: fk.id, ContextID: list[0].ID}); err != nil {
+	if _, err := fk.contexts(t, output.Table, "restart", fk.id, list[0].ID); err != nil {
 		t.Fatal(err)
 	}
 }

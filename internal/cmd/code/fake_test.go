@@ -4,10 +4,14 @@ package code
 
 import (
 	"context"
+	"encoding/json"
 	"os/exec"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/codeinterp"
@@ -66,7 +70,7 @@ func (fk *fake) run(t *testing.T, format output.Format, req codeinterp.Request, 
 	if req.ContextID == "" && req.Language == "" {
 		req.Language = "python"
 	}
-	opts := &RunCodeOptions{IO: f.IO, Printer: f.Printer, Interp: f.InterpreterClient, ID: fk.id, Request: req}
+	opts := &RunCodeOptions{IO: f.IO, sandboxInterp: sandboxInterp{Printer: f.Printer, Interp: f.InterpreterClient, ID: fk.id}, Request: req}
 	for _, tw := range tweak {
 		tw(opts)
 	}
@@ -76,11 +80,102 @@ func (fk *fake) run(t *testing.T, format output.Format, req codeinterp.Request, 
 	return streams, err
 }
 
-// contexts gives the contexts commands' runners the fake's factory.
-func (fk *fake) contexts(t *testing.T, format output.Format) (*cmdutil.Factory, cmdtest.Streams, context.Context) {
+// contexts runs `abx run-code contexts argv...` on the fake, printing in
+// format. Each of their calls has the request timeout for a deadline.
+func (fk *fake) contexts(t *testing.T, format output.Format, argv ...string) (cmdtest.Streams, error) {
 	t.Helper()
 	f, streams := fk.factory(t, format)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	return f, streams, ctx
+	return streams, cmdtest.Exec(NewCmdContexts(f), argv...)
+}
+
+// TestFakeContexts goes through a context's life in the fake code
+// interpreter: create, list, run in it, restart, delete, and what is
+// printed in each format.
+func TestFakeContexts(t *testing.T) {
+	t.Parallel()
+	fk := newFake(t)
+
+	streams, err := fk.contexts(t, output.Table, "create", fk.id, "--cwd", "~")
+	cx := strings.TrimSuffix(streams.Out.String(), "\n")
+	if err != nil || cx == "" || strings.Contains(cx, "\n") {
+		t.Fatalf("create: %v, stdout %q: want the ID alone", err, streams.Out.String())
+	}
+	if want := "context " + cx + " created (python, ~)\n"; streams.ErrOut.String() != want {
+		t.Errorf("create: stderr %q, want %q", streams.ErrOut.String(), want)
+	}
+
+	list := func(format output.Format) string {
+		t.Helper()
+		streams, err := fk.contexts(t, format, "list", fk.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return streams.Out.String()
+	}
+	if names := strings.Fields(list(output.Name)); len(names) != 2 || !slices.Contains(names, cx) {
+		t.Errorf("list -o name: %q, want the default context and %s, bare", names, cx)
+	}
+	var contexts []codeinterp.Context
+	if out := list(output.JSON); json.Unmarshal([]byte(out), &contexts) != nil ||
+		!slices.Contains(contexts, codeinterp.Context{ID: cx, Language: "python", Cwd: "~"}) {
+		t.Errorf("list -o json:\n%s", out)
+	}
+	if out := list(output.Table); !strings.Contains(out, cx+"\tpython\t~\n") {
+		t.Errorf("list piped: %q", out)
+	}
+
+	// A context has variables of its own.
+	if _, err := fk.run(t, output.Table, codeinterp.Request{Code: "y = 1"}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := fk.run(t, output.Table, codeinterp.Request{Code: "y", ContextID: cx})
+	if exitOf(err) != 1 || !strings.Contains(out.ErrOut.String(), "NameError") {
+		t.Errorf("the context saw the default one's y: exit %d, stderr %q", exitOf(err), out.ErrOut.String())
+	}
+
+	streams, err = fk.contexts(t, output.Name, "restart", fk.id, cx)
+	if err != nil || streams.Out.String() != cx+"\n" || streams.ErrOut.String() != "" {
+		t.Errorf("restart -o name: %v, stdout %q (want the bare ID), stderr %q", err, streams.Out.String(), streams.ErrOut.String())
+	}
+
+	streams, err = fk.contexts(t, output.JSON, "delete", fk.id, cx)
+	if want := "{\n  \"id\": \"" + cx + "\",\n  \"action\": \"deleted\"\n}\n"; err != nil || streams.Out.String() != want {
+		t.Errorf("delete -o json: %v, %s, want %s", err, streams.Out.String(), want)
+	}
+
+	// Gone: not found (exit 3, these are not pass-through), with a hint.
+	streams, err = fk.contexts(t, output.Table, "restart", fk.id, cx)
+	if e := abxerr.From(err); abxerr.Exit(err, false) != abxerr.ExitNotFound || !strings.Contains(e.Hint, "abx run-code contexts list "+fk.id) {
+		t.Errorf("restart of a deleted context: exit %d, %q (hint %q)", abxerr.Exit(err, false), e.Message, e.Hint)
+	}
+	if streams.Out.String() != "" || streams.ErrOut.String() != "" {
+		t.Errorf("a failure printed %q / %q: the root prints the error", streams.Out.String(), streams.ErrOut.String())
+	}
+}
+
+// TestFakeContextsNotes: restart and delete say what they did on stderr
+// for people, and print nothing on stdout.
+func TestFakeContextsNotes(t *testing.T) {
+	t.Parallel()
+	fk := newFake(t)
+	streams, err := fk.contexts(t, output.JSON, "create", fk.id)
+	var x codeinterp.Context
+	if err != nil || json.Unmarshal(streams.Out.Bytes(), &x) != nil || x.ID == "" || x.Language != "python" || streams.ErrOut.String() != "" {
+		t.Fatalf("create -o json: %v\n%s\nstderr %q", err, streams.Out.String(), streams.ErrOut.String())
+	}
+	for _, tc := range []struct {
+		verb, done string
+		format     output.Format
+	}{
+		{verb: "restart", done: "restarted", format: output.Table},
+		{verb: "delete", done: "deleted", format: output.Wide},
+	} {
+		streams, err := fk.contexts(t, tc.format, tc.verb, fk.id, x.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if streams.Out.String() != "" || streams.ErrOut.String() != "context "+x.ID+" "+tc.done+"\n" {
+			t.Errorf("%s: stdout %q, stderr %q", tc.verb, streams.Out.String(), streams.ErrOut.String())
+		}
+	}
 }

@@ -28,11 +28,9 @@ type Interpreter func(ctx context.Context, id string) (*codeinterp.Client, error
 
 // RunCodeOptions are the inputs of `abx run-code`.
 type RunCodeOptions struct {
-	IO      *output.Streams
-	Printer *output.Printer
-	Interp  Interpreter
+	IO *output.Streams
+	sandboxInterp
 
-	ID      string
 	Request codeinterp.Request
 	Timeout time.Duration
 	SaveDir string
@@ -51,7 +49,7 @@ type runCodeFlags struct {
 
 // NewCmdRunCode builds `abx run-code` and its contexts subcommands.
 func NewCmdRunCode(f *cmdutil.Factory, runF func(context.Context, *RunCodeOptions) error) *cobra.Command {
-	opts := &RunCodeOptions{IO: f.IO, Printer: f.Printer, Interp: f.InterpreterClient}
+	opts := &RunCodeOptions{IO: f.IO, sandboxInterp: newSandboxInterp(f)}
 	var rf runCodeFlags
 	cmd := &cobra.Command{
 		Use:   "run-code ID [CODE | -f FILE | -]",
@@ -114,14 +112,14 @@ prints JSON Lines events as they arrive instead (see docs/json.md).`,
 // parse checks argv and the flags and fills opts, refusing bad input before
 // anything is sent.
 func (rf *runCodeFlags) parse(cmd *cobra.Command, opts *RunCodeOptions, args []string) error {
-	var err error
-	if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
+	if err := opts.parse(args); err != nil {
 		return err
 	}
 	var code string
 	if len(args) == 2 {
 		code = args[1]
 	}
+	var err error
 	if opts.Request.Code, err = readCode(cmd, opts.IO.In, code, rf.file); err != nil {
 		return err
 	}
@@ -157,7 +155,7 @@ func (rf *runCodeFlags) parse(cmd *cobra.Command, opts *RunCodeOptions, args []s
 // runRunCode runs the code and returns plain errors: the root turns them
 // into exit statuses (abxerr.Exit), 125 for every failure of abx's own.
 func runRunCode(ctx context.Context, opts *RunCodeOptions) error {
-	c, err := opts.Interp(ctx, opts.ID)
+	c, err := opts.client(ctx)
 	if err != nil {
 		return err
 	}

@@ -2,18 +2,20 @@ package code
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/transfer/transfertest"
 )
 
 // parsed is what NewCmdRunCode makes of argv: RunCodeOptions without the
@@ -26,105 +28,87 @@ type parsed struct {
 	Stream  bool
 }
 
+// runCodeArgv builds run-code for cmdtest.Parse, over stdin: its run
+// function keeps what argv made of the options, which must carry the
+// factory's printer, streams and client.
+func runCodeArgv(stdin string) func(*cmdutil.Factory, *any) *cobra.Command {
+	return func(f *cmdutil.Factory, got *any) *cobra.Command {
+		f.IO.In = strings.NewReader(stdin)
+		return NewCmdRunCode(f, func(_ context.Context, o *RunCodeOptions) error {
+			*got = parsed{ID: o.ID, Request: o.Request, Timeout: o.Timeout, SaveDir: o.SaveDir, Stream: o.Stream}
+			if o.Printer != f.Printer || o.IO != f.IO || o.Interp == nil {
+				*got = "options without the factory's printer, streams and client"
+			}
+			return nil
+		})
+	}
+}
+
 func TestNewCmdRunCode(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	script := filepath.Join(dir, "job.py")
-	if err := os.WriteFile(script, []byte("print('from a file')\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	aFile := filepath.Join(dir, "not-a-dir")
-	if err := os.WriteFile(aFile, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	transfertest.WriteTree(t, dir, map[string]string{"job.py": "print('from a file')\n", "not-a-dir": ""})
+	script, aFile := filepath.Join(dir, "job.py"), filepath.Join(dir, "not-a-dir")
 	py := func(code string) codeinterp.Request { return codeinterp.Request{Code: code, Language: "python"} }
 
-	tests := []struct {
-		name    string
-		argv    []string
-		stdin   string
-		want    parsed
-		wantErr string // in the error's message; its exit status is then 125
-	}{
-		{name: "code from the argument", argv: []string{"sb-1", "1+1"}, want: parsed{ID: "sb-1", Request: py("1+1")}},
-		{name: "sandbox/ID", argv: []string{"sandbox/sb-1", "1+1"}, want: parsed{ID: "sb-1", Request: py("1+1")}},
-		{name: "code from a file", argv: []string{"sb-1", "-f", script}, want: parsed{ID: "sb-1", Request: py("print('from a file')\n")}},
-		{name: "code from stdin", argv: []string{"sb-1", "-"}, stdin: "x = 1\nx\n", want: parsed{ID: "sb-1", Request: py("x = 1\nx\n")}},
-		{name: "code from -f -", argv: []string{"sb-1", "-f", "-"}, stdin: "2*3", want: parsed{ID: "sb-1", Request: py("2*3")}},
-		{name: "language", argv: []string{"sb-1", "--language", "bash", "ls /"},
-			want: parsed{ID: "sb-1", Request: codeinterp.Request{Code: "ls /", Language: "bash"}}},
-		{name: "language alias", argv: []string{"sb-1", "-l", "JS", "1"},
-			want: parsed{ID: "sb-1", Request: codeinterp.Request{Code: "1", Language: "javascript"}}},
-		{name: "language alias ts", argv: []string{"sb-1", "-l", "ts", "1"},
-			want: parsed{ID: "sb-1", Request: codeinterp.Request{Code: "1", Language: "typescript"}}},
-		{name: "context", argv: []string{"sb-1", "--context", "ctx-1", "x"},
-			want: parsed{ID: "sb-1", Request: codeinterp.Request{Code: "x", ContextID: "ctx-1"}}},
-		{name: "env", argv: []string{"sb-1", "-e", "A=1", "--env", "B=x=y", "1"},
-			want: parsed{ID: "sb-1", Request: codeinterp.Request{Code: "1", Language: "python", EnvVars: map[string]string{"A": "1", "B": "x=y"}}}},
-		{name: "timeout", argv: []string{"sb-1", "--timeout", "90s", "1"}, want: parsed{ID: "sb-1", Request: py("1"), Timeout: 90 * time.Second}},
-		{name: "timeout in seconds", argv: []string{"sb-1", "--timeout", "5", "1"}, want: parsed{ID: "sb-1", Request: py("1"), Timeout: 5 * time.Second}},
-		{name: "save-dir", argv: []string{"sb-1", "--save-dir", filepath.Join(dir, "out"), "1"},
-			want: parsed{ID: "sb-1", Request: py("1"), SaveDir: filepath.Join(dir, "out")}},
-		{name: "stream", argv: []string{"sb-1", "--stream", "1"}, want: parsed{ID: "sb-1", Request: py("1"), Stream: true}},
+	// Usage errors are abx's own failures: E1xxx, which exit 125 in a
+	// pass-through command like every other (abxerr.Exit).
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "code from the argument", Argv: []string{"sb-1", "1+1"}, Want: parsed{ID: "sb-1", Request: py("1+1")}},
+		{Name: "sandbox/ID", Argv: []string{"sandbox/sb-1", "1+1"}, Want: parsed{ID: "sb-1", Request: py("1+1")}},
+		{Name: "code from a file", Argv: []string{"sb-1", "-f", script}, Want: parsed{ID: "sb-1", Request: py("print('from a file')\n")}},
+		{Name: "language", Argv: []string{"sb-1", "--language", "bash", "ls /"},
+			Want: parsed{ID: "sb-1", Request: codeinterp.Request{Code: "ls /", Language: "bash"}}},
+		{Name: "language alias", Argv: []string{"sb-1", "-l", "JS", "1"},
+			Want: parsed{ID: "sb-1", Request: codeinterp.Request{Code: "1", Language: "javascript"}}},
+		{Name: "language alias ts", Argv: []string{"sb-1", "-l", "ts", "1"},
+			Want: parsed{ID: "sb-1", Request: codeinterp.Request{Code: "1", Language: "typescript"}}},
+		{Name: "context", Argv: []string{"sb-1", "--context", "ctx-1", "x"},
+			Want: parsed{ID: "sb-1", Request: codeinterp.Request{Code: "x", ContextID: "ctx-1"}}},
+		{Name: "env", Argv: []string{"sb-1", "-e", "A=1", "--env", "B=x=y", "1"},
+			Want: parsed{ID: "sb-1", Request: codeinterp.Request{Code: "1", Language: "python", EnvVars: map[string]string{"A": "1", "B": "x=y"}}}},
+		{Name: "timeout", Argv: []string{"sb-1", "--timeout", "90s", "1"}, Want: parsed{ID: "sb-1", Request: py("1"), Timeout: 90 * time.Second}},
+		{Name: "timeout in seconds", Argv: []string{"sb-1", "--timeout", "5", "1"}, Want: parsed{ID: "sb-1", Request: py("1"), Timeout: 5 * time.Second}},
+		{Name: "save-dir", Argv: []string{"sb-1", "--save-dir", filepath.Join(dir, "out"), "1"},
+			Want: parsed{ID: "sb-1", Request: py("1"), SaveDir: filepath.Join(dir, "out")}},
+		{Name: "stream", Argv: []string{"sb-1", "--stream", "1"}, Want: parsed{ID: "sb-1", Request: py("1"), Stream: true}},
 
-		{name: "no code", argv: []string{"sb-1"}, wantErr: "abx run-code needs code"},
-		{name: "no ID", argv: []string{}, wantErr: "run-code needs ID [CODE]"},
-		{name: "code twice", argv: []string{"sb-1", "1+1", "-f", script}, wantErr: "give the code once"},
-		{name: "empty code", argv: []string{"sb-1", "  "}, wantErr: "the code is empty"},
-		{name: "empty stdin", argv: []string{"sb-1", "-"}, stdin: "\n", wantErr: "the code is empty"},
-		{name: "missing file", argv: []string{"sb-1", "-f", filepath.Join(dir, "missing.py")}, wantErr: "cannot read the code"},
-		{name: "unknown language", argv: []string{"sb-1", "--language", "cobol", "1"}, wantErr: `unknown --language "cobol"`},
-		{name: "language and context", argv: []string{"sb-1", "-l", "python", "-c", "ctx", "1"}, wantErr: "--language and --context exclude each other"},
-		{name: "bad context ID", argv: []string{"sb-1", "-c", "a/b", "1"}, wantErr: `invalid context ID "a/b"`},
-		{name: "empty context ID", argv: []string{"sb-1", "-c", "", "1"}, wantErr: `invalid context ID ""`},
-		{name: "env without =", argv: []string{"sb-1", "-e", "X", "1"}, wantErr: `invalid --env "X"`},
-		{name: "env with a quote", argv: []string{"sb-1", "-e", "NAME=it's", "1"}, wantErr: "quotes, backslashes and line breaks cannot be passed"},
-		{name: "env with a line break", argv: []string{"sb-1", "-e", "A=1\n2", "1"}, wantErr: "quotes, backslashes and line breaks cannot be passed"},
-		{name: "bad timeout", argv: []string{"sb-1", "--timeout", "soon", "1"}, wantErr: `invalid --timeout "soon"`},
-		{name: "fractional timeout", argv: []string{"sb-1", "--timeout", "1.5s", "1"}, wantErr: "whole seconds"},
-		{name: "save-dir is a file", argv: []string{"sb-1", "--save-dir", aFile, "1"}, wantErr: "it is a file"},
-		{name: "three args", argv: []string{"sb-1", "1", "2"}, wantErr: "takes ID [CODE], got 3 arguments"},
-		{name: "bad sandbox ID", argv: []string{"a/b", "1"}, wantErr: `invalid sandbox ID "a/b"`},
-		{name: "blank sandbox ID", argv: []string{" ", "1"}, wantErr: "invalid sandbox ID"},
-		{name: "unknown flag", argv: []string{"sb-1", "--colour", "1"}, wantErr: "unknown flag: --colour"},
+		{Name: "no code", Argv: []string{"sb-1"}, WantErr: "abx run-code needs code"},
+		{Name: "no ID", Argv: []string{}, WantErr: "run-code needs ID [CODE]"},
+		{Name: "code twice", Argv: []string{"sb-1", "1+1", "-f", script}, WantErr: "give the code once"},
+		{Name: "empty code", Argv: []string{"sb-1", "  "}, WantErr: "the code is empty"},
+		{Name: "missing file", Argv: []string{"sb-1", "-f", filepath.Join(dir, "missing.py")}, WantErr: "cannot read the code"},
+		{Name: "unknown language", Argv: []string{"sb-1", "--language", "cobol", "1"}, WantErr: `unknown --language "cobol"`},
+		{Name: "language and context", Argv: []string{"sb-1", "-l", "python", "-c", "ctx", "1"}, WantErr: "--language and --context exclude each other"},
+		{Name: "bad context ID", Argv: []string{"sb-1", "-c", "a/b", "1"}, WantErr: `invalid context ID "a/b"`},
+		{Name: "empty context ID", Argv: []string{"sb-1", "-c", "", "1"}, WantErr: `invalid context ID ""`},
+		{Name: "env without =", Argv: []string{"sb-1", "-e", "X", "1"}, WantErr: `invalid --env "X"`},
+		{Name: "env with a quote", Argv: []string{"sb-1", "-e", "NAME=it's", "1"}, WantErr: "quotes, backslashes and line breaks cannot be passed"},
+		{Name: "env with a line break", Argv: []string{"sb-1", "-e", "A=1\n2", "1"}, WantErr: "quotes, backslashes and line breaks cannot be passed"},
+		{Name: "bad timeout", Argv: []string{"sb-1", "--timeout", "soon", "1"}, WantErr: `invalid --timeout "soon"`},
+		{Name: "fractional timeout", Argv: []string{"sb-1", "--timeout", "1.5s", "1"}, WantErr: "whole seconds"},
+		{Name: "save-dir is a file", Argv: []string{"sb-1", "--save-dir", aFile, "1"}, WantErr: "it is a file"},
+		{Name: "three args", Argv: []string{"sb-1", "1", "2"}, WantErr: "takes ID [CODE], got 3 arguments"},
+		{Name: "bad sandbox ID", Argv: []string{"a/b", "1"}, WantErr: `invalid sandbox ID "a/b"`},
+		{Name: "blank sandbox ID", Argv: []string{" ", "1"}, WantErr: "invalid sandbox ID"},
+	}, runCodeArgv(""))
+	// Code from stdin, each with its own.
+	for stdin, tc := range map[string]cmdtest.ArgvCase{
+		"x = 1\nx\n": {Name: "code from stdin", Argv: []string{"sb-1", "-"}, Want: parsed{ID: "sb-1", Request: py("x = 1\nx\n")}},
+		"2*3":        {Name: "code from -f -", Argv: []string{"sb-1", "-f", "-"}, Want: parsed{ID: "sb-1", Request: py("2*3")}},
+		"\n":         {Name: "empty stdin", Argv: []string{"sb-1", "-"}, WantErr: "the code is empty"},
+	} {
+		cmdtest.Parse(t, []cmdtest.ArgvCase{tc}, runCodeArgv(stdin))
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f, streams := cmdtest.NewFactory(false, nil, "")
-			streams.In.WriteString(tt.stdin)
-			var got *RunCodeOptions
-			cmd := NewCmdRunCode(f, func(_ context.Context, o *RunCodeOptions) error {
-				got = o
-				return nil
-			})
-			err := cmdtest.Exec(cmd, tt.argv...)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want one saying %q", err, tt.wantErr)
-				}
-				if got != nil {
-					t.Error("run-code ran despite the error")
-				}
-				// Bad usage is abx's own failure: 125 in a pass-through
-				// command, like every other (abxerr.Exit).
-				if exit := abxerr.Exit(err, true); exit != abxerr.ExitOwnFailure {
-					t.Errorf("exit %d, want 125", exit)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := parsed{ID: got.ID, Request: got.Request, Timeout: got.Timeout, SaveDir: got.SaveDir, Stream: got.Stream}
-			if !reflect.DeepEqual(p, tt.want) {
-				t.Errorf("got  %+v\nwant %+v", p, tt.want)
-			}
-			if got.Printer != f.Printer || got.IO != f.IO || got.Interp == nil {
-				t.Error("the options do not carry the factory's printer, streams and client")
-			}
-		})
-	}
+	// cobra's own refusal is not an abxerr.Error, but exits 125 all the same.
+	t.Run("unknown flag", func(t *testing.T) {
+		t.Parallel()
+		f, _ := cmdtest.NewFactory(false, nil, "")
+		err := cmdtest.Exec(NewCmdRunCode(f, func(context.Context, *RunCodeOptions) error { return nil }), "sb-1", "--colour", "1")
+		if err == nil || !strings.Contains(err.Error(), "unknown flag: --colour") || abxerr.Exit(err, true) != abxerr.ExitOwnFailure {
+			t.Errorf("error %v (exit %d), want unknown flag: --colour, exit 125", err, abxerr.Exit(err, true))
+		}
+	})
 }
 
 // TestRunCodeStdinReadOnlyWhenAsked: a script's inherited stdin is not

@@ -5,9 +5,6 @@ package code
 import (
 	"context"
 	"encoding/base64"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +13,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/transfer/transfertest"
 )
 
 // unsavable is a reply whose first result cannot be saved when
@@ -28,24 +26,24 @@ var unsavable = []string{
 	`{"type":"end_of_execution"}`,
 }
 
-func blockPNG(t *testing.T) string {
+// runUnsavable runs the unsavable reply, printing in format, with a
+// --save-dir where result-7-1.png is a directory: it cannot be replaced by
+// a file. The run fails, saying so, once it has gone on.
+func runUnsavable(t *testing.T, format output.Format) (*RunCodeOptions, cmdtest.Streams) {
 	t.Helper()
-	dir := t.TempDir()
-	// A directory where the PNG should go: it cannot be replaced by a file.
-	if err := os.Mkdir(filepath.Join(dir, "result-7-1.png"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-func TestRunCodeGoesOnWhenAResultCannotBeSaved(t *testing.T) {
-	t.Parallel()
-	opts, streams := interpServer(t, false, output.Table, replyLines(unsavable...))
-	opts.SaveDir = blockPNG(t)
+	opts, streams := interpServer(t, false, format, replyLines(unsavable...))
+	opts.SaveDir = t.TempDir()
+	transfertest.WriteTree(t, opts.SaveDir, nil, "result-7-1.png")
 	err := runRunCode(context.Background(), opts)
 	if exitOf(err) != abxerr.ExitOwnFailure || !strings.Contains(err.Error(), "some results were not saved: cannot write") {
 		t.Fatalf("exit %d: %v", exitOf(err), err)
 	}
+	return opts, streams
+}
+
+func TestRunCodeGoesOnWhenAResultCannotBeSaved(t *testing.T) {
+	t.Parallel()
+	opts, streams := runUnsavable(t, output.Table)
 	if streams.Out.String() != "after\n" {
 		t.Errorf("the run did not go on: stdout %q", streams.Out.String())
 	}
@@ -61,12 +59,7 @@ func TestRunCodeGoesOnWhenAResultCannotBeSaved(t *testing.T) {
 // error the root prints; the Execution says which formats were saved.
 func TestRunCodeUnsavedInJSON(t *testing.T) {
 	t.Parallel()
-	opts, streams := interpServer(t, false, output.JSON, replyLines(unsavable...))
-	opts.SaveDir = blockPNG(t)
-	err := runRunCode(context.Background(), opts)
-	if exitOf(err) != abxerr.ExitOwnFailure || !strings.Contains(err.Error(), "some results were not saved") {
-		t.Fatalf("exit %d: %v", exitOf(err), err)
-	}
+	opts, streams := runUnsavable(t, output.JSON)
 	if streams.ErrOut.String() != "" {
 		t.Errorf("stderr %q, want nothing", streams.ErrOut.String())
 	}
@@ -103,27 +96,5 @@ func TestRunCodeEndedByTheServer(t *testing.T) {
 	}
 	if streams.ErrOut.String() != "" {
 		t.Errorf("stderr %q: the server's error is abx's to report, once", streams.ErrOut.String())
-	}
-}
-
-func TestRunCodeAsksForTheDefaultContextByLanguage(t *testing.T) {
-	t.Parallel()
-	bodies := make(chan string, 1)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		bodies <- string(b)
-		replyLines(`{"type":"end_of_execution"}`)(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	f, _ := cmdtest.NewFactory(false, nil, "")
-	cmd := NewCmdRunCode(f, func(ctx context.Context, o *RunCodeOptions) error {
-		o.Interp = codeOptions(f, ts).Interp
-		return runRunCode(ctx, o)
-	})
-	if err := cmdtest.Exec(cmd, "sb-1", "1+1"); err != nil {
-		t.Fatal(err)
-	}
-	if body := <-bodies; body != `{"code":"1+1","language":"python"}` {
-		t.Errorf("body %s", body)
 	}
 }

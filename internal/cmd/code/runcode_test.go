@@ -48,13 +48,12 @@ func interpServer(t *testing.T, tty bool, format output.Format, h http.HandlerFu
 }
 
 func codeOptions(f *cmdutil.Factory, ts *httptest.Server) *RunCodeOptions {
-	return &RunCodeOptions{
-		IO: f.IO, Printer: f.Printer, ID: "sb-1",
+	return &RunCodeOptions{IO: f.IO, Request: codeinterp.Request{Code: "x"}, sandboxInterp: sandboxInterp{
+		Printer: f.Printer, ID: "sb-1",
 		Interp: func(context.Context, string) (*codeinterp.Client, error) {
 			return codeinterp.New(ts.Client(), codeinterp.Endpoint{URL: ts.URL}), nil
 		},
-		Request: codeinterp.Request{Code: "x"},
-	}
+	}}
 }
 
 func replyLines(lines ...string) http.HandlerFunc {
@@ -113,30 +112,24 @@ func TestRunCodeSavesRichResults(t *testing.T) {
 	}
 }
 
+// TestRunCodeJSON: with -o json, one Execution at the end; --stream (the
+// root makes the Printer print JSON for it too) chooses events instead.
+// The code's error is in the JSON: stderr says nothing.
 func TestRunCodeJSON(t *testing.T) {
 	t.Parallel()
-	opts, streams := interpServer(t, false, output.JSON, replyLines(richReply...))
-	if err := runRunCode(context.Background(), opts); exitOf(err) != 1 {
-		t.Fatalf("exit %d", exitOf(err))
-	}
-	cmdtest.Golden(t, "runcode-execution.json", streams.Out.String())
-	if streams.ErrOut.String() != "" {
-		t.Errorf("stderr %q, want nothing: the error is in the object", streams.ErrOut.String())
-	}
-}
-
-// TestRunCodeStream: the root makes the Printer print JSON for --stream;
-// Stream chooses events over the one Execution.
-func TestRunCodeStream(t *testing.T) {
-	t.Parallel()
-	opts, streams := interpServer(t, false, output.JSON, replyLines(richReply...))
-	opts.Stream = true
-	if err := runRunCode(context.Background(), opts); exitOf(err) != 1 {
-		t.Fatalf("exit %d", exitOf(err))
-	}
-	cmdtest.Golden(t, "runcode-stream.jsonl", streams.Out.String())
-	if streams.ErrOut.String() != "" {
-		t.Errorf("stderr %q, want nothing", streams.ErrOut.String())
+	for golden, stream := range map[string]bool{"runcode-execution.json": false, "runcode-stream.jsonl": true} {
+		t.Run(golden, func(t *testing.T) {
+			t.Parallel()
+			opts, streams := interpServer(t, false, output.JSON, replyLines(richReply...))
+			opts.Stream = stream
+			if err := runRunCode(context.Background(), opts); exitOf(err) != 1 {
+				t.Fatalf("exit %d", exitOf(err))
+			}
+			cmdtest.Golden(t, golden, streams.Out.String())
+			if streams.ErrOut.String() != "" {
+				t.Errorf("stderr %q, want nothing", streams.ErrOut.String())
+			}
+		})
 	}
 }
 
@@ -182,10 +175,12 @@ func TestRunCodeFailures(t *testing.T) {
 func TestRunCodeInterpreterUnavailable(t *testing.T) {
 	t.Parallel()
 	f, _ := cmdtest.NewFactory(false, nil, "")
-	opts := &RunCodeOptions{IO: f.IO, Printer: f.Printer, ID: "sb-1", Request: codeinterp.Request{Code: "1"},
+	opts := &RunCodeOptions{IO: f.IO, Request: codeinterp.Request{Code: "1"}, sandboxInterp: sandboxInterp{
+		Printer: f.Printer, ID: "sb-1",
 		Interp: func(context.Context, string) (*codeinterp.Client, error) {
 			return nil, abxerr.New(abxerr.NotFound, "sandbox sb-1 not found")
-		}}
+		},
+	}}
 	err := runRunCode(context.Background(), opts)
 	if exitOf(err) != abxerr.ExitOwnFailure || abxerr.From(err).Code != abxerr.NotFound {
 		t.Fatalf("exit %d (%v), want 125 with E3001", exitOf(err), err)
@@ -240,6 +235,28 @@ func TestRunCodeInterrupt(t *testing.T) {
 	}
 	if out.String() != "started\n" {
 		t.Errorf("stdout %q", out.String())
+	}
+}
+
+func TestRunCodeAsksForTheDefaultContextByLanguage(t *testing.T) {
+	t.Parallel()
+	bodies := make(chan string, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies <- string(b)
+		replyLines(`{"type":"end_of_execution"}`)(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	f, _ := cmdtest.NewFactory(false, nil, "")
+	cmd := NewCmdRunCode(f, func(ctx context.Context, o *RunCodeOptions) error {
+		o.Interp = codeOptions(f, ts).Interp
+		return runRunCode(ctx, o)
+	})
+	if err := cmdtest.Exec(cmd, "sb-1", "1+1"); err != nil {
+		t.Fatal(err)
+	}
+	if body := <-bodies; body != `{"code":"1+1","language":"python"}` {
+		t.Errorf("body %s", body)
 	}
 }
 

@@ -9,29 +9,24 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
-// CpOptions are the inputs of `abx files cp`.
+// CpOptions are the inputs of `abx files cp`: target.Path is the path on
+// the ID:PATH side.
 type CpOptions struct {
 	IO      *output.Streams
 	Printer *output.Printer
-	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
-
-	ID        string
-	User      string
+	target
 	Download  bool   // SRC is ID:PATH: from the sandbox to this machine
-	Remote    string // the path on the ID:PATH side
 	Local     string // the path on this machine's side
 	Recursive bool
 }
 
 // NewCmdCp builds `abx files cp`.
 func NewCmdCp(f *cmdutil.Factory, runF func(context.Context, *CpOptions) error) *cobra.Command {
-	opts := &CpOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient}
+	opts := &CpOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.EnvdClient}}
 	cmd := &cobra.Command{
 		Use:   "cp SRC DST [-r]",
 		Short: "Copy files between this machine and a sandbox (ID:/path on one side)",
@@ -41,30 +36,57 @@ renamed when complete.`,
 		Example: `  abx files cp ./data.csv "$id":/tmp/data.csv
   abx files cp "$id":/tmp/results ./results -r`,
 		Args: cmdutil.ExactArgs("SRC", "DST"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := parseCp(cmd, opts, args[0], args[1]); err != nil {
-				return err
-			}
-			opts.User = userOf(cmd)
-			return cmdutil.Run(cmd, opts, runF, runCp)
-		},
 	}
 	cmd.Flags().BoolVarP(&opts.Recursive, "recursive", "r", false, "copy directories and their contents")
-	return cmdutil.Needs(cmd, provider.FilesRW)
+	return verb(opts, runF, runCp, cmd)
 }
 
-// parseCp reads SRC and DST into opts: exactly one of them is ID:PATH, and
-// a local source must be there to send (a directory only with -r).
-func parseCp(cmd *cobra.Command, opts *CpOptions, src, dst string) error {
+func runCp(ctx context.Context, opts *CpOptions) error {
+	c, err := opts.client(ctx)
+	if err != nil {
+		return err
+	}
+	cp, remote := opts.copier(c, opts.IO), opts.ID+":"+opts.Path
+	if !opts.Download {
+		res, err := cp.CopyUp(ctx, opts.Local, opts.Path, opts.Recursive)
+		if err == nil {
+			noteCopied(opts.Printer, res, opts.Local, remote)
+		}
+		return err
+	}
+	res, err := cp.CopyDown(ctx, opts.Path, opts.Local, opts.Recursive)
+	for _, s := range res.Skipped {
+		opts.Printer.Note("skipped %s:%s: a symbolic link", opts.ID, s)
+	}
+	if err == nil {
+		noteCopied(opts.Printer, res, remote, res.Local)
+	}
+	return err
+}
+
+// noteCopied tells people what a copy did, naming its sides as cp's
+// arguments write them: ID:PATH for the sandbox's.
+func noteCopied(p *output.Printer, res transfer.Result, from, to string) {
+	if res.Tree {
+		p.Note("copied %d files from %s to %s", res.Files, from, to)
+		return
+	}
+	p.Note("copied %s to %s", from, to)
+}
+
+// parse reads SRC and DST: exactly one of them is ID:PATH, and a local
+// source must be there to send (a directory only with -r).
+func (opts *CpOptions) parse(cmd *cobra.Command, args []string) error {
+	src, dst := args[0], args[1]
 	srcID, srcPath, srcRemote := SplitRemote(src)
 	dstID, dstPath, dstRemote := SplitRemote(dst)
 	if srcRemote == dstRemote {
 		return cmdutil.UsageError(cmd, "one side of cp must be ID:PATH and the other a local path")
 	}
 	id := dstID
-	opts.Download, opts.Remote, opts.Local = srcRemote, dstPath, srcPath
+	opts.Download, opts.Path, opts.Local = srcRemote, dstPath, srcPath
 	if srcRemote {
-		id, opts.Remote, opts.Local = srcID, srcPath, dstPath
+		id, opts.Path, opts.Local = srcID, srcPath, dstPath
 	}
 	var err error
 	if opts.ID, err = cmdutil.SandboxID(id); err != nil {
@@ -73,6 +95,7 @@ func parseCp(cmd *cobra.Command, opts *CpOptions, src, dst string) error {
 	if srcPath == "" || dstPath == "" {
 		return abxerr.New(abxerr.InvalidInput, "empty path in %q or %q", src, dst)
 	}
+	opts.User = userOf(cmd)
 	if opts.Download {
 		return nil
 	}
@@ -101,37 +124,4 @@ func SplitRemote(s string) (id, p string, remote bool) {
 		return "", s, false
 	}
 	return id, p, true
-}
-
-func runCp(ctx context.Context, opts *CpOptions) error {
-	c, err := opts.Envd(ctx, opts.ID, opts.User)
-	if err != nil {
-		return err
-	}
-	cp := &transfer.Copier{Remote: c, Sandbox: opts.ID, NewMeter: meterOn(opts.IO)}
-	if !opts.Download {
-		res, err := cp.CopyUp(ctx, opts.Local, opts.Remote, opts.Recursive)
-		if err != nil {
-			return err
-		}
-		if res.Tree {
-			opts.Printer.Note("copied %d files from %s to %s:%s", res.Files, opts.Local, opts.ID, opts.Remote)
-		} else {
-			opts.Printer.Note("copied %s to %s:%s", opts.Local, opts.ID, opts.Remote)
-		}
-		return nil
-	}
-	res, err := cp.CopyDown(ctx, opts.Remote, opts.Local, opts.Recursive)
-	for _, s := range res.Skipped {
-		opts.Printer.Note("skipped %s:%s: a symbolic link", opts.ID, s)
-	}
-	if err != nil {
-		return err
-	}
-	if res.Tree {
-		opts.Printer.Note("copied %d files from %s:%s to %s", res.Files, opts.ID, opts.Remote, res.Local)
-	} else {
-		opts.Printer.Note("copied %s:%s to %s", opts.ID, opts.Remote, res.Local)
-	}
-	return nil
 }

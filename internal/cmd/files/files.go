@@ -5,11 +5,15 @@
 package files
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
@@ -48,22 +52,76 @@ func userOf(cmd *cobra.Command) string {
 	return ""
 }
 
-// parseArgs reads the sandbox ID (or sandbox/ID) and the remote paths
-// that follow it; an empty path is refused before anything is sent.
-func parseArgs(args []string) (string, error) {
+// target is what every verb works on, and each verb's options embed it:
+// a sandbox, the user whose permissions apply, and a remote path.
+type target struct {
+	Envd func(ctx context.Context, id, user string) (*envd.Client, error)
+
+	ID   string
+	User string
+	// Path is the remote path, absolute or relative to the user's home:
+	// the first one after the ID (mv's source), or "." (the home) when
+	// there is none.
+	Path string
+}
+
+// parse reads the sandbox ID (or sandbox/ID), the remote paths that follow
+// it and the inherited --user; an empty path is refused before anything is
+// sent.
+func (t *target) parse(cmd *cobra.Command, args []string) error {
 	id, err := cmdutil.SandboxID(args[0])
 	if err != nil {
-		return "", err
+		return err
 	}
 	for _, p := range args[1:] {
 		if p == "" {
-			return "", abxerr.New(abxerr.InvalidInput, "empty path").WithHint("give an absolute path, or one relative to the user's home")
+			return abxerr.New(abxerr.InvalidInput, "empty path").WithHint("give an absolute path, or one relative to the user's home")
 		}
 	}
-	return id, nil
+	t.ID, t.User, t.Path = id, userOf(cmd), "."
+	if len(args) > 1 {
+		t.Path = args[1]
+	}
+	return nil
 }
 
-// meterOn draws transfer meters on io's stderr (on a terminal only).
-func meterOn(io *output.Streams) func(string, int64) transfer.Meter {
-	return func(label string, total int64) transfer.Meter { return io.NewProgress(label, total) }
+// client opens the sandbox's envd, as the user.
+func (t *target) client(ctx context.Context) (*envd.Client, error) {
+	return t.Envd(ctx, t.ID, t.User)
+}
+
+// copier moves files between this machine and the sandbox through c,
+// drawing meters on io's stderr (on a terminal only).
+func (t *target) copier(c *envd.Client, io *output.Streams) *transfer.Copier {
+	return &transfer.Copier{Remote: c, Sandbox: t.ID, NewMeter: func(label string, total int64) transfer.Meter {
+		return io.NewProgress(label, total)
+	}}
+}
+
+// parser is a verb's options: they read its argv (target.parse, or the
+// verb's own parse around it).
+type parser interface {
+	parse(cmd *cobra.Command, args []string) error
+}
+
+// verb completes a verb's command: its RunE reads argv into opts and hands
+// them to runF (a test's) or run, and it needs the files capability.
+func verb[O parser](opts O, runF, run func(context.Context, O) error, cmd *cobra.Command) *cobra.Command {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := opts.parse(cmd, args); err != nil {
+			return err
+		}
+		return cmdutil.Run(cmd, opts, runF, run)
+	}
+	return cmdutil.Needs(cmd, provider.FilesRW)
+}
+
+// ask opens the sandbox's envd and asks it one thing.
+func ask[T any](ctx context.Context, t *target, q func(*envd.Client) (T, error)) (T, error) {
+	c, err := t.client(ctx)
+	if err != nil {
+		var none T
+		return none, err
+	}
+	return q(c)
 }

@@ -3,26 +3,29 @@
 package files
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/manager"
+	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/transfer/transfertest"
 )
-
-const testKey = "sk-unit-test"
 
 // fakeSandbox is one running sandbox of the emulator's sandbox-manager and
 // envd, served by httptest. Its files are real ones under home, so a test
@@ -47,7 +50,7 @@ func newFakeSandbox(t *testing.T) *fakeSandbox {
 // describes for a port-forward.
 func newFakeSandboxVersion(t *testing.T, envdVersion string) *fakeSandbox {
 	t.Helper()
-	srv := manager.New(manager.Options{APIKey: testKey, Domain: "abx.test", EnvdVersion: envdVersion})
+	srv := manager.New(manager.Options{APIKey: cmdtest.Key, Domain: "abx.test", EnvdVersion: envdVersion})
 	gw := emulator.NewGateway(srv, t.TempDir(), envdVersion)
 	t.Cleanup(gw.Close)
 	ts := httptest.NewServer(gw)
@@ -55,18 +58,14 @@ func newFakeSandboxVersion(t *testing.T, envdVersion string) *fakeSandbox {
 	s := &fakeSandbox{srv: srv, env: map[string]string{
 		"ABX_PROVIDER":                    "alicloud-container",
 		"ABX_ALICLOUD_CONTAINER_BASE_URL": ts.URL + "/kruise/api",
-		"ABX_ALICLOUD_CONTAINER_API_KEY":  testKey,
+		"ABX_ALICLOUD_CONTAINER_API_KEY":  cmdtest.Key,
 		"ABX_ALICLOUD_CONTAINER_PROTOCOL": "private",
 	}}
 	f, _ := s.factory(t, false, "")
 	p, err := f.Provider()
-	if err != nil {
-		t.Fatal(err)
-	}
+	checkErr(t, err, "", "")
 	sb, err := p.Create(t.Context(), provider.CreateRequest{Template: "base"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	checkErr(t, err, "", "")
 	s.id, s.home = sb.SandboxID, gw.Envd(sb.SandboxID).Home()
 	srv.ResetLog()
 	return s
@@ -77,27 +76,35 @@ func newFakeSandboxVersion(t *testing.T, envdVersion string) *fakeSandbox {
 func (s *fakeSandbox) factory(t *testing.T, tty bool, format output.Format) (*cmdutil.Factory, cmdtest.Streams) {
 	t.Helper()
 	f, io := cmdtest.NewFactory(tty, s.env, format)
-	if f.Flags == nil {
-		// No global flags given: the environment alone configures the
-		// provider.
-		f.Flags = pflag.NewFlagSet("abx", pflag.ContinueOnError)
-	}
-	if _, err := f.SelectProvider(); err != nil {
-		t.Fatal(err)
-	}
+	checkErr(t, cmdtest.Select(f), "", "")
 	return f, io
+}
+
+// run runs argv under `abx files` on the fake, printing in format to
+// buffers (a terminal when tty).
+func (s *fakeSandbox) run(t *testing.T, tty bool, format output.Format, argv ...string) (cmdtest.Streams, error) {
+	t.Helper()
+	f, io := s.factory(t, tty, format)
+	return io, cmdtest.Exec(NewCmdFiles(f), argv...)
+}
+
+// entry runs argv with -o json and decodes the entry it prints, with
+// nothing on stderr.
+func (s *fakeSandbox) entry(t *testing.T, argv ...string) envd.Entry {
+	t.Helper()
+	io, err := s.run(t, false, output.JSON, argv...)
+	checkErr(t, err, "", "")
+	var e envd.Entry
+	if err := json.Unmarshal(io.Out.Bytes(), &e); err != nil || io.ErrOut.Len() != 0 {
+		t.Errorf("stdout %q (%v), stderr %q", io.Out, err, io.ErrOut)
+	}
+	return e
 }
 
 // put writes a file (a slash-separated path under the home) in the sandbox.
 func (s *fakeSandbox) put(t *testing.T, rel, body string) {
 	t.Helper()
-	p := filepath.Join(s.home, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	transfertest.WriteTree(t, s.home, map[string]string{rel: body})
 }
 
 // get reads a file of the sandbox; "" with ok false when there is none.
@@ -113,30 +120,125 @@ func (s *fakeSandbox) get(t *testing.T, rel string) (string, bool) {
 	return string(b), true
 }
 
-// execVerb runs one verb under a bare `files` group, which gives it the
-// inherited --user the real group gives.
-func execVerb(cmd *cobra.Command, argv ...string) error {
-	group := &cobra.Command{Use: "files"}
-	addUserFlag(group)
-	group.AddCommand(cmd)
-	return cmdtest.Exec(group, append([]string{cmd.Name()}, argv...)...)
-}
-
 // checkErr fails unless err is nil and want is "", or err has code and
 // says want.
-func checkErr(t *testing.T, err error, code abxerr.Code, want string) bool {
+func checkErr(t *testing.T, err error, code abxerr.Code, want string) {
 	t.Helper()
 	if want == "" {
 		if err != nil {
 			t.Fatalf("unexpected error %v", err)
 		}
-		return true
+		return
 	}
 	var e *abxerr.Error
 	if !errors.As(err, &e) || e.Code != code || !strings.Contains(e.Message, want) {
 		t.Fatalf("error %v, want %s saying %q", err, code, want)
 	}
-	return false
+}
+
+// wantOutput fails unless a verb printed stdout and stderr.
+func wantOutput(t *testing.T, io cmdtest.Streams, stdout, stderr string) {
+	t.Helper()
+	if io.Out.String() != stdout || io.ErrOut.String() != stderr {
+		t.Errorf("stdout %q, stderr %q; want %q, %q", io.Out, io.ErrOut, stdout, stderr)
+	}
+}
+
+// verbCase is a TestNewCmdX row of a files verb: argv after the verb's
+// name, and the options it becomes, or the error (of code) refusing it.
+type verbCase struct {
+	name string
+	argv []string
+	want any
+	code abxerr.Code
+	err  string
+}
+
+// parseVerb runs the cases through the verb newCmd builds, under a bare
+// files group that gives it the inherited --user: cmdtest.Parse sees the
+// options without the factory's streams, printer and envd, or the error,
+// whose code is checked too.
+func parseVerb[O any](t *testing.T, newCmd func(*cmdutil.Factory, func(context.Context, *O) error) *cobra.Command, cases []verbCase) {
+	t.Helper()
+	build := func(f *cmdutil.Factory, got *any) *cobra.Command {
+		group := &cobra.Command{Use: "files"}
+		addUserFlag(group)
+		group.AddCommand(newCmd(f, func(_ context.Context, o *O) error { *got = fromArgv(o); return nil }))
+		return group
+	}
+	f, _ := cmdtest.NewFactory(false, nil, "")
+	verb := newCmd(f, nil).Name()
+	argvCases := make([]cmdtest.ArgvCase, len(cases))
+	for i, tc := range cases {
+		argv := append([]string{verb}, tc.argv...)
+		argvCases[i] = cmdtest.ArgvCase{Name: tc.name, Argv: argv, Want: tc.want, WantErr: tc.err}
+		if tc.code == "" {
+			continue
+		}
+		t.Run(tc.name+", code", func(t *testing.T) {
+			t.Parallel()
+			f, _ := cmdtest.NewFactory(false, nil, "")
+			var got any
+			err := cmdtest.Exec(build(f, &got), argv...)
+			if e := abxerr.From(err); e == nil || e.Code != tc.code {
+				t.Errorf("error %v, want %s", err, tc.code)
+			}
+		})
+	}
+	cmdtest.Parse(t, argvCases, build)
+}
+
+// pathCases are the rows of a verb that takes ID PATH: what it makes of
+// them (want puts the target in the verb's options), and what it refuses.
+func pathCases(verb string, want func(target) any) []verbCase {
+	return append([]verbCase{
+		{name: "relative path", argv: []string{"sb-1", "work/out"}, want: want(target{ID: "sb-1", Path: "work/out"})},
+		{name: "absolute path", argv: []string{"sb-1", "/tmp/scratch"}, want: want(target{ID: "sb-1", Path: "/tmp/scratch"})},
+		{name: "user after", argv: []string{"sandbox/sb-1", "/tmp/x", "--user", "root"}, want: want(target{ID: "sb-1", User: "root", Path: "/tmp/x"})},
+		{name: "user before", argv: []string{"-u", "root", "sandbox/sb-1", "x"}, want: want(target{ID: "sb-1", User: "root", Path: "x"})},
+		{name: "no path", argv: []string{"sb-1"}, code: abxerr.Usage, err: "files " + verb + " needs ID PATH"},
+		{name: "two paths", argv: []string{"sb-1", "a", "b"}, code: abxerr.Usage, err: "files " + verb + " takes ID PATH, got 3 arguments"},
+	}, refusedTargets("x")...)
+}
+
+// refusedTargets are rows every verb refuses before anything is sent,
+// whatever paths follow the ID: sandbox IDs that cannot be one, and each of
+// the paths left empty.
+func refusedTargets(paths ...string) []verbCase {
+	var cases []verbCase
+	refuse := func(err string, argv ...string) {
+		cases = append(cases, verbCase{name: fmt.Sprintf("%q", argv), argv: argv, code: abxerr.InvalidInput, err: err})
+	}
+	for _, id := range []string{"a/b", "a\tb", "..", "sb 1", "sandbox/", "", " "} {
+		refuse(fmt.Sprintf("invalid sandbox ID %q", strings.TrimPrefix(id, "sandbox/")), append([]string{id}, paths...)...)
+	}
+	for i := range paths {
+		argv := append([]string{"sb-1"}, paths...)
+		argv[i+1] = ""
+		refuse("empty path", argv...)
+	}
+	return cases
+}
+
+// localFile makes a directory holding one file, data, and returns the
+// three paths: the directory, the file and one that does not exist.
+func localFile(t *testing.T) (dir, file, missing string) {
+	t.Helper()
+	dir = t.TempDir()
+	transfertest.WriteTree(t, dir, map[string]string{"data": "a,b\n"})
+	return dir, filepath.Join(dir, "data"), filepath.Join(dir, "missing")
+}
+
+// fromArgv is what argv made of a verb's options: them without the
+// factory's streams, printer and envd client.
+func fromArgv[O any](o *O) any {
+	v := reflect.ValueOf(o).Elem()
+	for _, name := range []string{"IO", "Printer", "Envd"} {
+		if fv := v.FieldByName(name); fv.IsValid() {
+			fv.SetZero()
+		}
+	}
+	return *o
 }
 
 func TestNewCmdFiles(t *testing.T) {

@@ -9,25 +9,21 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 )
 
-// LsOptions are the inputs of `abx files ls`.
+// LsOptions are the inputs of `abx files ls`: target.Path is "." without
+// PATH, the user's home.
 type LsOptions struct {
 	IO      *output.Streams
 	Printer *output.Printer
-	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
-
-	ID    string
-	User  string
-	Path  string // "." without PATH: the user's home
+	target
 	Long  bool
 	Depth int
 }
 
 // NewCmdLs builds `abx files ls`.
 func NewCmdLs(f *cmdutil.Factory, runF func(context.Context, *LsOptions) error) *cobra.Command {
-	opts := &LsOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient}
+	opts := &LsOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.EnvdClient}}
 	cmd := &cobra.Command{
 		Use:   "ls ID [PATH]",
 		Short: "List a directory",
@@ -38,29 +34,14 @@ path; --depth N lists subdirectories too, N levels down, each entry by its path.
   abx files ls "$id" /tmp -l --depth 2
   abx files ls "$id" -o json | jq -r '.[] | select(.type=="file") | .path'`,
 		Args: cmdutil.RangeArgs(1, "ID", "[PATH]"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if opts.ID, err = parseArgs(args); err != nil {
-				return err
-			}
-			opts.User, opts.Path = userOf(cmd), "."
-			if len(args) > 1 {
-				opts.Path = args[1]
-			}
-			return cmdutil.Run(cmd, opts, runF, runLs)
-		},
 	}
 	cmd.Flags().BoolVarP(&opts.Long, "long", "l", false, "show permissions, owner and group")
 	cmd.Flags().IntVar(&opts.Depth, "depth", 1, "levels of subdirectories to list")
-	return cmdutil.Needs(cmd, provider.FilesRW)
+	return verb(opts, runF, runLs, cmd)
 }
 
 func runLs(ctx context.Context, opts *LsOptions) error {
-	c, err := opts.Envd(ctx, opts.ID, opts.User)
-	if err != nil {
-		return err
-	}
-	list, err := c.ListDir(ctx, opts.Path, opts.Depth)
+	list, err := ask(ctx, &opts.target, func(c *envd.Client) ([]envd.Entry, error) { return c.ListDir(ctx, opts.Path, opts.Depth) })
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
@@ -16,17 +14,13 @@ import (
 type ReadOptions struct {
 	IO      *output.Streams
 	Printer *output.Printer
-	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
-
-	ID   string
-	User string
-	Path string
-	Out  string // --out: a local file, or "" (or "-") for stdout
+	target
+	Out string // --out: a local file, or "" (or "-") for stdout
 }
 
 // NewCmdRead builds `abx files read`.
 func NewCmdRead(f *cmdutil.Factory, runF func(context.Context, *ReadOptions) error) *cobra.Command {
-	opts := &ReadOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient}
+	opts := &ReadOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.EnvdClient}}
 	cmd := &cobra.Command{
 		Use:   "read ID PATH [--out FILE]",
 		Short: "Print a file, or save it with --out",
@@ -36,27 +30,14 @@ half-written. A path that does not exist exits 3.`,
 		Example: `  abx files read "$id" /etc/os-release
   abx files read "$id" results.csv --out results.csv`,
 		Args: cmdutil.ExactArgs("ID", "PATH"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if opts.ID, err = parseArgs(args); err != nil {
-				return err
-			}
-			opts.User, opts.Path = userOf(cmd), args[1]
-			if toFile(opts.Out) {
-				if err := transfer.CheckWritable(opts.Out); err != nil {
-					return err
-				}
-			}
-			return cmdutil.Run(cmd, opts, runF, runRead)
-		},
 	}
 	cmd.Flags().StringVarP(&opts.Out, "out", "O", "", "write to this local file instead of stdout (atomically)")
 	// The file's own bytes are the output: there is no JSON for --jq.
-	return cmdutil.NoJSON(cmdutil.Needs(cmd, provider.FilesRW))
+	return cmdutil.NoJSON(verb(opts, runF, runRead, cmd))
 }
 
 func runRead(ctx context.Context, opts *ReadOptions) error {
-	c, err := opts.Envd(ctx, opts.ID, opts.User)
+	c, err := opts.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -64,8 +45,21 @@ func runRead(ctx context.Context, opts *ReadOptions) error {
 		_, err := c.Read(ctx, opts.Path, opts.Printer.Out())
 		return err
 	}
-	cp := &transfer.Copier{Remote: c, Sandbox: opts.ID, NewMeter: meterOn(opts.IO)}
-	return cp.Download(ctx, opts.Path, opts.Out)
+	return opts.copier(c, opts.IO).Download(ctx, opts.Path, opts.Out)
+}
+
+// parse reads the target, and refuses an --out that could not be written.
+func (opts *ReadOptions) parse(cmd *cobra.Command, args []string) error {
+	return opts.parseLocal(cmd, args, opts.Out, transfer.CheckWritable)
+}
+
+// parseLocal reads the target, then refuses with check a local file (--out,
+// --from) that cannot be used, before the sandbox is asked for anything.
+func (t *target) parseLocal(cmd *cobra.Command, args []string, local string, check func(string) error) error {
+	if err := t.parse(cmd, args); err != nil || !toFile(local) {
+		return err
+	}
+	return check(local)
 }
 
 // toFile tells whether --out or --from names a local file: "" and "-" are

@@ -6,9 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
@@ -16,17 +14,13 @@ import (
 type WriteOptions struct {
 	IO      *output.Streams
 	Printer *output.Printer
-	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
-
-	ID   string
-	User string
-	Path string
+	target
 	From string // --from: a local file, or "" (or "-") for stdin
 }
 
 // NewCmdWrite builds `abx files write`.
 func NewCmdWrite(f *cmdutil.Factory, runF func(context.Context, *WriteOptions) error) *cobra.Command {
-	opts := &WriteOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient}
+	opts := &WriteOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.EnvdClient}}
 	cmd := &cobra.Command{
 		Use:   "write ID PATH [--from FILE]",
 		Short: "Write a file from stdin, or from a local file",
@@ -35,34 +29,18 @@ The file is created, or replaced if it exists; missing parent directories are cr
 		Example: `  echo hello | abx files write "$id" greeting.txt
   abx files write "$id" /tmp/data.bin --from data.bin`,
 		Args: cmdutil.ExactArgs("ID", "PATH"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if opts.ID, err = parseArgs(args); err != nil {
-				return err
-			}
-			opts.User, opts.Path = userOf(cmd), args[1]
-			if toFile(opts.From) {
-				// A file that cannot be sent is refused before the sandbox
-				// is asked for anything.
-				if err := transfer.CheckReadable(opts.From); err != nil {
-					return err
-				}
-			}
-			return cmdutil.Run(cmd, opts, runF, runWrite)
-		},
 	}
 	cmd.Flags().StringVarP(&opts.From, "from", "f", "", "read from this local file instead of stdin")
-	return cmdutil.Needs(cmd, provider.FilesRW)
+	return verb(opts, runF, runWrite, cmd)
 }
 
 func runWrite(ctx context.Context, opts *WriteOptions) error {
-	c, err := opts.Envd(ctx, opts.ID, opts.User)
+	c, err := opts.client(ctx)
 	if err != nil {
 		return err
 	}
 	if toFile(opts.From) {
-		cp := &transfer.Copier{Remote: c, Sandbox: opts.ID, NewMeter: meterOn(opts.IO)}
-		err = cp.Upload(ctx, opts.From, opts.Path)
+		err = opts.copier(c, opts.IO).Upload(ctx, opts.From, opts.Path)
 	} else {
 		err = c.Write(ctx, opts.Path, opts.IO.In)
 	}
@@ -71,4 +49,9 @@ func runWrite(ctx context.Context, opts *WriteOptions) error {
 	}
 	opts.Printer.Note("wrote %s", opts.Path)
 	return nil
+}
+
+// parse reads the target, and refuses a --from that cannot be sent.
+func (opts *WriteOptions) parse(cmd *cobra.Command, args []string) error {
+	return opts.parseLocal(cmd, args, opts.From, transfer.CheckReadable)
 }

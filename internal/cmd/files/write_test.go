@@ -3,10 +3,7 @@
 package files
 
 import (
-	"context"
-	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
@@ -16,93 +13,57 @@ import (
 
 func TestNewCmdWrite(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	from := filepath.Join(dir, "data.bin")
-	if err := os.WriteFile(from, []byte("data"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	missing := filepath.Join(dir, "missing.bin")
-	tests := []struct {
-		name     string
-		argv     []string
-		want     WriteOptions
-		wantCode abxerr.Code
-		wantErr  string
-	}{
-		{name: "stdin", argv: []string{"sb-1", "greeting.txt"}, want: WriteOptions{ID: "sb-1", Path: "greeting.txt"}},
-		{name: "from a file", argv: []string{"sb-1", "/tmp/data.bin", "--from", from}, want: WriteOptions{ID: "sb-1", Path: "/tmp/data.bin", From: from}},
-		{name: "stdin by dash", argv: []string{"sandbox/sb-1", "x", "-f", "-", "-u", "root"}, want: WriteOptions{ID: "sb-1", User: "root", Path: "x", From: "-"}},
-		{name: "no path", argv: []string{"sb-1"}, wantCode: abxerr.Usage, wantErr: "files write needs ID PATH"},
-		{name: "empty path", argv: []string{"sb-1", "", "--from", from}, wantCode: abxerr.InvalidInput, wantErr: "empty path"},
-		{name: "bad ID", argv: []string{"sandbox/", "x"}, wantCode: abxerr.InvalidInput, wantErr: `invalid sandbox ID ""`},
-		{name: "from a missing file", argv: []string{"sb-1", "x", "--from", missing},
-			wantCode: abxerr.InvalidInput, wantErr: "cannot read " + missing + ": no such file or directory"},
-		{name: "from a directory", argv: []string{"sb-1", "x", "--from", dir}, wantCode: abxerr.InvalidInput, wantErr: dir + " is a directory"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f, _ := cmdtest.NewFactory(false, nil, "")
-			var got *WriteOptions
-			cmd := NewCmdWrite(f, func(_ context.Context, o *WriteOptions) error { got = o; return nil })
-			if !checkErr(t, execVerb(cmd, tt.argv...), tt.wantCode, tt.wantErr) {
-				if got != nil {
-					t.Error("runF was called")
-				}
-				return
-			}
-			got.IO, got.Printer, got.Envd = nil, nil, nil
-			if !reflect.DeepEqual(*got, tt.want) {
-				t.Errorf("options %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+	dir, from, missing := localFile(t)
+	parseVerb(t, NewCmdWrite, append(pathCases("write", func(at target) any { return WriteOptions{target: at} }),
+		verbCase{name: "from a file", argv: []string{"sb-1", "/tmp/data.bin", "--from", from},
+			want: WriteOptions{target: target{ID: "sb-1", Path: "/tmp/data.bin"}, From: from}},
+		verbCase{name: "stdin by dash", argv: []string{"sandbox/sb-1", "x", "-f", "-", "-u", "root"},
+			want: WriteOptions{target: target{ID: "sb-1", User: "root", Path: "x"}, From: "-"}},
+		verbCase{name: "empty path from a file", argv: []string{"sb-1", "", "--from", from}, code: abxerr.InvalidInput, err: "empty path"},
+		verbCase{name: "from a missing file", argv: []string{"sb-1", "x", "--from", missing},
+			code: abxerr.InvalidInput, err: "cannot read " + missing + ": no such file or directory"},
+		verbCase{name: "from a directory", argv: []string{"sb-1", "x", "--from", dir}, code: abxerr.InvalidInput, err: dir + " is a directory"},
+	))
 }
 
 func TestRunWrite(t *testing.T) {
 	t.Parallel()
 	s := newFakeSandbox(t)
-	t.Run("stdin", func(t *testing.T) {
-		t.Parallel()
-		f, io := s.factory(t, false, "")
-		io.In.WriteString("hello\n")
-		err := runWrite(t.Context(), &WriteOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient, ID: s.id, Path: "deep/er/greeting.txt"})
-		checkErr(t, err, "", "")
-		if got, _ := s.get(t, "deep/er/greeting.txt"); got != "hello\n" || io.Out.Len() != 0 || io.ErrOut.String() != "wrote deep/er/greeting.txt\n" {
-			t.Errorf("remote %q, stdout %q, stderr %q", got, io.Out, io.ErrOut)
-		}
-	})
-	t.Run("from a file, json", func(t *testing.T) {
-		t.Parallel()
-		local := filepath.Join(t.TempDir(), "data.bin")
-		if err := os.WriteFile(local, []byte("\x00\x01data"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		f, io := s.factory(t, false, output.JSON)
-		err := runWrite(t.Context(), &WriteOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient, ID: s.id, Path: "data.bin", From: local})
-		checkErr(t, err, "", "")
-		if got, _ := s.get(t, "data.bin"); got != "\x00\x01data" || io.Out.Len() != 0 || io.ErrOut.Len() != 0 {
-			t.Errorf("remote %q, stdout %q, stderr %q", got, io.Out, io.ErrOut)
-		}
-	})
-	t.Run("outside the sandbox", func(t *testing.T) {
-		t.Parallel()
-		f, io := s.factory(t, false, "")
-		io.In.WriteString("x")
-		err := runWrite(t.Context(), &WriteOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient, ID: s.id, Path: "/etc/passwd"})
-		checkErr(t, err, abxerr.Forbidden, "is outside the sandbox directory")
-		if io.ErrOut.Len() != 0 {
-			t.Errorf("stderr %q", io.ErrOut)
-		}
-	})
+	_, from, _ := localFile(t)
+	for _, tc := range []struct {
+		name, stdin     string
+		format          output.Format
+		argv            []string // after write ID
+		stderr          string
+		code            abxerr.Code
+		err, path, want string // the error, or the file written and what it holds
+	}{
+		{name: "stdin", stdin: "hello\n", argv: []string{"deep/er/greeting.txt"},
+			stderr: "wrote deep/er/greeting.txt\n", path: "deep/er/greeting.txt", want: "hello\n"},
+		{name: "from a file, json", format: output.JSON, argv: []string{"data.bin", "--from", from}, path: "data.bin", want: "a,b\n"},
+		{name: "outside the sandbox", stdin: "x", argv: []string{"/etc/passwd"}, code: abxerr.Forbidden, err: "is outside the sandbox directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f, io := s.factory(t, false, tc.format)
+			io.In.WriteString(tc.stdin)
+			checkErr(t, cmdtest.Exec(NewCmdFiles(f), append([]string{"write", s.id}, tc.argv...)...), tc.code, tc.err)
+			wantOutput(t, io, "", tc.stderr)
+			if tc.path == "" {
+				return
+			}
+			if got, _ := s.get(t, tc.path); got != tc.want {
+				t.Errorf("remote %q", got)
+			}
+		})
+	}
 }
 
 // Before, a missing --from was found only after the sandbox was read.
 func TestWriteFromAMissingFileSendsNothing(t *testing.T) {
 	t.Parallel()
 	s := newFakeSandbox(t)
-	f, io := s.factory(t, false, "")
-	err := execVerb(NewCmdWrite(f, nil), s.id, "x", "--from", filepath.Join(t.TempDir(), "missing"))
+	io, err := s.run(t, false, "", "write", s.id, "x", "--from", filepath.Join(t.TempDir(), "missing"))
 	checkErr(t, err, abxerr.InvalidInput, "no such file or directory")
 	if n := len(s.srv.Requests()); n != 0 || io.Out.Len() != 0 || io.ErrOut.Len() != 0 {
 		t.Errorf("the server got %d requests; stdout %q, stderr %q", n, io.Out, io.ErrOut)

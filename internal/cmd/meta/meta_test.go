@@ -3,6 +3,7 @@ package meta
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -99,6 +100,21 @@ func TestConfigRedactsTheKey(t *testing.T) {
 		}
 		if !strings.Contains(s.Out.String(), "agents.example.com") {
 			t.Errorf("-o %s: the domain is not shown: %q", format, s.Out)
+		}
+	}
+}
+
+// The release build stamps these variables by their import path: a moved
+// package must take goreleaser.yaml along.
+func TestReleaseStampsThisPackage(t *testing.T) {
+	t.Parallel()
+	cfg, err := os.ReadFile("../../../goreleaser.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"version", "commit", "date"} {
+		if want := "-X github.com/abx-dev/abx/internal/cmd/meta." + v + "="; !strings.Contains(string(cfg), want) {
+			t.Errorf("goreleaser.yaml does not stamp %s (want %q)", v, want)
 		}
 	}
 }

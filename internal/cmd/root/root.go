@@ -152,8 +152,9 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		DisableAutoGenTag: true,
+		Annotations:       map[string]string{},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			cmd.Root().Annotations = map[string]string{annotApplied: "true"}
+			cmd.Root().Annotations[annotApplied] = "true"
 			return g.apply(f, cmd)
 		},
 	}

@@ -1,0 +1,99 @@
+package code
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/codeinterp"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// ContextsChangeOptions are the inputs of the contexts commands that change
+// one context, restart and delete: `ID CONTEXT`.
+type ContextsChangeOptions struct {
+	sandboxInterp
+	ContextID string
+}
+
+type (
+	// ContextsRestartOptions are the inputs of `abx run-code contexts restart`.
+	ContextsRestartOptions = ContextsChangeOptions
+	// ContextsDeleteOptions are the inputs of `abx run-code contexts delete`.
+	ContextsDeleteOptions = ContextsChangeOptions
+)
+
+// newCmdContextsChange completes restart or delete, which differ only in
+// their help and in what run asks of the code interpreter: both take
+// `ID CONTEXT`.
+func newCmdContextsChange(f *cmdutil.Factory, runF, run func(context.Context, *ContextsChangeOptions) error, cmd *cobra.Command) *cobra.Command {
+	opts := &ContextsChangeOptions{sandboxInterp: newSandboxInterp(f)}
+	cmd.Args = cmdutil.ExactArgs("ID", "CONTEXT")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := opts.parse(args); err != nil {
+			return err
+		}
+		return cmdutil.Run(cmd, opts, runF, run)
+	}
+	return cmdutil.Needs(cmd, provider.CodeInterpret)
+}
+
+// parse reads `ID CONTEXT`: a sandbox ID (also as sandbox/ID) and a context
+// ID, both refused before anything is sent if they cannot be one.
+func (opts *ContextsChangeOptions) parse(args []string) error {
+	if err := opts.sandboxInterp.parse(args); err != nil {
+		return err
+	}
+	opts.ContextID = args[1]
+	return checkContextID(opts.ID, opts.ContextID)
+}
+
+// contextChange is the JSON of restart and delete (docs/json.md, run-code).
+type contextChange struct {
+	ID     string `json:"id"`
+	Action string `json:"action"`
+}
+
+// change restarts or deletes the context (change) and says so (done): a
+// note for people, the change for programs, the bare context ID for
+// -o name.
+func (opts *ContextsChangeOptions) change(ctx context.Context, change func(*codeinterp.Client, context.Context, string) error, done string) error {
+	c, err := opts.client(ctx)
+	if err != nil {
+		return err
+	}
+	if err := change(c, ctx, opts.ContextID); err != nil {
+		return contextHint(err, opts.ID)
+	}
+	p := opts.Printer
+	p.Note("context %s %s", opts.ContextID, done)
+	return p.Print(contextChange{ID: opts.ContextID, Action: done}, []string{opts.ContextID}, nil)
+}
+
+// NewCmdContextsRestart builds `abx run-code contexts restart`.
+func NewCmdContextsRestart(f *cmdutil.Factory, runF func(context.Context, *ContextsRestartOptions) error) *cobra.Command {
+	return newCmdContextsChange(f, runF, runContextsRestart, &cobra.Command{
+		Use:     "restart ID CONTEXT",
+		Short:   "Restart a context's interpreter: its variables are lost",
+		Example: `  abx run-code contexts restart "$id" "$ctx"`,
+	})
+}
+
+func runContextsRestart(ctx context.Context, opts *ContextsRestartOptions) error {
+	return opts.change(ctx, (*codeinterp.Client).RestartContext, "restarted")
+}
+
+// NewCmdContextsDelete builds `abx run-code contexts delete`.
+func NewCmdContextsDelete(f *cmdutil.Factory, runF func(context.Context, *ContextsDeleteOptions) error) *cobra.Command {
+	return newCmdContextsChange(f, runF, runContextsDelete, &cobra.Command{
+		Use:     "delete ID CONTEXT",
+		Aliases: []string{"rm"},
+		Short:   "Stop a context for good",
+		Example: `  abx run-code contexts delete "$id" "$ctx"`,
+	})
+}
+
+func runContextsDelete(ctx context.Context, opts *ContextsDeleteOptions) error {
+	return opts.change(ctx, (*codeinterp.Client).DeleteContext, "deleted")
+}
