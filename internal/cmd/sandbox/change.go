@@ -1,6 +1,13 @@
 package sandbox
 
-import "github.com/abx-dev/abx/internal/output"
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/output"
+)
 
 // change is the JSON of timeout, pause and resume (docs/json.md): what the
 // sandbox became.
@@ -15,4 +22,16 @@ type change struct {
 func printChange(p *output.Printer, c change, note string, args ...any) error {
 	p.Note(note, args...)
 	return p.Print(c, []string{c.SandboxID}, nil)
+}
+
+// idAndLifetime reads the ID argument and the optional --timeout of
+// connect and resume: 0 when it is not given, and the server's default
+// applies.
+func idAndLifetime(cmd *cobra.Command, arg, timeout string) (string, time.Duration, error) {
+	id, err := cmdutil.SandboxID(arg)
+	if err != nil || !cmd.Flags().Changed("timeout") {
+		return id, 0, err
+	}
+	d, err := cmdutil.ParseTimeout("--timeout", timeout, cmdutil.MinTimeout)
+	return id, d, err
 }

@@ -86,10 +86,7 @@ func TestNewCmdConnect(t *testing.T) {
 		cmdtest.ArgvCase{Name: "fraction", Argv: []string{"sb", "--timeout", "1ms"}, WantErr: "whole seconds"},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdConnect(f, func(_ context.Context, o *ConnectOptions) error {
-			*got = o.ID
-			if o.Timeout > 0 {
-				*got = o.ID + " " + o.Timeout.String()
-			}
+			*got = idLifetime(o.ID, o.Timeout)
 			return nil
 		})
 	})
@@ -102,10 +99,7 @@ func TestNewCmdResume(t *testing.T) {
 		cmdtest.ArgvCase{Name: "zero", Argv: []string{"sb", "--timeout", "0"}, WantErr: "not a duration"},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdResume(f, func(_ context.Context, o *ResumeOptions) error {
-			*got = o.ID
-			if o.Timeout > 0 {
-				*got = o.ID + " " + o.Timeout.String()
-			}
+			*got = idLifetime(o.ID, o.Timeout)
 			return nil
 		})
 	})
@@ -172,4 +166,12 @@ type killIn struct {
 	IDs      []string
 	All, Yes bool
 	Filter   provider.ListOptions
+}
+
+// idLifetime is what connect and resume were given, as the tables write it.
+func idLifetime(id string, d time.Duration) string {
+	if d > 0 {
+		return id + " " + d.String()
+	}
+	return id
 }

@@ -33,13 +33,8 @@ running sandbox is refused by the server; 'abx connect' accepts both.`,
 		Args:    cmdutil.ExactArgs("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
-			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
+			if opts.ID, opts.Timeout, err = idAndLifetime(cmd, args[0], timeout); err != nil {
 				return err
-			}
-			if cmd.Flags().Changed("timeout") {
-				if opts.Timeout, err = cmdutil.ParseTimeout("--timeout", timeout, cmdutil.MinTimeout); err != nil {
-					return err
-				}
 			}
 			return cmdutil.Run(cmd, opts, runF, runResume)
 		},
