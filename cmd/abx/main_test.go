@@ -3,10 +3,12 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,10 +28,18 @@ import (
 // The scripts in testdata/script are user stories: real command lines run
 // against the real binary and a fake sandbox-manager started per script.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	commands := map[string]func(){
 		"abx": func() { os.Exit(root.Main()) },
 		"jq":  func() { os.Exit(jqMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-	})
+	}
+	if _, isCommand := commands[filepath.Base(os.Args[0])]; !isCommand {
+		// The stories wait on servers, child processes and the sandboxes'
+		// clocks far more than they compute (a third of a core each): run
+		// them side by side rather than GOMAXPROCS at a time. An explicit
+		// -test.parallel still decides.
+		_ = flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0))))
+	}
+	testscript.Main(m, commands)
 }
 
 // testKey is the fake's API key; decoyKey must never be sent anywhere.
