@@ -3,12 +3,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/abx-dev/abx/internal/cmd/root"
+	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/emulator/reqlog"
@@ -34,10 +33,8 @@ func TestMain(m *testing.M) {
 	}
 	if _, isCommand := commands[filepath.Base(os.Args[0])]; !isCommand {
 		// The stories wait on servers, child processes and the sandboxes'
-		// clocks far more than they compute (a third of a core each): run
-		// them side by side rather than GOMAXPROCS at a time. An explicit
-		// -test.parallel still decides.
-		_ = flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0))))
+		// clocks far more than they compute: run them side by side.
+		cmdtest.RaiseParallel()
 	}
 	testscript.Main(m, commands)
 }

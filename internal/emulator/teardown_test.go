@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	client "github.com/abx-dev/abx/internal/envd"
 )
@@ -69,13 +71,12 @@ func stuckProcess(t *testing.T, e *Emulator, id string) (release func()) {
 	case <-ended:
 		t.Fatal("the stuck process did not start")
 	}
-	released := false
+	var once sync.Once
 	release = func() {
-		if !released {
-			released = true
+		once.Do(func() {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			<-ended // its stream ends with it
-		}
+		})
 	}
 	t.Cleanup(release)
 	return release
@@ -139,10 +140,13 @@ func TestASlowTeardownBlocksNobody(t *testing.T) {
 func TestCloseWaitsForTeardowns(t *testing.T) {
 	e := startEmulator(t, Options{StateDir: t.TempDir()})
 	slow := createSandbox(t, e, `{"templateID":"base"}`)
-	stuckProcess(t, e, slow)
+	release := stuckProcess(t, e, slow)
 	if status, body := call(t, e, "DELETE", "/kruise/api/sandboxes/"+slow, ""); status != http.StatusNoContent {
 		t.Fatalf("kill: %d %s", status, body)
 	}
+	// The teardown lasts until the process is released, a moment after
+	// Close has begun to wait for it.
+	time.AfterFunc(300*time.Millisecond, release)
 	_ = e.Close()
 	if _, err := os.Stat(filepath.Join(e.StateDir, "sandboxes", slow)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("Close returned before the killed sandbox's teardown: %v", err)
