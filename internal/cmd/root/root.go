@@ -40,18 +40,16 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	cmd, err := root.ExecuteContextC(ctx)
-	if jerr := f.Printer.Close(ctx); jerr != nil {
-		var remote abxerr.Status
-		if err == nil || errors.As(err, &remote) {
-			err = jerr
-		}
+	// A --jq failure outranks success and a remote status, not abx's own
+	// failure, which already says what went wrong.
+	if jerr := f.Printer.Close(ctx); jerr != nil && (err == nil || errors.As(err, new(abxerr.Status))) {
+		err = jerr
 	}
 	if err == nil {
 		return abxerr.ExitOK
 	}
 	passThrough := cmdutil.IsPassThrough(cmd)
-	var remote abxerr.Status
-	if errors.As(err, &remote) {
+	if errors.As(err, new(abxerr.Status)) {
 		return abxerr.Exit(err, passThrough) // it has spoken for itself
 	}
 	e := classify(err)
@@ -59,7 +57,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 		e = &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
 	}
 	exit := abxerr.Exit(e, passThrough)
-	if fm, ok := formatOfWords(args); ok && !applied(cmd) {
+	if fm, ok := formatOfWords(args); !applied(cmd) && ok {
 		// cobra refused the line before the root could read -o: read it
 		// from the words, so that a JSON reader gets its JSON error.
 		f.Printer.SetFormat(fm)
