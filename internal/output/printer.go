@@ -53,9 +53,6 @@ func (p *Printer) Close(ctx context.Context) error {
 	return jq.Close(ctx)
 }
 
-// Format is the chosen -o.
-func (p *Printer) Format() Format { return p.format }
-
 // JSON is true when programs read the output: -o json, --jq, --stream.
 func (p *Printer) JSON() bool { return p.format == JSON }
 

@@ -24,7 +24,10 @@ const completionTimeout = 2 * time.Second
 // the paths inside a sandbox. It runs inside `abx __complete`, whose stderr
 // the shell discards and whose errors it cannot show: any failure (no
 // configuration, no network, a refusal) is simply no candidates.
-type completer struct{ f *cmdutil.Factory }
+type completer struct {
+	f *cmdutil.Factory
+	p provider.Provider // bound once; a Tab may look up IDs and paths
+}
 
 // errStdinSetting refuses a setting read from stdin while completing: the
 // stdin of `abx __complete` is the terminal the user is typing in.
@@ -33,6 +36,9 @@ var errStdinSetting = errors.New("a setting is read from stdin")
 // provider binds the configuration the command being completed would use:
 // the same flags, variables and defaults, quietly.
 func (c *completer) provider() (provider.Provider, error) {
+	if c.p != nil {
+		return c.p, nil
+	}
 	f := c.f
 	// The root selects the provider only for commands that need one, and
 	// __complete is not one of them: select it here, as the root would.
@@ -52,7 +58,9 @@ func (c *completer) provider() (provider.Provider, error) {
 	// --debug on the line being completed would trace into the shell's
 	// discarded stderr at best, and onto the prompt at worst.
 	f.Debug = false
-	return f.Provider()
+	p, err := f.Provider()
+	c.p = p
+	return p, err
 }
 
 // stateFilter keeps the sandboxes a command can act on; nil keeps all.
