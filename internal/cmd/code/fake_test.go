@@ -15,11 +15,12 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/codeinterp"
+	"github.com/abx-dev/abx/internal/emulator/emutest"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
-// fake is the fake cluster (cmdtest.FakeCluster), whose code-interpreter
+// fake is the fake cluster (emutest.Cluster), whose code-interpreter
 // sandboxes run a fake code interpreter (python3 kernels), the environment
 // that points abx at it, and one such sandbox.
 type fake struct {
@@ -35,7 +36,7 @@ func newFake(t *testing.T) *fake {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed: the fake code interpreter runs it")
 	}
-	_, env := cmdtest.FakeCluster(t)
+	_, env := emutest.Cluster(t)
 	env["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = "private"
 	fk := &fake{env: env}
 	f, _ := fk.factory(t, "")

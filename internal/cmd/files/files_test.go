@@ -20,6 +20,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator"
+	"github.com/abx-dev/abx/internal/emulator/emutest"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
@@ -50,7 +51,7 @@ func newFakeSandbox(t *testing.T) *fakeSandbox {
 // describes for a port-forward.
 func newFakeSandboxVersion(t *testing.T, envdVersion string) *fakeSandbox {
 	t.Helper()
-	srv := manager.New(manager.Options{APIKey: cmdtest.Key, Domain: "abx.test", EnvdVersion: envdVersion})
+	srv := manager.New(manager.Options{APIKey: emutest.Key, Domain: "abx.test", EnvdVersion: envdVersion})
 	gw := emulator.NewGateway(srv, t.TempDir(), envdVersion)
 	t.Cleanup(gw.Close)
 	ts := httptest.NewServer(gw)
@@ -58,7 +59,7 @@ func newFakeSandboxVersion(t *testing.T, envdVersion string) *fakeSandbox {
 	s := &fakeSandbox{srv: srv, env: map[string]string{
 		"ABX_PROVIDER":                    "alicloud-container",
 		"ABX_ALICLOUD_CONTAINER_BASE_URL": ts.URL + "/kruise/api",
-		"ABX_ALICLOUD_CONTAINER_API_KEY":  cmdtest.Key,
+		"ABX_ALICLOUD_CONTAINER_API_KEY":  emutest.Key,
 		"ABX_ALICLOUD_CONTAINER_PROTOCOL": "private",
 	}}
 	f, _ := s.factory(t, false, "")

@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/emulator/emutest"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/output"
 )
 
-const testKey = cmdtest.Key
+const testKey = emutest.Key
 
 // env is the environment a test gives abx: these variables and no other.
 type env map[string]string
@@ -24,7 +24,7 @@ type env map[string]string
 // that points abx at it.
 func fakeManager(t *testing.T) (*manager.Server, env) {
 	t.Helper()
-	srv, e := cmdtest.FakeCluster(t)
+	srv, e := emutest.Cluster(t)
 	return srv, e
 }
 

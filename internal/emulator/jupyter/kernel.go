@@ -91,9 +91,9 @@ func (t *tail) Write(p []byte) (int, error) {
 
 // startKernel starts a kernel in dir and waits until the driver is ready.
 func startKernel(python, dir string, env []string) (*kernel, error) {
-	path, err := exec.LookPath(python)
+	path, err := interpreter(python)
 	if err != nil {
-		return nil, fmt.Errorf("no %s interpreter on this machine: %w", python, err)
+		return nil, err
 	}
 	protoR, protoW, err := os.Pipe()
 	if err != nil {

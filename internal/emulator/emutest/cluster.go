@@ -1,6 +1,9 @@
 //go:build unix
 
-package cmdtest
+// Package emutest starts the emulator's cluster for tests of the commands
+// that need one. It is apart from cmdtest so that the commands' tests that
+// need no cluster do not link the emulator.
+package emutest
 
 import (
 	"net/http/httptest"
@@ -13,10 +16,10 @@ import (
 // Key is the fake cluster's API key.
 const Key = "sk-unit-test"
 
-// FakeCluster starts the fake sandbox-manager behind the gateway (real
+// Cluster starts the fake sandbox-manager behind the gateway (real
 // envd and code interpreter fakes per sandbox, envd 0.2.10) and returns it
 // with the environment that points abx at it.
-func FakeCluster(t *testing.T) (*manager.Server, map[string]string) {
+func Cluster(t *testing.T) (*manager.Server, map[string]string) {
 	t.Helper()
 	srv := manager.New(manager.Options{APIKey: Key, Domain: "abx.test"})
 	gw := emulator.NewGateway(srv, t.TempDir(), "0.2.10")
