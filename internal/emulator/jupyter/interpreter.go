@@ -15,7 +15,10 @@ import (
 // PATH that cost about 0.3 s of CPU per start, four times the interpreter's
 // own start; a kernel is started per context, so the shim is asked once per
 // process and kernels run the interpreter itself.
-var interpreters sync.Map // LookPath result -> resolved path
+var interpreters struct {
+	sync.Mutex // held while a shim is asked, so contexts starting together ask once
+	real       map[string]string // LookPath result -> resolved path
+}
 
 // interpreter returns the executable that running python starts.
 func interpreter(python string) (string, error) {
@@ -23,8 +26,10 @@ func interpreter(python string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("no %s interpreter on this machine: %w", python, err)
 	}
-	if real, ok := interpreters.Load(path); ok {
-		return real.(string), nil
+	interpreters.Lock()
+	defer interpreters.Unlock()
+	if real, ok := interpreters.real[path]; ok {
+		return real, nil
 	}
 	real := path
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
@@ -37,7 +42,10 @@ func interpreter(python string) (string, error) {
 			real = s
 		}
 	}
-	interpreters.Store(path, real)
+	if interpreters.real == nil {
+		interpreters.real = map[string]string{}
+	}
+	interpreters.real[path] = real
 	return real, nil
 }
 
