@@ -16,8 +16,8 @@ import (
 // own start; a kernel is started per context, so the shim is asked once per
 // process and kernels run the interpreter itself.
 var interpreters struct {
-	sync.Mutex // held while a shim is asked, so contexts starting together ask once
-	real       map[string]string // LookPath result -> resolved path
+	sync.Mutex                   // held while a shim is asked, so contexts starting together ask once
+	exe        map[string]string // LookPath result -> resolved path
 }
 
 // interpreter returns the executable that running python starts.
@@ -28,10 +28,10 @@ func interpreter(python string) (string, error) {
 	}
 	interpreters.Lock()
 	defer interpreters.Unlock()
-	if real, ok := interpreters.real[path]; ok {
-		return real, nil
+	if exe, ok := interpreters.exe[path]; ok {
+		return exe, nil
 	}
-	real := path
+	exe := path
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "-c", "import sys; sys.stdout.write(sys.executable)").Output()
@@ -39,13 +39,12 @@ func interpreter(python string) (string, error) {
 	// error) is started as it was found: the kernel then reports why.
 	if s := strings.TrimSpace(string(out)); err == nil && s != "" {
 		if _, err := exec.LookPath(s); err == nil {
-			real = s
+			exe = s
 		}
 	}
-	if interpreters.real == nil {
-		interpreters.real = map[string]string{}
+	if interpreters.exe == nil {
+		interpreters.exe = map[string]string{}
 	}
-	interpreters.real[path] = real
-	return real, nil
+	interpreters.exe[path] = exe
+	return exe, nil
 }
-
