@@ -1,0 +1,167 @@
+//go:build linux
+
+package jail_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/emulator/jail/jailtest"
+)
+
+func TestMain(m *testing.M) {
+	jail.Init()
+	os.Exit(m.Run())
+}
+
+// box is one sandbox's directories on this machine.
+type box struct {
+	dir   string
+	binds []jail.Bind
+}
+
+func newBox(t *testing.T) *box {
+	t.Helper()
+	jailtest.Need(t)
+	b := &box{dir: t.TempDir()}
+	for _, target := range []string{"/home/user", "/tmp", "/var/tmp", "/root"} {
+		src := filepath.Join(b.dir, strings.ReplaceAll(strings.TrimPrefix(target, "/"), "/", "-"))
+		mode := os.FileMode(0o755)
+		if strings.HasSuffix(target, "tmp") {
+			mode = 0o1777 | os.ModeSticky
+		}
+		if err := jail.Prepare(src, mode); err != nil {
+			t.Fatal(err)
+		}
+		b.binds = append(b.binds, jail.Bind{Source: src, Target: target})
+	}
+	return b
+}
+
+// run runs a shell line in the box and returns its output and status.
+func (b *box) run(t *testing.T, root bool, line string) (string, int) {
+	t.Helper()
+	spec := jail.Spec{Binds: b.binds, Hide: []string{b.dir}, Root: root, Dir: "/home/user", Args: []string{"sh", "-c", line}}
+	cmd, err := jail.Command(spec, []string{"PATH=/usr/bin:/bin", "HOME=/home/user"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err = cmd.Start(); err == nil {
+		err = cmd.Wait()
+	}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		if ws := exit.Sys().(syscall.WaitStatus); ws.Signaled() {
+			return out.String(), 128 + int(ws.Signal())
+		}
+		return out.String(), exit.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return out.String(), 0
+}
+
+func TestTheSandboxUserOwnsItsHome(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	out, code := b.run(t, false, `id -u; id -G; pwd; echo hi > /tmp/f; echo x > g; ls -n g | awk '{print $3}'`)
+	if code != 0 || out != "1000\n1000\n/home/user\n1000\n" {
+		t.Fatalf("exit %d, output %q", code, out)
+	}
+	if got, err := os.ReadFile(filepath.Join(b.dir, "tmp", "f")); err != nil || string(got) != "hi\n" {
+		t.Fatalf("the sandbox's /tmp/f on this machine: %q, %v", got, err)
+	}
+	out, code = b.run(t, true, "id -u")
+	if code != 0 || out != "0\n" {
+		t.Fatalf("root: exit %d, output %q", code, out)
+	}
+}
+
+func TestEverythingElseIsReadOnly(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	for _, line := range []string{"touch /etc/abx-jail-test", "touch /usr/abx-jail-test", "mkdir /home/other", "touch /dev/abx"} {
+		for _, root := range []bool{false, true} {
+			if out, code := b.run(t, root, line); code == 0 {
+				t.Errorf("%q as root=%v succeeded: %q", line, root, out)
+			}
+		}
+	}
+	if out, code := b.run(t, false, "echo 1 > /proc/sys/kernel/ns_last_pid"); code == 0 {
+		t.Errorf("a sysctl was written: %q", out)
+	}
+	if out, code := b.run(t, false, "ls /home; ls /dev | tr '\\n' ' '; echo x > /dev/null"); code != 0 ||
+		!strings.HasPrefix(out, "user\n") || strings.Contains(out, "sda") || !strings.Contains(out, "urandom") {
+		t.Errorf("/home and /dev: exit %d, %q", code, out)
+	}
+}
+
+func TestSandboxesDoNotSeeEachOthersFilesOrTheHosts(t *testing.T) {
+	t.Parallel()
+	a, b := newBox(t), newBox(t)
+	marker := filepath.Join(os.TempDir(), "abx-jail-marker-"+filepath.Base(a.dir))
+	if err := os.WriteFile(marker, []byte("host"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(marker) })
+	if _, code := a.run(t, false, "echo secret > /tmp/a; echo secret > ~/a"); code != 0 {
+		t.Fatal("write in a")
+	}
+	if out, _ := b.run(t, true, "cat /tmp/a ~/a 2>&1; ls /tmp"); strings.Contains(out, "secret") {
+		t.Fatalf("b read a's files: %q", out)
+	}
+	if _, code := a.run(t, true, "rm -rf /tmp/*"); code != 0 {
+		t.Fatal("rm in a")
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the host's /tmp lost %s: %v", marker, err)
+	}
+	if out, _ := a.run(t, true, "ls "+a.dir+" 2>&1"); strings.Contains(out, "home-user") {
+		t.Fatalf("the emulator's state is visible: %q", out)
+	}
+}
+
+func TestStatusesAndSignalsPassThrough(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	for line, want := range map[string]int{"exit 7": 7, "kill -TERM $$": 128 + 15, "no-such-command-abx": 127} {
+		if _, code := b.run(t, false, line); code != want {
+			t.Errorf("%q: exit %d, want %d", line, code, want)
+		}
+	}
+}
+
+func TestExtraFilesReachTheCommand(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.Close() }()
+	spec := jail.Spec{Binds: b.binds, Dir: "/tmp", Args: []string{"sh", "-c", "echo via3 >&3; pwd >&3"}}
+	cmd, err := jail.Command(spec, []string{"PATH=/usr/bin:/bin"}, []*os.File{w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Start()
+	_ = w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := new(bytes.Buffer)
+	_, _ = got.ReadFrom(r) // EOF once the command and the init are gone
+	if err := cmd.Wait(); err != nil || got.String() != "via3\n/tmp\n" {
+		t.Fatalf("%v, %q", err, got.String())
+	}
+}

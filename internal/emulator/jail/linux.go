@@ -1,0 +1,115 @@
+//go:build linux
+
+package jail
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// selfExe is this binary, whatever it was started as and even if the file
+// was replaced since.
+const selfExe = "/proc/self/exe"
+
+// unprivileged is the uid and gid sandbox processes get on this machine
+// when the emulator runs as root: a user of their own, so that a sandbox
+// can neither signal the host's root processes nor open what root may.
+const unprivileged = 100000
+
+// Owner is the user of this machine that sandbox processes run as, and
+// that owns the sandboxes' directories: this process's own user, or
+// unprivileged for root.
+func Owner() (uid, gid int) {
+	if os.Geteuid() == 0 {
+		return unprivileged, unprivileged
+	}
+	return os.Geteuid(), os.Getegid()
+}
+
+// isolate gives cmd a mount namespace of its own. Root needs nothing
+// more: its init mounts as root and maps the command's user to
+// unprivileged. Anyone else's init is uid 0 of a new user namespace that
+// is this user outside, where it may mount, and maps the command's user
+// to that uid 0. It returns the id the command's user maps to.
+func isolate(cmd *exec.Cmd) (parentID int, err error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS, Setpgid: true}
+	if os.Geteuid() == 0 {
+		return unprivileged, nil
+	}
+	cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
+	cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
+	cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
+	cmd.SysProcAttr.Credential = &syscall.Credential{Uid: 0, Gid: 0, NoSetGroups: true}
+	return 0, nil
+}
+
+var probe struct {
+	once sync.Once
+	err  error
+}
+
+// Available reports whether sandbox processes can be isolated here: it
+// sets a whole view up once, in a scratch directory, and remembers why
+// that failed, if it did.
+func Available() error {
+	probe.once.Do(func() { probe.err = tryView() })
+	return probe.err
+}
+
+func tryView() error {
+	dir, err := os.MkdirTemp("", "abx-jail-probe-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	spec := Spec{Dir: "/home/user", Probe: true, Hide: []string{dir}}
+	for _, target := range []string{"/home/user", "/tmp"} {
+		src := filepath.Join(dir, filepath.Base(target))
+		if err := Prepare(src, 0o755); err != nil {
+			return err
+		}
+		spec.Binds = append(spec.Binds, Bind{Source: src, Target: target})
+	}
+	cmd, err := Command(spec, nil, nil)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnsupported, err)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
+	defer stop()
+	if err := cmd.Wait(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("%w: %s", ErrUnsupported, strings.TrimPrefix(msg, InitName+": "))
+	}
+	return nil
+}
+
+// Prepare makes a directory for a sandbox and gives it to Owner.
+func Prepare(dir string, mode os.FileMode) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	uid, gid := Owner()
+	if uid != os.Geteuid() {
+		if err := os.Lchown(dir, uid, gid); err != nil {
+			return err
+		}
+	}
+	return os.Chmod(dir, mode)
+}
