@@ -5,6 +5,11 @@ import (
 	"os"
 
 	"github.com/abx-dev/abx/internal/cmd/root"
+	"github.com/abx-dev/abx/internal/emulator/jail"
 )
 
-func main() { os.Exit(root.Main()) }
+func main() {
+	// abx started as the emulator's sandbox init never gets further.
+	jail.Init()
+	os.Exit(root.Main())
+}

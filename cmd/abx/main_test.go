@@ -19,6 +19,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmd/root"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator"
+	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/emulator/reqlog"
 	"github.com/abx-dev/abx/internal/fakenet"
@@ -27,6 +28,7 @@ import (
 // The scripts in testdata/script are user stories: real command lines run
 // against the real binary and a fake sandbox-manager started per script.
 func TestMain(m *testing.M) {
+	jail.Init() // the emulator's sandbox processes start this binary
 	commands := map[string]func(){
 		"abx": func() { os.Exit(root.Main()) },
 		"jq":  func() { os.Exit(jqMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
@@ -70,10 +72,17 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Condition: func(cond string) (bool, error) {
+			if cond == "isolated" {
+				return jail.Available() == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			c := &clock{}
 			srv := manager.New(manager.Options{APIKey: testKey, Domain: "abx.test", Now: c.now})
 			gw := emulator.NewGateway(srv, filepath.Join(env.WorkDir, ".sandboxes"), "0.2.10")
+			gw.Isolated = jail.Available() == nil
 			plain := httptest.NewServer(gw)
 			secure, err := fakenet.NewTLS(gw, "abx.test", "*.abx.test")
 			if err != nil {

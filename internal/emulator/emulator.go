@@ -38,6 +38,9 @@ type Options struct {
 	// sandbox's 30 s timeout passes in one real second. It exists to test
 	// scripts that wait for expiry; 0 means 1.
 	TimeScale float64
+	// Isolation is IsolationAuto (the default), IsolationNamespaces or
+	// IsolationNone.
+	Isolation string
 }
 
 // Emulator is a running emulator.
@@ -47,6 +50,10 @@ type Emulator struct {
 	StateDir string
 	Manager  *manager.Server
 	Gateway  *Gateway
+	// Isolated says whether sandboxes have views of their own; when not,
+	// NotIsolated says why.
+	Isolated    bool
+	NotIsolated string
 
 	srv       *http.Server
 	served    chan error
@@ -72,6 +79,10 @@ func Start(opts Options) (*Emulator, error) {
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return nil, fmt.Errorf("address %q is not a loopback address: the emulator serves this machine only", opts.Addr)
+	}
+	isolated, why, err := decideIsolation(opts.Isolation)
+	if err != nil {
+		return nil, err
 	}
 	var st *stateDir
 	dir := opts.StateDir
@@ -107,12 +118,16 @@ func Start(opts Options) (*Emulator, error) {
 	}
 	m := manager.New(manager.Options{APIKey: opts.APIKey, Templates: opts.Templates, Now: clock(opts.TimeScale)})
 	g := NewGateway(m, filepath.Join(dir, "sandboxes"), opts.EnvdVersion)
+	// The whole state dir is out of the sandboxes' sight: it holds the
+	// API key and the other sandboxes.
+	g.Isolated, g.Hide = isolated, []string{dir}
 	e := &Emulator{
 		APIKey:   opts.APIKey,
 		URL:      "http://" + ln.Addr().String(),
 		StateDir: dir,
 		Manager:  m,
 		Gateway:  g,
+		Isolated: isolated, NotIsolated: why,
 		srv:      &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second},
 		served:   make(chan error, 1),
 		state:    st,
@@ -136,7 +151,7 @@ func Start(opts Options) (*Emulator, error) {
 		}
 		m.Restore(saved)
 		st.removeOrphans(m.Sandboxes())
-		if err := st.writeRuntime(Runtime{URL: e.URL, PID: os.Getpid(), APIKey: e.APIKey}); err != nil {
+		if err := st.writeRuntime(Runtime{URL: e.URL, PID: os.Getpid(), APIKey: e.APIKey, NotIsolated: why}); err != nil {
 			_ = ln.Close()
 			g.Close()
 			return nil, err

@@ -5,6 +5,7 @@ package emulator
 import (
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,6 +28,13 @@ const (
 // or by a {port}-{id}.{domain} host, as the real gateway routes them.
 type Gateway struct {
 	Manager *manager.Server
+	// Isolated runs each sandbox's processes in a view of its own
+	// (package jail); set it before the first sandbox is created.
+	Isolated bool
+	// Hide are directories of this machine sandboxes see empty; the
+	// sandboxes' directory always is.
+	Hide []string
+
 	dir     string
 	version string
 
@@ -71,18 +79,16 @@ func NewGateway(m *manager.Server, dir, envdVersion string) *Gateway {
 func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 	switch event {
 	case "created":
-		root := filepath.Join(g.dir, s.ID)
-		_ = os.MkdirAll(filepath.Join(root, "home", "user"), 0o755)
-		_ = os.MkdirAll(filepath.Join(root, "tmp"), 0o755)
-		b := &box{envd: envd.New(envd.Options{
-			Root: root, Version: g.version, AccessToken: s.EnvdAccessToken, Env: s.EnvVars})}
+		e := envd.New(envd.Options{Root: filepath.Join(g.dir, s.ID), Version: g.version,
+			AccessToken: s.EnvdAccessToken, Env: s.EnvVars, Isolated: g.Isolated, Hide: append([]string{g.dir}, g.Hide...)})
+		b := &box{envd: e}
 		if strings.Contains(s.Template, "code-interpreter") {
-			// Its kernels see the sandbox as envd's processes do: the same
-			// paths, the same environment.
+			// Its kernels run as envd's processes do: the same view, the
+			// same user, the same environment.
 			b.jupyter = jupyter.New(jupyter.Options{
-				Resolve:     b.envd.Resolve,
-				Env:         func() []string { return b.envd.ProcessEnv(nil) },
-				AccessToken: s.EnvdAccessToken,
+				Command: func(dir string, argv []string, extra []*os.File) (*exec.Cmd, error) {
+					return e.Command(envd.User, dir, argv, nil, extra)
+				},
 			})
 		}
 		// A sandbox restored paused has nothing running to stop.

@@ -118,6 +118,9 @@ type Runtime struct {
 	URL    string `json:"url"`
 	PID    int    `json:"pid"`
 	APIKey string `json:"apiKey"`
+	// NotIsolated says why sandboxes have no views of their own; empty
+	// when they have.
+	NotIsolated string `json:"notIsolated,omitempty"`
 }
 
 // Env is the environment that points abx at the emulator.

@@ -5,11 +5,14 @@
 package emulator
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/emulator"
+	"github.com/abx-dev/abx/internal/emulator/jail"
 )
 
 // NewCmdEmulator builds `abx emulator`.
@@ -38,10 +41,20 @@ type ServeOptions struct {
 	Templates []string
 	StateDir  string
 	TimeScale float64
+	Isolation string
 }
 
-func (o *ServeOptions) addFlags(c *cobra.Command, stateDirHelp string) {
+// isolationEnv sets --isolation's default, so that a CI job or a machine
+// without user namespaces can choose once.
+const isolationEnv = "ABX_EMULATOR_ISOLATION"
+
+func (o *ServeOptions) addFlags(c *cobra.Command, getenv func(string) string, stateDirHelp string) {
 	fl := c.Flags()
+	isolation := getenv(isolationEnv)
+	if isolation == "" {
+		isolation = emulator.IsolationAuto
+	}
+	fl.StringVar(&o.Isolation, "isolation", isolation, "auto, namespaces (required) or none: whether each sandbox's processes get a view of their own (default from $"+isolationEnv+")")
 	fl.StringVar(&o.Addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0 picks a free one)")
 	fl.StringSliceVar(&o.Templates, "templates", []string{"base", "code-interpreter"}, "templates sandboxes can be created from (code-interpreter* ones get the interpreter)")
 	fl.StringVar(&o.StateDir, "state-dir", "", stateDirHelp)
@@ -52,12 +65,20 @@ func (o *ServeOptions) check() error {
 	if o.TimeScale < 1 {
 		return abxerr.New(abxerr.InvalidInput, "invalid --time-scale %v: must be 1 or more", o.TimeScale)
 	}
-	return nil
+	switch o.Isolation {
+	case "", emulator.IsolationAuto, emulator.IsolationNamespaces, emulator.IsolationNone:
+		return nil
+	}
+	return abxerr.New(abxerr.InvalidInput, "invalid --isolation %q: use auto, namespaces or none", o.Isolation)
 }
 
 func start(o *ServeOptions) (*emulator.Emulator, error) {
 	e, err := emulator.Start(emulator.Options{Addr: o.Addr, APIKey: o.APIKey, Templates: o.Templates,
-		StateDir: o.StateDir, TimeScale: o.TimeScale})
+		StateDir: o.StateDir, TimeScale: o.TimeScale, Isolation: o.Isolation})
+	if errors.Is(err, jail.ErrUnsupported) {
+		return nil, abxerr.New(abxerr.InvalidInput, "cannot start the emulator: %v", err).
+			WithHint("run it with --isolation none (sandboxes then run on this machine as your user), or allow user namespaces")
+	}
 	if err != nil {
 		return nil, abxerr.New(abxerr.InvalidInput, "cannot start the emulator: %v", err).
 			WithHint("pick a free loopback address with --addr 127.0.0.1:PORT, or another --state-dir")

@@ -14,15 +14,23 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 )
 
-var defaults = ServeOptions{Addr: "127.0.0.1:0", Templates: []string{"base", "code-interpreter"}, TimeScale: 1}
+var defaults = ServeOptions{Addr: "127.0.0.1:0", Templates: []string{"base", "code-interpreter"}, TimeScale: 1, Isolation: "auto"}
 
 func TestNewCmdStart(t *testing.T) {
 	t.Parallel()
-	custom := ServeOptions{Addr: "127.0.0.1:8787", APIKey: "k", Templates: []string{"a", "b"}, StateDir: "/s", TimeScale: 30}
+	custom := ServeOptions{Addr: "127.0.0.1:8787", APIKey: "k", Templates: []string{"a", "b"}, StateDir: "/s", TimeScale: 30, Isolation: "none"}
+	stateDir := defaults
+	stateDir.StateDir = "/s"
+	fromEnv := stateDir
+	fromEnv.Isolation = "namespaces"
 	cmdtest.Parse(t, []cmdtest.ArgvCase{
-		{Name: "state dir", Argv: []string{"--state-dir", "/s"}, Want: ServeOptions{Addr: defaults.Addr, Templates: defaults.Templates, StateDir: "/s", TimeScale: 1}},
-		{Name: "everything", Argv: []string{"--addr", "127.0.0.1:8787", "--api-key", "k", "--templates", "a,b", "--state-dir", "/s", "--time-scale", "30"}, Want: custom},
+		{Name: "state dir", Argv: []string{"--state-dir", "/s"}, Want: stateDir},
+		{Name: "everything", Argv: []string{"--addr", "127.0.0.1:8787", "--api-key", "k", "--templates", "a,b", "--state-dir", "/s", "--time-scale", "30", "--isolation", "none"}, Want: custom},
+		{Name: "isolation from the environment", Argv: []string{"--state-dir", "/s"}, Env: map[string]string{"ABX_EMULATOR_ISOLATION": "namespaces"}, Want: fromEnv},
+		{Name: "the flag beats the environment", Argv: []string{"--state-dir", "/s", "--isolation", "none"}, Env: map[string]string{"ABX_EMULATOR_ISOLATION": "namespaces"},
+			Want: ServeOptions{Addr: defaults.Addr, Templates: defaults.Templates, StateDir: "/s", TimeScale: 1, Isolation: "none"}},
 		{Name: "slow clock", Argv: []string{"--state-dir", "/s", "--time-scale", "0.5"}, WantErr: "invalid --time-scale 0.5"},
+		{Name: "unknown isolation", Argv: []string{"--state-dir", "/s", "--isolation", "maybe"}, WantErr: `invalid --isolation "maybe"`},
 		{Name: "argument", Argv: []string{"--state-dir", "/s", "now"}, WantErr: "start takes , got 1 arguments"},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdStart(f, func(_ context.Context, o *StartOptions) error { *got = o.ServeOptions; return nil })
@@ -37,7 +45,7 @@ func TestNewCmdExec(t *testing.T) {
 	}
 	cmdtest.Parse(t, []cmdtest.ArgvCase{
 		{Name: "command", Argv: []string{"--", "./x.sh", "-v"}, Want: in{defaults, []string{"./x.sh", "-v"}}},
-		{Name: "faster", Argv: []string{"--time-scale", "60", "--", "true"}, Want: in{ServeOptions{Addr: defaults.Addr, Templates: defaults.Templates, TimeScale: 60}, []string{"true"}}},
+		{Name: "faster", Argv: []string{"--time-scale", "60", "--", "true"}, Want: in{ServeOptions{Addr: defaults.Addr, Templates: defaults.Templates, TimeScale: 60, Isolation: "auto"}, []string{"true"}}},
 		{Name: "no command", Argv: nil, WantErr: "needs a command to run after --"},
 		{Name: "slow clock", Argv: []string{"--time-scale", "0", "--", "true"}, WantErr: "invalid --time-scale 0"},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {

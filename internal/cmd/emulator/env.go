@@ -60,6 +60,9 @@ func runEnv(_ context.Context, opts *EnvOptions) error {
 		m[k] = v
 		names = append(names, k)
 	}
+	if rt.NotIsolated != "" {
+		opts.Printer.Note("note: this emulator's sandboxes are not isolated (%s); see docs/emulator.md", rt.NotIsolated)
+	}
 	return opts.Printer.Print(m, names, func() error {
 		_, err := opts.Printer.Out().Write([]byte(exportLines(rt.Env())))
 		return err

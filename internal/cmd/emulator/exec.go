@@ -50,7 +50,7 @@ run starts empty, in a temporary state dir, unless --state-dir names one.`,
 			return cmdutil.Run(cmd, opts, runF, runExec)
 		},
 	}
-	opts.addFlags(cmd, "where sandboxes are kept (default: a temporary dir, removed at exit)")
+	opts.addFlags(cmd, f.Getenv, "where sandboxes are kept (default: a temporary dir, removed at exit)")
 	cmdutil.PassThrough(cmd)
 	return cmdutil.NoJSON(cmd) // the command's own output
 }

@@ -49,7 +49,7 @@ do not.`,
 			return cmdutil.Run(cmd, opts, runF, runStart)
 		},
 	}
-	opts.addFlags(cmd, "where sandboxes are kept across restarts (default $XDG_STATE_HOME/abx/emulator or ~/.local/state/abx/emulator)")
+	opts.addFlags(cmd, f.Getenv, "where sandboxes are kept across restarts (default $XDG_STATE_HOME/abx/emulator or ~/.local/state/abx/emulator)")
 	cmd.Flags().StringVar(&opts.APIKey, "api-key", "", "API key to require (default: the state dir's, or a new random key)")
 	return cmdutil.NoJSON(cmd)
 }
@@ -62,14 +62,23 @@ func runStart(ctx context.Context, opts *StartOptions) error {
 	defer func() { _ = e.Close() }()
 	_, _ = fmt.Fprint(opts.IO.Out, exportLines(e.Env()))
 	_, _ = fmt.Fprintf(opts.IO.ErrOut, `abx emulator serving on %s (state in %s)
-Sandboxes run commands and code as %s on this machine, without isolation; the files
-API stays inside each sandbox's directory (docs/emulator.md).
+%s
 Point abx at it with the lines above, or: eval "$(abx emulator env)". Ctrl-C stops it.
-`, e.URL, e.StateDir, currentUser())
+`, e.URL, e.StateDir, isolationNote(e.NotIsolated))
 	<-ctx.Done()
 	_ = e.Close()
 	_, _ = fmt.Fprintln(opts.IO.ErrOut, "abx emulator stopped")
 	return nil
+}
+
+// isolationNote says what sandboxes' processes can reach.
+func isolationNote(notIsolated string) string {
+	if notIsolated == "" {
+		return `Each sandbox runs commands and code as user (uid 1000) in a view of its own: its
+/home/user, /tmp, /var/tmp and /root, the rest of this machine read-only (docs/emulator.md).`
+	}
+	return fmt.Sprintf(`Sandboxes are NOT isolated here (%s): commands and code run as %s
+on this machine; the files API stays inside each sandbox's directories (docs/emulator.md).`, notIsolated, currentUser())
 }
 
 // currentUser names the local user sandboxes run as.

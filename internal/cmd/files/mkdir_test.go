@@ -23,14 +23,14 @@ func TestRunMkdir(t *testing.T) {
 		t.Parallel()
 		io, err := s.run(t, false, "", "mkdir", s.id, "jobs/out")
 		checkErr(t, err, "", "")
-		wantOutput(t, io, "", "created "+s.home+"/jobs/out\n")
+		wantOutput(t, io, "", "created "+"/home/user/jobs/out\n")
 		if st, err := os.Stat(filepath.Join(s.home, "jobs", "out")); err != nil || !st.IsDir() {
 			t.Errorf("no directory: %v", err)
 		}
 	})
 	t.Run("json", func(t *testing.T) {
 		t.Parallel()
-		if e := s.entry(t, "mkdir", s.id, "made"); e.Type != "dir" || e.Path != s.home+"/made" {
+		if e := s.entry(t, "mkdir", s.id, "made"); e.Type != "dir" || e.Path != "/home/user/made" {
 			t.Errorf("entry %+v", e)
 		}
 	})

@@ -29,14 +29,14 @@ func TestRunMv(t *testing.T) {
 		t.Parallel()
 		io, err := s.run(t, false, "", "mv", s.id, "notes/a.txt", "jobs/out/hi.txt")
 		checkErr(t, err, "", "")
-		wantOutput(t, io, "", "moved notes/a.txt to "+s.home+"/jobs/out/hi.txt\n")
+		wantOutput(t, io, "", "moved notes/a.txt to "+"/home/user/jobs/out/hi.txt\n")
 		if got, _ := s.get(t, "jobs/out/hi.txt"); got != "a" {
 			t.Errorf("moved file holds %q", got)
 		}
 	})
 	t.Run("json", func(t *testing.T) {
 		t.Parallel()
-		if e := s.entry(t, "mv", s.id, "notes/b.txt", "b.txt"); e.Path != s.home+"/b.txt" || e.Size != 1 {
+		if e := s.entry(t, "mv", s.id, "notes/b.txt", "b.txt"); e.Path != "/home/user/b.txt" || e.Size != 1 {
 			t.Errorf("entry %+v", e)
 		}
 	})

@@ -23,13 +23,13 @@ func TestRunStat(t *testing.T) {
 		t.Parallel()
 		io, err := s.run(t, false, "", "stat", s.id, "up/big.bin")
 		checkErr(t, err, "", "")
-		if !regexp.MustCompile(`^big.bin\tfile\t10\t\S+\t-rw-r--r--\t\S+\t\S+\t` + regexp.QuoteMeta(s.home) + `/up/big.bin\n$`).MatchString(io.Out.String()) {
+		if !regexp.MustCompile(`^big.bin\tfile\t10\t\S+\t-rw-r--r--\t\S+\t\S+\t` + `/home/user/up/big.bin\n$`).MatchString(io.Out.String()) {
 			t.Errorf("stdout %q", io.Out)
 		}
 	})
 	t.Run("json is one entry", func(t *testing.T) {
 		t.Parallel()
-		if e := s.entry(t, "stat", s.id, "up/big.bin"); e.Size != 10 || e.Type != "file" || e.Path != s.home+"/up/big.bin" {
+		if e := s.entry(t, "stat", s.id, "up/big.bin"); e.Size != 10 || e.Type != "file" || e.Path != "/home/user/up/big.bin" {
 			t.Errorf("entry %+v", e)
 		}
 	})
@@ -37,7 +37,7 @@ func TestRunStat(t *testing.T) {
 		t.Parallel()
 		io, err := s.run(t, false, output.Name, "stat", s.id, "up")
 		checkErr(t, err, "", "")
-		if io.Out.String() != s.home+"/up\n" {
+		if io.Out.String() != "/home/user/up\n" {
 			t.Errorf("stdout %q", io.Out)
 		}
 	})

@@ -41,7 +41,7 @@ func TestRunWrite(t *testing.T) {
 		{name: "stdin", stdin: "hello\n", argv: []string{"deep/er/greeting.txt"},
 			stderr: "wrote deep/er/greeting.txt\n", path: "deep/er/greeting.txt", want: "hello\n"},
 		{name: "from a file, json", format: output.JSON, argv: []string{"data.bin", "--from", from}, path: "data.bin", want: "a,b\n"},
-		{name: "outside the sandbox", stdin: "x", argv: []string{"/etc/passwd"}, code: abxerr.Forbidden, err: "is outside the sandbox directory"},
+		{name: "outside the sandbox's directories", stdin: "x", argv: []string{"/etc/passwd"}, code: abxerr.Forbidden, err: "permission denied: /etc/passwd"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

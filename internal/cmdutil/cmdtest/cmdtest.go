@@ -65,6 +65,7 @@ func Select(f *cmdutil.Factory) error {
 type ArgvCase struct {
 	Name    string
 	Argv    []string
+	Env     map[string]string // the environment the command reads
 	Want    any
 	WantErr string
 }
@@ -77,7 +78,7 @@ func Parse(t *testing.T, cases []ArgvCase, build func(f *cmdutil.Factory, got *a
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
-			f, _ := NewFactory(false, nil, "")
+			f, _ := NewFactory(false, tc.Env, "")
 			var got any
 			err := Exec(build(f, &got), tc.Argv...)
 			if tc.WantErr != "" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/emulator"
+	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 )
 
@@ -23,6 +24,9 @@ func Cluster(t *testing.T) (*manager.Server, map[string]string) {
 	t.Helper()
 	srv := manager.New(manager.Options{APIKey: Key, Domain: "abx.test"})
 	gw := emulator.NewGateway(srv, t.TempDir(), "0.2.10")
+	// Isolated as the emulator is, where this machine allows it; the
+	// test binary's TestMain must call jail.Init.
+	gw.Isolated = jail.Available() == nil
 	ts := httptest.NewServer(gw)
 	// Cleanups run last first: the gateway stops its sandboxes' processes
 	// and kernels before the server waits for the requests they hold open.

@@ -23,8 +23,8 @@ import (
 
 // Options configure a fake envd.
 type Options struct {
-	// Root is the sandbox's directory: the files API reaches nothing
-	// outside it, and the user's home is Root/home/user.
+	// Root is the sandbox's directory on this machine: its /home/user,
+	// /tmp, /var/tmp and /root are Root/home/user, Root/tmp, ...
 	Root string
 	// Version is the envd version to imitate (default 0.2.10).
 	Version string
@@ -32,6 +32,12 @@ type Options struct {
 	AccessToken string
 	// Env is added to every process's environment.
 	Env map[string]string
+	// Isolated runs processes in the sandbox's view (package jail);
+	// otherwise they run on this machine, in the sandbox's directories.
+	Isolated bool
+	// Hide are directories of this machine the sandbox sees empty: the
+	// emulator's state, which holds the other sandboxes.
+	Hide []string
 }
 
 // Request is one request as the fake received it.
@@ -43,16 +49,20 @@ type Server struct {
 	version envd.Version
 	mux     *http.ServeMux
 	procs   *processes
+	view    *view
 
 	log reqlog.Log
 }
 
-// New returns a fake envd for the sandbox directory opts.Root.
+// New returns a fake envd for the sandbox directory opts.Root, making
+// the sandbox's own directories there (Prepare).
 func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "0.2.10"
 	}
-	s := &Server{opts: opts, version: envd.ParseVersion(opts.Version), mux: http.NewServeMux()}
+	s := &Server{opts: opts, version: envd.ParseVersion(opts.Version), mux: http.NewServeMux(),
+		view: newView(opts.Root, opts.Hide)}
+	_ = Prepare(opts.Root, opts.Isolated) // a directory missing shows in the calls that need it
 	s.procs = newProcesses(s)
 	path, h := processconnect.NewProcessHandler(&processService{s: s})
 	s.mux.Handle(path, h)

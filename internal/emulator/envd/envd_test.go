@@ -301,7 +301,18 @@ func TestFilesystem(t *testing.T) {
 	if _, err := c.Stat(ctx, "a"); err == nil {
 		t.Error("removed dir still there")
 	}
-	if _, err := c.Stat(ctx, "/etc/passwd"); err == nil {
-		t.Error("the files API reached outside the sandbox")
+	// The rest of the machine is there to read, not to change.
+	if e, err := c.Stat(ctx, "/etc/passwd"); err != nil || e.Path != "/etc/passwd" {
+		t.Errorf("stat /etc/passwd: %+v %v", e, err)
+	}
+	for name, call := range map[string]func() error{
+		"mkdir":  func() error { _, err := c.MakeDir(ctx, "/etc/abx-test"); return err },
+		"remove": func() error { return c.Remove(ctx, "/etc/passwd") },
+		"move":   func() error { _, err := c.Move(ctx, "moved/g.txt", "/usr/g.txt"); return err },
+		"rmtmp":  func() error { return c.Remove(ctx, "/tmp") },
+	} {
+		if err := call(); connect.CodeOf(err) != connect.CodePermissionDenied {
+			t.Errorf("%s outside the sandbox's directories: %v", name, err)
+		}
 	}
 }

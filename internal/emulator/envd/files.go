@@ -9,7 +9,9 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
+	"syscall"
 
 	"connectrpc.com/connect"
 
@@ -26,14 +28,21 @@ func writeFilesError(w http.ResponseWriter, status int, msg string) {
 }
 
 // filesPath checks the username query (required before 0.4.0) and resolves
-// the path query.
-func (s *Server) filesPath(w http.ResponseWriter, r *http.Request) (string, bool) {
+// the path query; for an upload, the path must be writable.
+func (s *Server) filesPath(w http.ResponseWriter, r *http.Request, write bool) (located, bool) {
 	q := r.URL.Query()
 	if q.Get("username") == "" && !s.version.AtLeast(envd.DefaultUser) {
 		writeFilesError(w, http.StatusBadRequest, "Query argument username is required, but not found in query")
-		return "", false
+		return located{}, false
 	}
-	p, err := s.Resolve(q.Get("path"))
+	user, err := checkUser(q.Get("username"))
+	var l located
+	if err == nil {
+		l, err = s.locate(q.Get("path"), user, true)
+	}
+	if err == nil && write {
+		err = s.canWrite(l)
+	}
 	if err != nil {
 		status, msg := http.StatusBadRequest, err.Error()
 		var ce *connect.Error
@@ -44,31 +53,37 @@ func (s *Server) filesPath(w http.ResponseWriter, r *http.Request) (string, bool
 			}
 		}
 		writeFilesError(w, status, msg)
-		return "", false
+		return located{}, false
 	}
-	return p, true
+	return l, true
 }
 
 func (s *Server) download(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.filesPath(w, r)
+	l, ok := s.filesPath(w, r, false)
 	if !ok {
 		return
 	}
-	st, err := os.Stat(p)
+	st, err := s.view.lstat(l.path)
+	if err == nil && st.Mode()&os.ModeSymlink != 0 {
+		err = os.ErrNotExist // a link resolve could not follow: it leads nowhere
+	}
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		writeFilesError(w, http.StatusNotFound, "path '"+p+"' does not exist")
+		writeFilesError(w, http.StatusNotFound, "path '"+l.path+"' does not exist")
+		return
+	case errors.Is(err, os.ErrPermission):
+		writeFilesError(w, http.StatusForbidden, "permission denied: "+l.path)
 		return
 	case err != nil:
-		writeFilesError(w, http.StatusInternalServerError, err.Error())
+		writeFilesError(w, http.StatusInternalServerError, fsErrorAt(l, err).Error())
 		return
 	case st.IsDir():
-		writeFilesError(w, http.StatusBadRequest, "path '"+p+"' is a directory")
+		writeFilesError(w, http.StatusBadRequest, "path '"+l.path+"' is a directory")
 		return
 	}
-	f, err := os.Open(p)
+	f, err := os.OpenFile(l.host, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		writeFilesError(w, http.StatusInternalServerError, err.Error())
+		writeFilesError(w, http.StatusInternalServerError, fsErrorAt(l, err).Error())
 		return
 	}
 	defer func() { _ = f.Close() }()
@@ -83,7 +98,7 @@ type uploaded struct {
 }
 
 func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.filesPath(w, r)
+	l, ok := s.filesPath(w, r, true)
 	if !ok {
 		return
 	}
@@ -108,18 +123,18 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 			if part.FormName() != "file" {
 				continue
 			}
-			if err := writeFile(p, part); err != nil {
+			if err := s.writeFile(l, part); err != nil {
 				writeFilesError(w, http.StatusInternalServerError, err.Error())
 				return
 			}
-			out = append(out, uploaded{Name: filepath.Base(p), Path: p, Type: "file"})
+			out = append(out, uploaded{Name: path.Base(l.path), Path: l.path, Type: "file"})
 		}
 	case mediaType == "application/octet-stream" && s.version.AtLeast(envd.OctetUpload):
-		if err := writeFile(p, r.Body); err != nil {
+		if err := s.writeFile(l, r.Body); err != nil {
 			writeFilesError(w, http.StatusInternalServerError, err.Error())
 			return
 		}
-		out = append(out, uploaded{Name: filepath.Base(p), Path: p, Type: "file"})
+		out = append(out, uploaded{Name: path.Base(l.path), Path: l.path, Type: "file"})
 	default:
 		// 0.2.10 answers anything but multipart with a 500 whose body is an
 		// error object followed by an empty list.
@@ -137,18 +152,21 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(out)
 }
 
-// writeFile overwrites path with r, creating parents.
-func writeFile(path string, r io.Reader) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+// writeFile overwrites l with r, creating parents. The last component is
+// opened without following links: locate has resolved them all, and one
+// made since must not lead the write elsewhere.
+func (s *Server) writeFile(l located, r io.Reader) error {
+	if err := s.mkdirAll(filepath.Dir(l.host)); err != nil {
+		return fsErrorAt(l, err)
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return errors.New("path '" + path + "' is a directory")
+	if st, err := os.Lstat(l.host); err == nil && st.IsDir() {
+		return errors.New("path '" + l.path + "' is a directory")
 	}
-	f, err := os.Create(path)
+	f, err := os.OpenFile(l.host, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
-		return err
+		return fsErrorAt(l, err)
 	}
+	s.own(l.host)
 	if _, err := io.Copy(f, r); err != nil {
 		_ = f.Close()
 		return err

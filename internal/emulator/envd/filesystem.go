@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/user"
+	"path"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -16,6 +18,7 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/envd"
 	pb "github.com/abx-dev/abx/internal/envd/gen/filesystem"
 	"github.com/abx-dev/abx/internal/envd/gen/filesystem/filesystemconnect"
@@ -28,19 +31,20 @@ type filesystemService struct {
 	s *Server
 }
 
-func (h *filesystemService) entry(path string) (*pb.EntryInfo, error) {
-	st, err := os.Lstat(path)
+// entry describes the sandbox path l (not following a last link).
+func (h *filesystemService) entry(l located) (*pb.EntryInfo, error) {
+	st, err := h.s.view.lstat(l.path)
 	if err != nil {
-		return nil, fsError(err)
+		return nil, fsErrorAt(l, err)
 	}
-	return h.s.entryInfo(path, st), nil
+	return h.s.entryInfo(l.path, l.host, st), nil
 }
 
 // entryInfo describes a file as envd does; 0.2.10 has no symlink type and
-// no metadata.
-func (s *Server) entryInfo(path string, st fs.FileInfo) *pb.EntryInfo {
+// no metadata. p is the sandbox's path, host where it is here.
+func (s *Server) entryInfo(p, host string, st fs.FileInfo) *pb.EntryInfo {
 	e := &pb.EntryInfo{
-		Name: st.Name(), Path: path, Size: st.Size(), Mode: uint32(st.Mode().Perm()),
+		Name: path.Base(p), Path: p, Size: st.Size(), Mode: uint32(st.Mode().Perm()),
 		Permissions: st.Mode().String(), ModifiedTime: timestamppb.New(st.ModTime()),
 		Type: pb.FileType_FILE_TYPE_FILE,
 	}
@@ -50,14 +54,29 @@ func (s *Server) entryInfo(path string, st fs.FileInfo) *pb.EntryInfo {
 		e.Mode |= uint32(fs.ModeDir)
 	case st.Mode()&fs.ModeSymlink != 0 && s.version.AtLeast(envd.Metadata):
 		e.Type = pb.FileType_FILE_TYPE_SYMLINK
-		if target, err := os.Readlink(path); err == nil {
+		if target, err := os.Readlink(host); err == nil {
 			e.SymlinkTarget = &target
 		}
 	}
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		e.Owner, e.Group = lookupUser(sys.Uid), lookupGroup(sys.Gid)
+		e.Owner, e.Group = s.ownerName(sys.Uid, false), s.ownerName(sys.Gid, true)
 	}
 	return e
+}
+
+// ownerName names a file's owner as the sandbox does: the user its
+// processes run as is user, and root is root.
+func (s *Server) ownerName(id uint32, group bool) string {
+	if s.opts.Isolated {
+		uid, gid := jail.Owner()
+		if (!group && int(id) == uid) || (group && int(id) == gid) {
+			return User
+		}
+	}
+	if group {
+		return lookupGroup(id)
+	}
+	return lookupUser(id)
 }
 
 func lookupUser(uid uint32) string {
@@ -78,11 +97,11 @@ func (h *filesystemService) Stat(_ context.Context, req *connect.Request[pb.Stat
 	if err := h.s.needUser(req.Header()); err != nil {
 		return nil, err
 	}
-	p, err := h.s.Resolve(req.Msg.GetPath())
+	l, err := h.locate(req.Header(), req.Msg.GetPath(), false)
 	if err != nil {
 		return nil, err
 	}
-	e, err := h.entry(p)
+	e, err := h.entry(l)
 	if err != nil {
 		return nil, err
 	}
@@ -93,41 +112,52 @@ func (h *filesystemService) MakeDir(_ context.Context, req *connect.Request[pb.M
 	if err := h.s.needUser(req.Header()); err != nil {
 		return nil, err
 	}
-	p, err := h.s.Resolve(req.Msg.GetPath())
+	l, err := h.locate(req.Header(), req.Msg.GetPath(), true)
 	if err != nil {
 		return nil, err
 	}
-	if st, err := os.Stat(p); err == nil {
+	if st, err := os.Stat(l.host); err == nil {
 		if st.IsDir() {
-			return nil, connect.NewError(connect.CodeAlreadyExists, fmt.Errorf("directory already exists: %s", p))
+			return nil, connect.NewError(connect.CodeAlreadyExists, fmt.Errorf("directory already exists: %s", l.path))
 		}
-		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path already exists but it is not a directory: %s", p))
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path already exists but it is not a directory: %s", l.path))
 	}
-	if err := os.MkdirAll(p, 0o755); err != nil {
-		return nil, fsError(err)
+	if err := h.s.canWrite(l); err != nil {
+		return nil, err
+	}
+	if err := h.s.mkdirAll(l.host); err != nil {
+		return nil, fsErrorAt(l, err)
 	}
 	// 0.2.10 answers with the name, type and path only.
 	return connect.NewResponse(&pb.MakeDirResponse{Entry: &pb.EntryInfo{
-		Name: filepath.Base(p), Type: pb.FileType_FILE_TYPE_DIRECTORY, Path: p}}), nil
+		Name: path.Base(l.path), Type: pb.FileType_FILE_TYPE_DIRECTORY, Path: l.path}}), nil
 }
 
 func (h *filesystemService) Move(_ context.Context, req *connect.Request[pb.MoveRequest]) (*connect.Response[pb.MoveResponse], error) {
 	if err := h.s.needUser(req.Header()); err != nil {
 		return nil, err
 	}
-	src, err := h.s.Resolve(req.Msg.GetSource())
+	src, err := h.locate(req.Header(), req.Msg.GetSource(), false)
 	if err != nil {
 		return nil, err
 	}
-	dst, err := h.s.Resolve(req.Msg.GetDestination())
+	dst, err := h.locate(req.Header(), req.Msg.GetDestination(), false)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return nil, fsError(err)
+	if err := h.s.canWrite(src); err != nil {
+		return nil, err
 	}
-	if err := os.Rename(src, dst); err != nil {
-		return nil, fsError(err)
+	if err := h.s.canWrite(dst); err != nil {
+		return nil, err
+	}
+	if err := h.s.mkdirAll(filepath.Dir(dst.host)); err != nil {
+		return nil, fsErrorAt(dst, err)
+	}
+	if err := os.Rename(src.host, dst.host); err != nil {
+		// Across two sandbox directories (say /tmp to /home/user) a
+		// rename is across two file systems here, as it may be there.
+		return nil, fsErrorAt(dst, err)
 	}
 	e, err := h.entry(dst)
 	if err != nil {
@@ -140,70 +170,75 @@ func (h *filesystemService) ListDir(_ context.Context, req *connect.Request[pb.L
 	if err := h.s.needUser(req.Header()); err != nil {
 		return nil, err
 	}
-	root, err := h.s.Resolve(req.Msg.GetPath())
+	l, err := h.locate(req.Header(), req.Msg.GetPath(), true)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(root)
+	st, err := h.s.view.lstat(l.path)
 	if err != nil {
-		return nil, fsError(err)
+		return nil, fsErrorAt(l, err)
 	}
 	if !st.IsDir() {
-		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path is not a directory: %s", root))
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path is not a directory: %s", l.path))
 	}
 	depth := int(req.Msg.GetDepth())
 	if depth == 0 {
 		depth = 1
 	}
 	out := &pb.ListDirResponse{}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == root {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, p)
-		level := countSeparators(rel) + 1
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		out.Entries = append(out.Entries, h.s.entryInfo(p, info))
-		if d.IsDir() && level >= depth {
-			return filepath.SkipDir
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, filepath.SkipDir) {
-		return nil, fsError(err)
+	if err := h.walk(l.path, depth, out); err != nil {
+		return nil, fsErrorAt(l, err)
 	}
 	return connect.NewResponse(out), nil
 }
 
-func countSeparators(p string) int {
-	n := 0
-	for _, r := range p {
-		if r == filepath.Separator {
-			n++
+// walk lists the sandbox directory dir and, down to depth levels, the
+// directories in it, each through the view (so /tmp inside / is the
+// sandbox's /tmp). Links to directories are listed, not entered.
+func (h *filesystemService) walk(dir string, depth int, out *pb.ListDirResponse) error {
+	entries, err := h.s.view.readDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, d := range entries {
+		p := path.Join(dir, d.Name())
+		st, err := h.s.view.lstat(p)
+		if err != nil {
+			continue // gone since it was listed
+		}
+		host, _ := h.s.view.host(p)
+		out.Entries = append(out.Entries, h.s.entryInfo(p, host, st))
+		if st.IsDir() && depth > 1 {
+			if err := h.walk(p, depth-1, out); err != nil && !errors.Is(err, fs.ErrPermission) {
+				return err
+			}
 		}
 	}
-	return n
+	return nil
 }
 
 func (h *filesystemService) Remove(_ context.Context, req *connect.Request[pb.RemoveRequest]) (*connect.Response[pb.RemoveResponse], error) {
 	if err := h.s.needUser(req.Header()); err != nil {
 		return nil, err
 	}
-	p, err := h.s.Resolve(req.Msg.GetPath())
+	l, err := h.locate(req.Header(), req.Msg.GetPath(), false)
 	if err != nil {
 		return nil, err
 	}
-	if p == filepath.Clean(h.s.opts.Root) {
-		return nil, connect.NewError(connect.CodePermissionDenied, errors.New("cannot remove the sandbox directory"))
+	if err := h.s.canWrite(l); err != nil {
+		return nil, err
 	}
-	if err := os.RemoveAll(p); err != nil {
-		return nil, fsError(err)
+	if err := os.RemoveAll(l.host); err != nil {
+		return nil, fsErrorAt(l, err)
 	}
 	return connect.NewResponse(&pb.RemoveResponse{}), nil
+}
+
+// locate resolves a path of a request, for its user.
+func (h *filesystemService) locate(header http.Header, p string, follow bool) (located, error) {
+	user, err := checkUser(userOf(header))
+	if err != nil {
+		return located{}, err
+	}
+	return h.s.locate(p, user, follow)
 }

@@ -4,43 +4,149 @@ package envd
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"connectrpc.com/connect"
 
+	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/envd"
 )
 
-// Paths mean the same thing to processes and to the files API: they are
-// real paths on this machine, confined to the sandbox's directory. A
-// relative path is under the user's home, Root/home/user.
+// The sandbox's users, as on E2B's templates.
+const (
+	User = "user"
+	Root = "root"
+)
 
-// Home is the sandbox user's home directory.
-func (s *Server) Home() string { return filepath.Join(s.opts.Root, "home", "user") }
+// Home is the sandbox user's home directory on this machine.
+func (s *Server) Home() string { h, _ := s.view.host("/home/user"); return h }
 
-// Resolve maps a sandbox path to a real one, refusing anything outside
-// Root. The code interpreter uses it too, so that its contexts, exec and
-// files agree on what a path means.
-func (s *Server) Resolve(p string) (string, error) {
+// Prepare makes the sandbox's own directories under root, with the modes
+// a sandbox has (/tmp sticky and open to all, /root private) and, for
+// isolated processes, owned by the user they run as.
+func Prepare(root string, isolated bool) error {
+	if err := os.MkdirAll(filepath.Join(root, "home"), 0o755); err != nil {
+		return err
+	}
+	if isolated {
+		if err := writeAccounts(root); err != nil {
+			return err
+		}
+	}
+	for _, d := range Writable {
+		mode := os.FileMode(0o755)
+		switch d {
+		case "/tmp", "/var/tmp":
+			mode = 0o777 | os.ModeSticky
+		case "/root":
+			mode = 0o700
+		}
+		dir := filepath.Join(root, filepath.FromSlash(d[1:]))
+		var err error
+		if isolated {
+			err = jail.Prepare(dir, mode)
+		} else if err = os.MkdirAll(dir, 0o755); err == nil {
+			err = os.Chmod(dir, mode)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// homeOf is a user's home inside the sandbox.
+func homeOf(user string) string {
+	if user == Root {
+		return "/root"
+	}
+	return "/home/user"
+}
+
+// checkUser refuses users the sandbox does not have, and names the default.
+func checkUser(user string) (string, error) {
+	switch user {
+	case "":
+		return User, nil
+	case User, Root:
+		return user, nil
+	}
+	return "", connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("invalid username: '%s'", user))
+}
+
+// located is a sandbox path, resolved, and where it is on this machine.
+type located struct {
+	path, host string
+	m          mount
+}
+
+// locate turns what a client sent into a resolved sandbox path: "~" and
+// relative paths are under the user's home; symlinks are followed inside
+// the view (the last one only when follow).
+func (s *Server) locate(p, user string, follow bool) (located, error) {
 	if p == "" {
-		return "", connect.NewError(connect.CodeInvalidArgument, errors.New("path is required"))
+		return located{}, connect.NewError(connect.CodeInvalidArgument, errors.New("path is required"))
 	}
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		p = filepath.Join(s.Home(), strings.TrimPrefix(p, "~"))
+	if strings.ContainsRune(p, 0) {
+		return located{}, connect.NewError(connect.CodeInvalidArgument, errors.New("path contains a NUL byte"))
 	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.Home(), p)
+	home := homeOf(user)
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		p = home + strings.TrimPrefix(p, "~")
+	case !path.IsAbs(p):
+		p = home + "/" + p
 	}
-	p = filepath.Clean(p)
-	root := filepath.Clean(s.opts.Root)
-	if p != root && !strings.HasPrefix(p, root+string(filepath.Separator)) {
-		return "", connect.NewError(connect.CodePermissionDenied,
-			errors.New("path "+p+" is outside the sandbox directory "+root))
+	resolved, err := s.view.resolve(path.Clean(p), follow)
+	if err != nil {
+		return located{}, fsError(err)
 	}
-	return p, nil
+	h, m := s.view.host(resolved)
+	return located{path: resolved, host: h, m: m}, nil
+}
+
+// canWrite refuses changes outside the sandbox's own directories, as the
+// read-only rest of the view refuses them, and to the directories
+// themselves.
+func (s *Server) canWrite(l located) error {
+	if !l.m.writable || s.view.isTarget(l.path) {
+		return connect.NewError(connect.CodePermissionDenied, fmt.Errorf("permission denied: %s", l.path))
+	}
+	return nil
+}
+
+// own gives what the files API made to the sandbox's processes' user.
+func (s *Server) own(host string) {
+	if !s.opts.Isolated {
+		return
+	}
+	if uid, gid := jail.Owner(); uid != os.Geteuid() {
+		_ = os.Lchown(host, uid, gid)
+	}
+}
+
+// mkdirAll makes the directory host and its missing parents, each given
+// to the sandbox's user.
+func (s *Server) mkdirAll(host string) error {
+	if st, err := os.Stat(host); err == nil {
+		if st.IsDir() {
+			return nil
+		}
+		return fmt.Errorf("not a directory: %w", os.ErrExist)
+	}
+	if err := s.mkdirAll(filepath.Dir(host)); err != nil {
+		return err
+	}
+	if err := os.Mkdir(host, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	s.own(host)
+	return nil
 }
 
 // needUser enforces envd 0.2.10's lack of a default user on RPCs.
@@ -49,6 +155,16 @@ func (s *Server) needUser(h http.Header) error {
 		return connect.NewError(connect.CodeUnauthenticated, errors.New("no user specified"))
 	}
 	return nil
+}
+
+// fsErrorAt is fsError for an operation on l: the error names the
+// sandbox's path, never where it is on this machine.
+func fsErrorAt(l located, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = &os.PathError{Op: pe.Op, Path: l.path, Err: pe.Err}
+	}
+	return fsError(err)
 }
 
 // fsError turns an os error into envd's Connect code.

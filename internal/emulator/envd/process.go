@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"sort"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -85,31 +83,21 @@ func (p *proc) publish(ev *pb.ProcessEvent) {
 	}
 }
 
-func (ps *processes) start(req *pb.StartRequest) (*proc, error) {
+func (ps *processes) start(req *pb.StartRequest, user string) (*proc, error) {
 	s := ps.s
 	cfg := req.GetProcess()
-	cwd := s.Home()
-	if cfg.Cwd != nil {
-		var err error
-		if cwd, err = s.Resolve(cfg.GetCwd()); err != nil {
-			return nil, err
-		}
-	}
-	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
-		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("invalid cwd %s: not a directory", cwd))
-	}
-	env := s.ProcessEnv(cfg.GetEnvs())
 	name, args := cfg.GetCmd(), cfg.GetArgs()
 	if s.version.AtLeast(envd.Version{Major: 0, Minor: 6}) {
 		// Newer envd wraps every command in /bin/sh: a missing one exits 127.
 		name, args = "/bin/sh", append([]string{"-c", `exec "$0" "$@"`, name}, args...)
-	} else if _, err := lookPath(name, env); err != nil {
+	} else if _, err := s.lookPath(name, s.processEnv(user, cfg.GetEnvs())); err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument,
 			fmt.Errorf("error starting process: exec: %q: executable file not found in $PATH", name))
 	}
-	cmd := exec.Command(name, args...)
-	cmd.Dir, cmd.Env = cwd, env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd, err := s.Command(user, cfg.GetCwd(), append([]string{name}, args...), cfg.GetEnvs(), nil)
+	if err != nil {
+		return nil, err
+	}
 	p := &proc{cfg: cfg, cmd: cmd, tag: req.GetTag(), subs: map[chan *pb.ProcessEvent]chan struct{}{}, done: make(chan struct{})}
 	// Before 0.3.0 every process gets a stdin pipe that never closes; later
 	// versions open one only when asked.
@@ -249,7 +237,11 @@ func (h *processService) Start(ctx context.Context, req *connect.Request[pb.Star
 	if err := h.s.needUser(req.Header()); err != nil {
 		return err
 	}
-	p, err := h.s.procs.start(req.Msg)
+	user, err := checkUser(userOf(req.Header()))
+	if err != nil {
+		return err
+	}
+	p, err := h.s.procs.start(req.Msg, user)
 	if err != nil {
 		return err
 	}
@@ -366,34 +358,4 @@ func (h *processService) CloseStdin(_ context.Context, req *connect.Request[pb.C
 		_ = p.stdin.Close()
 	}
 	return connect.NewResponse(&pb.CloseStdinResponse{}), nil
-}
-
-// ProcessEnv is the sandbox's environment: HOME and USER of the sandbox
-// user, the machine's PATH, the sandbox's variables and extra.
-func (s *Server) ProcessEnv(extra map[string]string) []string {
-	env := []string{"HOME=" + s.Home(), "USER=user", "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
-	for _, m := range []map[string]string{s.opts.Env, extra} {
-		for k, v := range m {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
-}
-
-// lookPath finds name on the PATH of env, as the process will see it.
-func lookPath(name string, env []string) (string, error) {
-	if strings.Contains(name, "/") {
-		return exec.LookPath(name)
-	}
-	for _, kv := range env {
-		if path, ok := strings.CutPrefix(kv, "PATH="); ok {
-			for _, dir := range strings.Split(path, ":") {
-				full := dir + "/" + name
-				if st, err := os.Stat(full); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-					return full, nil
-				}
-			}
-		}
-	}
-	return "", exec.ErrNotFound
 }

@@ -10,10 +10,22 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// run is the init: it sets the view up, then runs the command in it.
+// The init stays as the command's parent: signals sent to it go on to
+// the command, and the command's end is its end, by the same exit status
+// or the same signal. Sandbox processes share this machine's process
+// table, as the processes of one sandbox share theirs, so that ps and kill
+// inside a sandbox see its other commands (docs/emulator.md says what
+// that leaves out).
+
+// run is the init.
 func run(spec Spec) int {
+	// Signals that come while the view is built wait for the command.
+	signals := make(chan os.Signal, 16)
+	signal.Notify(signals)
 	if err := setup(spec); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", InitName, err)
 		return exitSetup
@@ -26,17 +38,19 @@ func run(spec Spec) int {
 		fmt.Fprintf(os.Stderr, "%s: %s: command not found\n", InitName, spec.Args[0])
 		return exitNotFound
 	}
-	return runCommand(path, spec)
-}
-
-// runCommand runs the command in a user namespace nested in the init's,
-// as uid 1000 (or 0 for root) there and ParentID in the init's, so that
-// it has no power over the mounts; and stays as its parent: signals sent
-// to the init go on to it, and its end is the init's end.
-func runCommand(path string, spec Spec) int {
+	// The command runs in a user namespace nested in the init's, as uid
+	// 1000 (or 0 for root) there and ParentID in the init's: it has no
+	// power over the mounts.
 	id := UserUID
 	if spec.Root {
 		id = 0
+	}
+	if os.Getuid() == 0 && spec.ParentID != 0 {
+		// Real root's jail: the command must not keep root's groups.
+		if err := syscall.Setgroups(nil); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", InitName, err)
+			return exitSetup
+		}
 	}
 	cmd := exec.Command(path)
 	cmd.Args = spec.Args
@@ -50,50 +64,56 @@ func runCommand(path string, spec Spec) int {
 		GidMappings:                []syscall.SysProcIDMap{{ContainerID: id, HostID: spec.ParentID, Size: 1}},
 		GidMappingsEnableSetgroups: false,
 		Credential:                 &syscall.Credential{Uid: uint32(id), Gid: uint32(id), NoSetGroups: true},
-		// The command dies with the init, even by SIGKILL; the signal is
-		// tied to the thread that started it, so that thread stays put.
+		// The command dies with the init, even by SIGKILL.
 		Pdeathsig: syscall.SIGKILL,
 	}
-	if os.Getuid() == 0 && spec.ParentID != 0 {
-		// Real root's init: the command must not keep root's groups.
-		if err := syscall.Setgroups(nil); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", InitName, err)
-			return exitSetup
-		}
-	}
-	runtime.LockOSThread()
-	signals := make(chan os.Signal, 16)
-	signal.Notify(signals)
-	if err := cmd.Start(); err != nil {
+	ws, err := supervise(cmd, signals)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", InitName, err)
 		return exitSetup
 	}
-	for _, f := range cmd.ExtraFiles {
-		_ = f.Close()
-	}
-	go func() {
-		for sig := range signals {
-			if sig == syscall.SIGCHLD || sig == syscall.SIGURG {
-				continue // the init's own business: a child ended, the runtime preempts
-			}
-			_ = cmd.Process.Signal(sig)
-		}
-	}()
-	err := cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", InitName, err)
-			return exitSetup
-		}
-		return 0
-	}
-	ws, _ := exit.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
-		// End as the command did, so the emulator sees the same signal.
+		// End as the command did, so that whoever started the init sees
+		// the same signal.
 		signal.Reset(ws.Signal())
 		_ = syscall.Kill(os.Getpid(), ws.Signal())
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
+}
+
+// supervise starts cmd, passes the signals this process gets on to it,
+// and reaps children until cmd has ended: the init is a subreaper, so
+// what cmd leaves behind and ends while cmd runs does not stay a zombie.
+func supervise(cmd *exec.Cmd, signals chan os.Signal) (syscall.WaitStatus, error) {
+	// A child's parent-death signal is tied to the thread that started it.
+	runtime.LockOSThread()
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	for _, f := range cmd.ExtraFiles {
+		_ = f.Close()
+	}
+	pid := cmd.Process.Pid
+	go func() {
+		for sig := range signals {
+			if sig == syscall.SIGCHLD || sig == syscall.SIGURG {
+				continue // the init's own business: a child ended, the runtime preempts
+			}
+			_ = syscall.Kill(pid, sig.(syscall.Signal))
+		}
+	}()
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil:
+			return 0, err
+		case got == pid && (ws.Exited() || ws.Signaled()):
+			return ws, nil
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -163,5 +164,25 @@ func TestExtraFilesReachTheCommand(t *testing.T) {
 	_, _ = got.ReadFrom(r) // EOF once the command and the init are gone
 	if err := cmd.Wait(); err != nil || got.String() != "via3\n/tmp\n" {
 		t.Fatalf("%v, %q", err, got.String())
+	}
+}
+
+// What a command leaves running goes on, as in a sandbox, until the
+// command's process group is killed; a child that ends while the command
+// runs is reaped, not left a zombie.
+func TestBackgroundProcessesGoOnUntilKilled(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	marker := "6011." + strings.TrimPrefix(filepath.Base(b.dir), "00")
+	out, code := b.run(t, false, "(sleep 0.01 &); sleep "+marker+" >/dev/null 2>&1 & echo $!")
+	pid, err := strconv.Atoi(strings.TrimSpace(out))
+	if code != 0 || err != nil {
+		t.Fatalf("exit %d, %q", code, out)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the background sleep %d ended with the command: %v", pid, err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
 	}
 }

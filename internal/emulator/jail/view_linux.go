@@ -105,16 +105,17 @@ func setup(spec Spec) error {
 	}
 	covered = append(covered, "/dev")
 	for _, p := range procMasked {
-		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err == nil {
-			if err := remountRO(p); err != nil {
-				return err
-			}
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			continue // not on this kernel
+		}
+		if err := remountRO(p); err != nil {
+			return err
 		}
 	}
 	for _, mp := range before {
 		if under(mp, covered) || mp == "/proc" {
-			// /proc stays writable for the init itself: it writes the
-			// nested user namespace's uid_map there.
+			// /proc stays writable for the init: it writes the command's
+			// uid_map there.
 			continue
 		}
 		switch err := remountRO(mp); {

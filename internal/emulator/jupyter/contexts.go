@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 )
@@ -86,14 +87,12 @@ func (s *Server) kernel(cx *codeContext) (*kernel, error) {
 	if cx.k != nil && !cx.k.isEnded() {
 		return cx.k, nil
 	}
-	dir, err := s.opts.Resolve(cx.path)
-	if err != nil {
-		return nil, errCwd
+	k, err := startKernel(func(extra []*os.File) (*exec.Cmd, error) {
+		return s.opts.Command(cx.path, []string{s.opts.Python, "-u", "-c", driver}, extra)
+	})
+	if errors.Is(err, errCwd) {
+		return nil, err
 	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, errCwd
-	}
-	k, err := startKernel(s.opts.Python, dir, s.opts.Env())
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func TestShimIsAskedOnce(t *testing.T) {
 		wg.Go(func() { _, _ = interpreter(shim) })
 	}
 	wg.Wait()
-	f := start(t, Options{Python: shim})
+	f := start(t, Options{Python: shim, Command: hostCommand})
 	id := f.createContext(`{}`)
 	for _, body := range []map[string]any{code("import sys; sys.executable"), inContext(id, "import sys; sys.executable")} {
 		got := find(f.run(body), "result").str("text")

@@ -13,9 +13,11 @@ package jupyter
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -26,14 +28,12 @@ import (
 
 // Options configure a fake code interpreter.
 type Options struct {
-	// Resolve maps a sandbox path to a real one: the working directory of
-	// a context. "~" is the sandbox user's home, the default. Nil takes
-	// paths of this machine as they are.
-	Resolve func(sandboxPath string) (string, error)
-	// Env is the environment of kernels; nil is this process's.
-	Env func() []string
-	// AccessToken, when set, must come in X-Access-Token.
-	AccessToken string
+	// Command makes a kernel's command, not started: argv run in the
+	// sandbox directory dir (a context's cwd; "~" is the default), the
+	// kernel inheriting extra as descriptors 3, .... An error means dir is
+	// not a directory a kernel can run in. Nil runs argv on this machine,
+	// dir a path of it, with this process's environment.
+	Command func(dir string, argv []string, extra []*os.File) (*exec.Cmd, error)
 	// Python is the interpreter kernels run (default python3, from PATH).
 	Python string
 	// Keepalive is the interval of keepalive lines in /execute (default 5s).
@@ -60,11 +60,8 @@ type Server struct {
 // New returns a fake code interpreter whose default python context starts
 // its kernel on first use.
 func New(opts Options) *Server {
-	if opts.Resolve == nil {
-		opts.Resolve = hostPath
-	}
-	if opts.Env == nil {
-		opts.Env = os.Environ
+	if opts.Command == nil {
+		opts.Command = hostCommand
 	}
 	if opts.Python == "" {
 		opts.Python = "python3"
@@ -87,15 +84,11 @@ func New(opts Options) *Server {
 	return s
 }
 
-// ServeHTTP logs the request, checks the access token and serves it. Only
-// GET /health is open, as in the real server's middleware.
+// ServeHTTP logs the request and serves it. Like the real server, it asks
+// for no token: clients send X-Access-Token on /execute only, and the
+// emulator is never stricter than what it imitates.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.log.Record(r)
-	open := r.Method == http.MethodGet && r.URL.Path == "/health"
-	if !open && s.opts.AccessToken != "" && r.Header.Get("X-Access-Token") != s.opts.AccessToken {
-		writeText(w, http.StatusUnauthorized, "Unauthorized")
-		return
-	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -156,11 +149,28 @@ func invalid(w http.ResponseWriter, err error) {
 	})
 }
 
-// hostPath is the Resolve of a server with no sandbox: paths of this
-// machine, "~" the user's home.
-func hostPath(p string) (string, error) {
-	if p == "~" {
-		return os.UserHomeDir()
+// hostCommand is the Command of a server with no sandbox: paths of this
+// machine, "~" the user's home, the interpreter behind a shim.
+func hostCommand(dir string, argv []string, extra []*os.File) (*exec.Cmd, error) {
+	var err error
+	switch dir {
+	case "~", "":
+		dir, err = os.UserHomeDir()
+	default:
+		dir, err = filepath.Abs(dir)
 	}
-	return filepath.Abs(p)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("not a directory: %s", dir)
+	}
+	path, err := interpreter(argv[0])
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Dir, cmd.ExtraFiles = dir, extra
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd, nil
 }

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,20 +16,26 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/abx-dev/abx/internal/emulator/envd"
+	"github.com/abx-dev/abx/internal/emulator/jail"
 )
 
 const token = "tok-123"
+
+func TestMain(m *testing.M) {
+	jail.Init()
+	os.Exit(m.Run())
+}
 
 type fixture struct {
 	t    *testing.T
 	srv  *Server
 	url  string
-	home string
+	home string // on this machine
+	cwd  string // the same, as the kernel sees it
 }
 
 // start serves a fake code interpreter for a sandbox directory, with the
@@ -45,14 +50,23 @@ func start(t *testing.T, opts Options) *fixture {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e := envd.New(envd.Options{Root: root})
-	opts.Resolve = e.Resolve
-	opts.Env = func() []string { return e.ProcessEnv(nil) }
+	// Kernels run as the gateway runs them: in the sandbox's view where
+	// this machine allows it.
+	e := envd.New(envd.Options{Root: root, Isolated: jail.Available() == nil, Hide: []string{root}})
+	if opts.Command == nil {
+		opts.Command = func(dir string, argv []string, extra []*os.File) (*exec.Cmd, error) {
+			return e.Command(envd.User, dir, argv, nil, extra)
+		}
+	}
 	s := New(opts)
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
 	t.Cleanup(s.Close) // first: kills the kernels that handlers wait on
-	return &fixture{t: t, srv: s, url: ts.URL, home: home}
+	cwd := home        // what os.getcwd() says in the home directory
+	if jail.Available() == nil {
+		cwd = "/home/user"
+	}
+	return &fixture{t: t, srv: s, url: ts.URL, home: home, cwd: cwd}
 }
 
 func (f *fixture) request(method, path, body string) *http.Request {
@@ -217,10 +231,10 @@ func TestVariablesPersistAndExecutionsCount(t *testing.T) {
 
 func TestOutputStreamsAsTheCodeRuns(t *testing.T) {
 	f := start(t, Options{})
-	gate := filepath.Join(t.TempDir(), "gate")
+	gate := filepath.Join(f.home, "gate") // the kernel sees it in its home
 	ls := f.open(context.Background(), code(`import os, time
 print("first")
-while not os.path.exists(`+strconv.Quote(gate)+`):
+while not os.path.exists(`+strconv.Quote(filepath.Join(f.cwd, "gate"))+`):
     time.sleep(0.01)
 print("second")
 os.write(1, b"raw\n")`))
@@ -349,7 +363,7 @@ func TestRequestErrors(t *testing.T) {
 		{"DELETE", "/contexts/nope", ``, 404, "Context nope not found"},
 		{"POST", "/contexts", `{"language":"r"}`, 500, "Failed to create context: no r kernel in the emulator"},
 		{"POST", "/contexts", `{"cwd":"no/such/dir"}`, 500, "Failed to set working directory"},
-		{"POST", "/contexts", `{"cwd":"/"}`, 500, "Failed to set working directory"},
+		{"POST", "/contexts", `{"cwd":"/no/such/dir"}`, 500, "Failed to set working directory"},
 		{"GET", "/nothing", ``, 404, `{"detail":"Not Found"}`},
 	} {
 		if status, body := f.do(c.method, c.path, c.body); status != c.status || body != c.want {
@@ -383,12 +397,12 @@ func TestContexts(t *testing.T) {
 		t.Fatalf("the default context is listed before use: %v", before)
 	}
 	cwd := find(f.run(code("import os; os.getcwd()")), "result")
-	if cwd.str("text") != f.home {
-		t.Fatalf("default cwd %v, want %s", cwd, f.home)
+	if cwd.str("text") != f.cwd {
+		t.Fatalf("default cwd %v, want %s", cwd, f.cwd)
 	}
 
 	id := f.createContext(`{"cwd":"proj"}`)
-	if cwd := find(f.run(inContext(id, "import os; os.getcwd()")), "result"); cwd.str("text") != filepath.Join(f.home, "proj") {
+	if cwd := find(f.run(inContext(id, "import os; os.getcwd()")), "result"); cwd.str("text") != filepath.Join(f.cwd, "proj") {
 		t.Fatalf("cwd: %v", cwd)
 	}
 	after := list()
@@ -438,31 +452,34 @@ func TestRestartEndsTheRunningExecution(t *testing.T) {
 	}
 }
 
-func TestAccessToken(t *testing.T) {
-	f := start(t, Options{AccessToken: token})
-	resp, err := http.Get(f.url + "/health")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if resp.StatusCode != 200 || string(body) != `"OK"` {
-		t.Fatalf("health: %d %s", resp.StatusCode, body)
-	}
-	resp, err = http.Post(f.url+"/execute", "application/json", strings.NewReader(`{"code":"1"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ = io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if resp.StatusCode != 401 || string(body) != "Unauthorized" {
-		t.Fatalf("without token: %d %s", resp.StatusCode, body)
+// The real server has no authentication: a request without a token is
+// served, one with a token is logged with it.
+func TestNoTokenIsAskedFor(t *testing.T) {
+	f := start(t, Options{})
+	for _, c := range []struct{ method, path, body, want string }{
+		{"GET", "/health", "", `"OK"`},
+		{"POST", "/contexts", `{}`, `"language":"python"`},
+		{"GET", "/contexts", "", `"id"`},
+	} {
+		req, err := http.NewRequest(c.method, f.url+c.path, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), c.want) {
+			t.Errorf("%s %s without a token: %d %s", c.method, c.path, resp.StatusCode, body)
+		}
 	}
 	if status, _ := f.do("GET", "/contexts", ""); status != 200 {
-		t.Fatalf("with token: %d", status)
+		t.Fatalf("with a token: %d", status)
 	}
 	reqs := f.srv.Requests()
-	if len(reqs) != 3 || reqs[2].Path != "/contexts" || reqs[2].Header.Get("X-Access-Token") != token {
+	if len(reqs) != 4 || reqs[3].Header.Get("X-Access-Token") != token {
 		t.Fatalf("log: %+v", reqs)
 	}
 }
@@ -486,15 +503,41 @@ func TestDisconnectLetsTheCodeRunOn(t *testing.T) {
 
 func TestCloseKillsTheKernels(t *testing.T) {
 	f := start(t, Options{})
-	res := find(f.run(code("import os; os.getpid()")), "result")
-	pid, err := strconv.Atoi(res.str("text"))
-	if err != nil {
-		t.Fatalf("pid: %v", res)
+	marker := "6012." + strconv.Itoa(os.Getpid())
+	got := f.run(code(`import subprocess; sleeper = subprocess.Popen(["sleep", "` + marker + `"])`))
+	if e := find(got, "error"); e != nil {
+		t.Fatalf("start a sleeper: %v", e)
+	}
+	if !running(marker) {
+		t.Fatal("the sleeper is not running")
 	}
 	f.srv.Close()
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Fatalf("kernel %d still there: %v", pid, err)
+	// Whatever the kernel started ends with it (in the sandbox's view,
+	// with the kernel's PID namespace; else with its process group).
+	for deadline := time.Now().Add(5 * time.Second); running(marker); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("sleep %s still running", marker)
+		}
 	}
+}
+
+// running reports whether a live process has marker in its command line.
+func running(marker string) bool {
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range cmdlines {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(b, []byte(marker)) {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
+		if err != nil {
+			continue
+		}
+		if fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(fields) > 0 && fields[0] != "Z" {
+			return true
+		}
+	}
+	return false
 }
 
 func TestKeepalive(t *testing.T) {

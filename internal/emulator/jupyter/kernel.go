@@ -89,23 +89,22 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// startKernel starts a kernel in dir and waits until the driver is ready.
-func startKernel(python, dir string, env []string) (*kernel, error) {
-	path, err := interpreter(python)
-	if err != nil {
-		return nil, err
-	}
+// startKernel starts a kernel, made by command with its event pipe as
+// descriptor 3, and waits until the driver is ready. An error of command
+// is errCwd.
+func startKernel(command func(extra []*os.File) (*exec.Cmd, error)) (*kernel, error) {
 	protoR, protoW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd, err := command([]*os.File{protoW})
+	if err != nil {
+		_, _ = protoR.Close(), protoW.Close()
+		return nil, fmt.Errorf("%w: %w", errCwd, err)
+	}
 	k := &kernel{ready: make(chan struct{}), done: make(chan struct{})}
-	cmd := exec.Command(path, "-u", "-c", driver)
-	cmd.Dir, cmd.Env = dir, env
 	cmd.Stderr = &k.stderr
 	cmd.WaitDelay = grace
-	cmd.ExtraFiles = []*os.File{protoW}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := cmd.StdinPipe()
 	if err == nil {
 		err = cmd.Start()
