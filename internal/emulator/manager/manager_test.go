@@ -73,6 +73,8 @@ func TestQuirks(t *testing.T) {
 		{"GET /sandboxes is a plain 405", "GET", "/sandboxes", "", 405, "Method Not Allowed"},
 		{"unknown route is a plain 404", "GET", "/templates/x/builds", "", 404, "404 page not found"},
 		{"v2 create is a 405", "POST", "/v2/sandboxes", "{}", 405, "Method Not Allowed"},
+		{"v2 connect is a 405", "POST", "/v2/sandboxes/anything/connect", "{}", 405, "Method Not Allowed"},
+		{"v2 connect under /kruise/api too", "POST", "/kruise/api/v2/sandboxes/anything/connect", "{}", 405, "Method Not Allowed"},
 		{"timeout floor", "POST", "/sandboxes", `{"templateID":"base","timeout":29}`, 400, "timeout should between 30 and 2592000"},
 		{"timeout ceiling", "POST", "/sandboxes", `{"templateID":"base","timeout":2592001}`, 400, "timeout should between 30 and 2592000"},
 		{"unknown template", "POST", "/sandboxes", `{"templateID":"nope"}`, 400, "Template or Checkpoint not found"},

@@ -32,6 +32,13 @@ func (s *Server) routes() {
 	handle("POST /sandboxes/{sandboxID}/timeout", s.sandbox(s.setTimeout))
 	handle("POST /sandboxes/{sandboxID}/pause", s.sandbox(s.pause))
 	handle("POST /sandboxes/{sandboxID}/resume", s.sandbox(s.resume))
+	// The v2 connect route the E2B SDKs call is not served: the real
+	// server answers it 405, as it does POST /v2/sandboxes, not 404.
+	for _, prefix := range []string{"", "/kruise/api"} {
+		s.mux.HandleFunc(prefix+"/v2/sandboxes/{sandboxID}/connect", func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+		})
+	}
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "OK") })
 }
 
