@@ -20,20 +20,22 @@ abx info "$id"
 step "run a command in it"
 abx exec "$id" -- 'echo "hello from $(hostname)"; uname -s'
 
-step "write a file, read it back"
-echo "written by the quickstart" | abx files write "$id" notes/hello.txt
-abx files read "$id" notes/hello.txt
-abx files ls "$id" notes
+step "write a file, read it back (the sandbox user's home is /home/user)"
+echo "written by the quickstart" | abx files write "$id" /home/user/notes/hello.txt
+abx files read "$id" /home/user/notes/hello.txt
+abx files ls "$id" /home/user/notes
+abx exec "$id" -- 'whoami; cat ~/notes/hello.txt'
+
 
 step "run code: the interpreter keeps its variables between runs"
 abx run-code "$id" 'squares = [n * n for n in range(10)]'
 abx run-code "$id" - <<'PY'
 total = sum(squares)
 print("the sum of the first ten squares is", total)
-open("notes/total.txt", "w").write(str(total))
+open("/home/user/notes/total.txt", "w").write(str(total))
 total / 10
 PY
-abx files read "$id" notes/total.txt && echo
+abx files read "$id" /home/user/notes/total.txt && echo
 
 step "code that raises exits 1, with the traceback on stderr"
 if abx run-code "$id" 'squares[99]' 2>/dev/null; then exit 1; else echo "exit $?"; fi
