@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"syscall"
 
 	"connectrpc.com/connect"
 
@@ -81,7 +80,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 		writeFilesError(w, http.StatusBadRequest, "path '"+l.path+"' is a directory")
 		return
 	}
-	f, err := os.OpenFile(l.host, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := s.view.open(l, os.O_RDONLY, 0)
 	if err != nil {
 		writeFilesError(w, http.StatusInternalServerError, fsErrorAt(l, err).Error())
 		return
@@ -152,9 +151,9 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(out)
 }
 
-// writeFile overwrites l with r, creating parents. The last component is
-// opened without following links: locate has resolved them all, and one
-// made since must not lead the write elsewhere.
+// writeFile overwrites l with r, creating parents. The file is opened
+// without following any link below the sandbox directory: locate has
+// resolved them all, and one made since must not lead the write elsewhere.
 func (s *Server) writeFile(l located, r io.Reader) error {
 	if err := s.mkdirAll(filepath.Dir(l.host)); err != nil {
 		return fsErrorAt(l, err)
@@ -162,7 +161,7 @@ func (s *Server) writeFile(l located, r io.Reader) error {
 	if st, err := os.Lstat(l.host); err == nil && st.IsDir() {
 		return errors.New("path '" + l.path + "' is a directory")
 	}
-	f, err := os.OpenFile(l.host, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+	f, err := s.view.open(l, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return fsErrorAt(l, err)
 	}

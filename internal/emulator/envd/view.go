@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // The view is what a sandbox's paths mean, for the files API and for
@@ -166,4 +167,28 @@ func (v *view) resolve(p string, follow bool) (string, error) {
 		rest = append(strings.Split(target, "/"), rest...)
 	}
 	return cur, nil
+}
+
+// open opens the resolved l on this machine. Inside a sandbox directory,
+// whose processes may swap a directory for a link between resolve and
+// open, the path below the directory must hold no link at all (openat2's
+// RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS; O_NOFOLLOW on the last part
+// where the kernel lacks openat2): a swap fails the call instead of leading
+// it, with this process's rights, out of the sandbox.
+func (v *view) open(l located, flag int, perm os.FileMode) (*os.File, error) {
+	if l.m.target == "/" {
+		return os.OpenFile(l.host, flag|syscall.O_NOFOLLOW, perm)
+	}
+	rel := strings.TrimPrefix(strings.TrimPrefix(l.path, l.m.target), "/")
+	if rel == "" {
+		rel = "."
+	}
+	f, err := openBeneath(l.m.source, rel, flag, perm)
+	if errors.Is(err, errNoOpenat2) {
+		return os.OpenFile(l.host, flag|syscall.O_NOFOLLOW, perm)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: l.path, Err: err}
+	}
+	return f, nil
 }

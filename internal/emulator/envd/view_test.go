@@ -143,3 +143,30 @@ func TestLinksStayInsideTheView(t *testing.T) {
 		t.Errorf("ls /home: %+v %v", entries, err)
 	}
 }
+
+// A directory swapped for a link between resolve and open (a sandbox
+// process racing the files API) fails the open instead of leading it out.
+func TestOpenRefusesALinkMadeAfterResolve(t *testing.T) {
+	t.Parallel()
+	s := New(Options{Root: t.TempDir()})
+	read, err := s.locate("/home/user/dir/hostname", User, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write, err := s.locate("/home/user/dir/abx-race-test", User, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc", filepath.Join(s.Home(), "dir")); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := s.view.open(read, os.O_RDONLY, 0); err == nil {
+		_ = f.Close()
+		t.Error("read through a link made after resolve")
+	}
+	if f, err := s.view.open(write, os.O_WRONLY|os.O_CREATE, 0o644); err == nil {
+		_ = f.Close()
+		_ = os.Remove("/etc/abx-race-test")
+		t.Error("wrote through a link made after resolve")
+	}
+}
