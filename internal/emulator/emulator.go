@@ -91,6 +91,14 @@ func Start(opts Options) (*Emulator, error) {
 			return nil, err
 		}
 	} else {
+		// Absolute and without links: sandboxes must not see it, and the
+		// files API hides it by comparing paths.
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = resolved
+		}
 		if st, err = openStateDir(dir); err != nil {
 			return nil, err
 		}

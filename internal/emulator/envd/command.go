@@ -48,7 +48,7 @@ func (s *Server) Command(user, dir string, argv []string, env map[string]string,
 		cmd := exec.Command(name, argv[1:]...)
 		cmd.Args[0] = argv[0]
 		cmd.Dir, cmd.Env, cmd.ExtraFiles = l.host, procEnv, extra
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // its own session: not the emulator's terminal
 		return cmd, nil
 	}
 	spec := jail.Spec{Hide: s.opts.Hide, Root: user == Root, Dir: l.path, Args: argv}

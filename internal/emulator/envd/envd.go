@@ -12,6 +12,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -63,6 +64,9 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, version: envd.ParseVersion(opts.Version), mux: http.NewServeMux(),
 		view: newView(opts.Root, opts.Hide)}
 	_ = Prepare(opts.Root, opts.Isolated) // a directory missing shows in the calls that need it
+	if root, err := os.OpenRoot(opts.Root); err == nil {
+		s.view.root = root
+	}
 	s.procs = newProcesses(s)
 	path, h := processconnect.NewProcessHandler(&processService{s: s})
 	s.mux.Handle(path, h)
@@ -95,6 +99,9 @@ func (s *Server) Requests() []Request { return s.log.Requests() }
 func (s *Server) Close() {
 	s.procs.killAll()
 	s.procs.wait(5 * time.Second)
+	if s.view.root != nil {
+		_ = s.view.root.Close()
+	}
 }
 
 // Pause stops every process (SIGSTOP), as a paused sandbox's are.

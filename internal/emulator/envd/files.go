@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path"
-	"path/filepath"
 
 	"connectrpc.com/connect"
 
@@ -58,11 +57,26 @@ func (s *Server) filesPath(w http.ResponseWriter, r *http.Request, write bool) (
 }
 
 func (s *Server) download(w http.ResponseWriter, r *http.Request) {
-	l, ok := s.filesPath(w, r, false)
+	var (
+		l  located
+		ok bool
+		st os.FileInfo
+		f  *os.File
+	)
+	err := s.asUser(func() error {
+		var err error
+		if l, ok = s.filesPath(w, r, false); !ok {
+			return nil
+		}
+		st, err = s.view.lstat(l.path)
+		if err == nil && st.Mode()&os.ModeSymlink == 0 && !st.IsDir() {
+			f, err = s.view.open(l, os.O_RDONLY, 0)
+		}
+		return err
+	})
 	if !ok {
 		return
 	}
-	st, err := s.view.lstat(l.path)
 	if err == nil && st.Mode()&os.ModeSymlink != 0 {
 		err = os.ErrNotExist // a link resolve could not follow: it leads nowhere
 	}
@@ -80,9 +94,8 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 		writeFilesError(w, http.StatusBadRequest, "path '"+l.path+"' is a directory")
 		return
 	}
-	f, err := s.view.open(l, os.O_RDONLY, 0)
-	if err != nil {
-		writeFilesError(w, http.StatusInternalServerError, fsErrorAt(l, err).Error())
+	if f == nil {
+		writeFilesError(w, http.StatusInternalServerError, "cannot open "+l.path)
 		return
 	}
 	defer func() { _ = f.Close() }()
@@ -97,7 +110,11 @@ type uploaded struct {
 }
 
 func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
-	l, ok := s.filesPath(w, r, true)
+	var (
+		l  located
+		ok bool
+	)
+	_ = s.asUser(func() error { l, ok = s.filesPath(w, r, true); return nil })
 	if !ok {
 		return
 	}
@@ -155,17 +172,24 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 // without following any link below the sandbox directory: locate has
 // resolved them all, and one made since must not lead the write elsewhere.
 func (s *Server) writeFile(l located, r io.Reader) error {
-	if err := s.mkdirAll(filepath.Dir(l.host)); err != nil {
+	return s.asUser(func() error { return s.writeFileAsUser(l, r) })
+}
+
+func (s *Server) writeFileAsUser(l located, r io.Reader) error {
+	parent, err := s.locate(path.Dir(l.path), User, false)
+	if err == nil {
+		err = s.view.mkdirAll(parent)
+	}
+	if err != nil {
 		return fsErrorAt(l, err)
 	}
-	if st, err := os.Lstat(l.host); err == nil && st.IsDir() {
+	if st, err := s.view.lstat(l.path); err == nil && st.IsDir() {
 		return errors.New("path '" + l.path + "' is a directory")
 	}
 	f, err := s.view.open(l, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return fsErrorAt(l, err)
 	}
-	s.own(l.host)
 	if _, err := io.Copy(f, r); err != nil {
 		_ = f.Close()
 		return err

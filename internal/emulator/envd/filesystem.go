@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"os"
 	"os/user"
 	"path"
-	"path/filepath"
 	"strconv"
 	"syscall"
 
@@ -37,12 +35,12 @@ func (h *filesystemService) entry(l located) (*pb.EntryInfo, error) {
 	if err != nil {
 		return nil, fsErrorAt(l, err)
 	}
-	return h.s.entryInfo(l.path, l.host, st), nil
+	return h.s.entryInfo(l.path, st), nil
 }
 
 // entryInfo describes a file as envd does; 0.2.10 has no symlink type and
-// no metadata. p is the sandbox's path, host where it is here.
-func (s *Server) entryInfo(p, host string, st fs.FileInfo) *pb.EntryInfo {
+// no metadata. p is the sandbox's path.
+func (s *Server) entryInfo(p string, st fs.FileInfo) *pb.EntryInfo {
 	e := &pb.EntryInfo{
 		Name: path.Base(p), Path: p, Size: st.Size(), Mode: uint32(st.Mode().Perm()),
 		Permissions: st.Mode().String(), ModifiedTime: timestamppb.New(st.ModTime()),
@@ -54,7 +52,7 @@ func (s *Server) entryInfo(p, host string, st fs.FileInfo) *pb.EntryInfo {
 		e.Mode |= uint32(fs.ModeDir)
 	case st.Mode()&fs.ModeSymlink != 0 && s.version.AtLeast(envd.Metadata):
 		e.Type = pb.FileType_FILE_TYPE_SYMLINK
-		if target, err := os.Readlink(host); err == nil {
+		if target, err := s.view.readlink(p); err == nil {
 			e.SymlinkTarget = &target
 		}
 	}
@@ -94,102 +92,114 @@ func lookupGroup(gid uint32) string {
 }
 
 func (h *filesystemService) Stat(_ context.Context, req *connect.Request[pb.StatRequest]) (*connect.Response[pb.StatResponse], error) {
-	if err := h.s.needUser(req.Header()); err != nil {
-		return nil, err
-	}
-	l, err := h.locate(req.Header(), req.Msg.GetPath(), false)
-	if err != nil {
-		return nil, err
-	}
-	e, err := h.entry(l)
-	if err != nil {
-		return nil, err
-	}
-	return connect.NewResponse(&pb.StatResponse{Entry: e}), nil
+	return asUserDo(h.s, func() (*connect.Response[pb.StatResponse], error) {
+		if err := h.s.needUser(req.Header()); err != nil {
+			return nil, err
+		}
+		l, err := h.locate(req.Header(), req.Msg.GetPath(), false)
+		if err != nil {
+			return nil, err
+		}
+		e, err := h.entry(l)
+		if err != nil {
+			return nil, err
+		}
+		return connect.NewResponse(&pb.StatResponse{Entry: e}), nil
+	})
 }
 
 func (h *filesystemService) MakeDir(_ context.Context, req *connect.Request[pb.MakeDirRequest]) (*connect.Response[pb.MakeDirResponse], error) {
-	if err := h.s.needUser(req.Header()); err != nil {
-		return nil, err
-	}
-	l, err := h.locate(req.Header(), req.Msg.GetPath(), true)
-	if err != nil {
-		return nil, err
-	}
-	if st, err := os.Stat(l.host); err == nil {
-		if st.IsDir() {
-			return nil, connect.NewError(connect.CodeAlreadyExists, fmt.Errorf("directory already exists: %s", l.path))
+	return asUserDo(h.s, func() (*connect.Response[pb.MakeDirResponse], error) {
+		if err := h.s.needUser(req.Header()); err != nil {
+			return nil, err
 		}
-		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path already exists but it is not a directory: %s", l.path))
-	}
-	if err := h.s.canWrite(l); err != nil {
-		return nil, err
-	}
-	if err := h.s.mkdirAll(l.host); err != nil {
-		return nil, fsErrorAt(l, err)
-	}
-	// 0.2.10 answers with the name, type and path only.
-	return connect.NewResponse(&pb.MakeDirResponse{Entry: &pb.EntryInfo{
-		Name: path.Base(l.path), Type: pb.FileType_FILE_TYPE_DIRECTORY, Path: l.path}}), nil
+		l, err := h.locate(req.Header(), req.Msg.GetPath(), true)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := h.s.view.lstat(l.path); err == nil {
+			if st.IsDir() {
+				return nil, connect.NewError(connect.CodeAlreadyExists, fmt.Errorf("directory already exists: %s", l.path))
+			}
+			return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path already exists but it is not a directory: %s", l.path))
+		}
+		if err := h.s.canWrite(l); err != nil {
+			return nil, err
+		}
+		if err := h.s.view.mkdirAll(l); err != nil {
+			return nil, fsErrorAt(l, err)
+		}
+		// 0.2.10 answers with the name, type and path only.
+		return connect.NewResponse(&pb.MakeDirResponse{Entry: &pb.EntryInfo{
+			Name: path.Base(l.path), Type: pb.FileType_FILE_TYPE_DIRECTORY, Path: l.path}}), nil
+	})
 }
 
 func (h *filesystemService) Move(_ context.Context, req *connect.Request[pb.MoveRequest]) (*connect.Response[pb.MoveResponse], error) {
-	if err := h.s.needUser(req.Header()); err != nil {
-		return nil, err
-	}
-	src, err := h.locate(req.Header(), req.Msg.GetSource(), false)
-	if err != nil {
-		return nil, err
-	}
-	dst, err := h.locate(req.Header(), req.Msg.GetDestination(), false)
-	if err != nil {
-		return nil, err
-	}
-	if err := h.s.canWrite(src); err != nil {
-		return nil, err
-	}
-	if err := h.s.canWrite(dst); err != nil {
-		return nil, err
-	}
-	if err := h.s.mkdirAll(filepath.Dir(dst.host)); err != nil {
-		return nil, fsErrorAt(dst, err)
-	}
-	if err := os.Rename(src.host, dst.host); err != nil {
-		// Across two sandbox directories (say /tmp to /home/user) a
-		// rename is across two file systems here, as it may be there.
-		return nil, fsErrorAt(dst, err)
-	}
-	e, err := h.entry(dst)
-	if err != nil {
-		return nil, err
-	}
-	return connect.NewResponse(&pb.MoveResponse{Entry: e}), nil
+	return asUserDo(h.s, func() (*connect.Response[pb.MoveResponse], error) {
+		if err := h.s.needUser(req.Header()); err != nil {
+			return nil, err
+		}
+		src, err := h.locate(req.Header(), req.Msg.GetSource(), false)
+		if err != nil {
+			return nil, err
+		}
+		dst, err := h.locate(req.Header(), req.Msg.GetDestination(), false)
+		if err != nil {
+			return nil, err
+		}
+		if err := h.s.canWrite(src); err != nil {
+			return nil, err
+		}
+		if err := h.s.canWrite(dst); err != nil {
+			return nil, err
+		}
+		parent, err := h.s.locate(path.Dir(dst.path), User, false)
+		if err == nil {
+			err = h.s.view.mkdirAll(parent)
+		}
+		if err != nil {
+			return nil, fsErrorAt(dst, err)
+		}
+		if err := h.s.view.rename(src, dst); err != nil {
+			// Across two sandbox directories (say /tmp to /home/user) a
+			// rename is across two file systems here, as it may be there.
+			return nil, fsErrorAt(dst, err)
+		}
+		e, err := h.entry(dst)
+		if err != nil {
+			return nil, err
+		}
+		return connect.NewResponse(&pb.MoveResponse{Entry: e}), nil
+	})
 }
 
 func (h *filesystemService) ListDir(_ context.Context, req *connect.Request[pb.ListDirRequest]) (*connect.Response[pb.ListDirResponse], error) {
-	if err := h.s.needUser(req.Header()); err != nil {
-		return nil, err
-	}
-	l, err := h.locate(req.Header(), req.Msg.GetPath(), true)
-	if err != nil {
-		return nil, err
-	}
-	st, err := h.s.view.lstat(l.path)
-	if err != nil {
-		return nil, fsErrorAt(l, err)
-	}
-	if !st.IsDir() {
-		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path is not a directory: %s", l.path))
-	}
-	depth := int(req.Msg.GetDepth())
-	if depth == 0 {
-		depth = 1
-	}
-	out := &pb.ListDirResponse{}
-	if err := h.walk(l.path, depth, out); err != nil {
-		return nil, fsErrorAt(l, err)
-	}
-	return connect.NewResponse(out), nil
+	return asUserDo(h.s, func() (*connect.Response[pb.ListDirResponse], error) {
+		if err := h.s.needUser(req.Header()); err != nil {
+			return nil, err
+		}
+		l, err := h.locate(req.Header(), req.Msg.GetPath(), true)
+		if err != nil {
+			return nil, err
+		}
+		st, err := h.s.view.lstat(l.path)
+		if err != nil {
+			return nil, fsErrorAt(l, err)
+		}
+		if !st.IsDir() {
+			return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path is not a directory: %s", l.path))
+		}
+		depth := int(req.Msg.GetDepth())
+		if depth == 0 {
+			depth = 1
+		}
+		out := &pb.ListDirResponse{}
+		if err := h.walk(l.path, depth, out); err != nil {
+			return nil, fsErrorAt(l, err)
+		}
+		return connect.NewResponse(out), nil
+	})
 }
 
 // walk lists the sandbox directory dir and, down to depth levels, the
@@ -206,8 +216,7 @@ func (h *filesystemService) walk(dir string, depth int, out *pb.ListDirResponse)
 		if err != nil {
 			continue // gone since it was listed
 		}
-		host, _ := h.s.view.host(p)
-		out.Entries = append(out.Entries, h.s.entryInfo(p, host, st))
+		out.Entries = append(out.Entries, h.s.entryInfo(p, st))
 		if st.IsDir() && depth > 1 {
 			if err := h.walk(p, depth-1, out); err != nil && !errors.Is(err, fs.ErrPermission) {
 				return err
@@ -218,20 +227,22 @@ func (h *filesystemService) walk(dir string, depth int, out *pb.ListDirResponse)
 }
 
 func (h *filesystemService) Remove(_ context.Context, req *connect.Request[pb.RemoveRequest]) (*connect.Response[pb.RemoveResponse], error) {
-	if err := h.s.needUser(req.Header()); err != nil {
-		return nil, err
-	}
-	l, err := h.locate(req.Header(), req.Msg.GetPath(), false)
-	if err != nil {
-		return nil, err
-	}
-	if err := h.s.canWrite(l); err != nil {
-		return nil, err
-	}
-	if err := os.RemoveAll(l.host); err != nil {
-		return nil, fsErrorAt(l, err)
-	}
-	return connect.NewResponse(&pb.RemoveResponse{}), nil
+	return asUserDo(h.s, func() (*connect.Response[pb.RemoveResponse], error) {
+		if err := h.s.needUser(req.Header()); err != nil {
+			return nil, err
+		}
+		l, err := h.locate(req.Header(), req.Msg.GetPath(), false)
+		if err != nil {
+			return nil, err
+		}
+		if err := h.s.canWrite(l); err != nil {
+			return nil, err
+		}
+		if err := h.s.view.removeAll(l); err != nil {
+			return nil, fsErrorAt(l, err)
+		}
+		return connect.NewResponse(&pb.RemoveResponse{}), nil
+	})
 }
 
 // locate resolves a path of a request, for its user.
@@ -241,4 +252,15 @@ func (h *filesystemService) locate(header http.Header, p string, follow bool) (l
 		return located{}, err
 	}
 	return h.s.locate(p, user, follow)
+}
+
+// asUserDo is asUser for a call with a result.
+func asUserDo[T any](s *Server, fn func() (T, error)) (T, error) {
+	var out T
+	err := s.asUser(func() error {
+		var err error
+		out, err = fn()
+		return err
+	})
+	return out, err
 }

@@ -120,35 +120,6 @@ func (s *Server) canWrite(l located) error {
 	return nil
 }
 
-// own gives what the files API made to the sandbox's processes' user.
-func (s *Server) own(host string) {
-	if !s.opts.Isolated {
-		return
-	}
-	if uid, gid := jail.Owner(); uid != os.Geteuid() {
-		_ = os.Lchown(host, uid, gid)
-	}
-}
-
-// mkdirAll makes the directory host and its missing parents, each given
-// to the sandbox's user.
-func (s *Server) mkdirAll(host string) error {
-	if st, err := os.Stat(host); err == nil {
-		if st.IsDir() {
-			return nil
-		}
-		return fmt.Errorf("not a directory: %w", os.ErrExist)
-	}
-	if err := s.mkdirAll(filepath.Dir(host)); err != nil {
-		return err
-	}
-	if err := os.Mkdir(host, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
-	}
-	s.own(host)
-	return nil
-}
-
 // needUser enforces envd 0.2.10's lack of a default user on RPCs.
 func (s *Server) needUser(h http.Header) error {
 	if userOf(h) == "" && !s.version.AtLeast(envd.DefaultUser) {

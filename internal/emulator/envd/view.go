@@ -37,10 +37,17 @@ type mount struct {
 type view struct {
 	mounts []mount  // the longest target first
 	hide   []string // directories of this machine seen empty
+	dir    string   // the sandbox's directory, which holds every source but /'s
+	root   *os.Root // dir, opened: see inside
 }
 
+// alwaysHidden are this machine's directories the files API shows empty:
+// a sandbox's /dev, /run and /proc are its own, and this machine's devices,
+// sockets and processes are none of its business.
+var alwaysHidden = []string{"/dev", "/run", "/proc"}
+
 func newView(root string, hide []string) *view {
-	v := &view{hide: hide}
+	v := &view{hide: append(append([]string{}, alwaysHidden...), hide...), dir: root}
 	for _, t := range Writable {
 		v.mounts = append(v.mounts, mount{target: t, source: filepath.Join(root, filepath.FromSlash(t[1:])), writable: true})
 	}
@@ -95,6 +102,9 @@ func (v *view) lstat(p string) (fs.FileInfo, error) {
 	if m.target == "/" && v.hidden(h) && !v.hiddenRoot(h) {
 		return nil, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrNotExist}
 	}
+	if root, rel, ok := v.inside(h); ok {
+		return root.Lstat(rel)
+	}
 	return os.Lstat(h)
 }
 
@@ -113,7 +123,13 @@ func (v *view) readDir(p string) ([]fs.DirEntry, error) {
 	if m.target == "/" && v.hidden(h) {
 		return nil, nil
 	}
-	entries, err := os.ReadDir(h)
+	var entries []fs.DirEntry
+	var err error
+	if root, rel, ok := v.inside(h); ok {
+		entries, err = fs.ReadDir(root.FS(), rel)
+	} else {
+		entries, err = os.ReadDir(h)
+	}
 	if p == "/home" {
 		// Whatever else the sandbox's home parent holds, /home shows user.
 		var only []fs.DirEntry
@@ -156,8 +172,7 @@ func (v *view) resolve(p string, follow bool) (string, error) {
 		if links++; links > maxLinks {
 			return "", &fs.PathError{Op: "resolve", Path: p, Err: errLoop}
 		}
-		h, _ := v.host(next)
-		target, err := os.Readlink(h)
+		target, err := v.readlink(next)
 		if err != nil {
 			return "", err
 		}
@@ -169,26 +184,80 @@ func (v *view) resolve(p string, follow bool) (string, error) {
 	return cur, nil
 }
 
-// open opens the resolved l on this machine. Inside a sandbox directory,
-// whose processes may swap a directory for a link between resolve and
-// open, the path below the directory must hold no link at all (openat2's
-// RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS; O_NOFOLLOW on the last part
-// where the kernel lacks openat2): a swap fails the call instead of leading
-// it, with this process's rights, out of the sandbox.
+// The sandbox's directories are reached through root, an os.Root of the
+// sandbox's directory opened when the sandbox was made: no link below it
+// can lead a call out of it (one a sandbox process swaps in between
+// resolve and the call fails the call), and nothing above it is walked,
+// so a call made with the sandbox user's rights (asUser) works although
+// the emulator's state dir is private.
+
+// inside says where h is below the sandbox's directory, if it is.
+func (v *view) inside(h string) (*os.Root, string, bool) {
+	if v.root == nil {
+		return nil, "", false
+	}
+	rel, err := filepath.Rel(v.dir, h)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+		return nil, "", false
+	}
+	return v.root, rel, true
+}
+
+func (v *view) readlink(p string) (string, error) {
+	h, _ := v.host(p)
+	if root, rel, ok := v.inside(h); ok {
+		return root.Readlink(rel)
+	}
+	return os.Readlink(h)
+}
+
+// open opens the resolved l.
 func (v *view) open(l located, flag int, perm os.FileMode) (*os.File, error) {
-	if l.m.target == "/" {
-		return os.OpenFile(l.host, flag|syscall.O_NOFOLLOW, perm)
+	if root, rel, ok := v.inside(l.host); ok {
+		f, err := root.OpenFile(rel, flag|syscall.O_NOFOLLOW, perm)
+		return f, renamed(err, l.path)
 	}
-	rel := strings.TrimPrefix(strings.TrimPrefix(l.path, l.m.target), "/")
-	if rel == "" {
-		rel = "."
+	f, err := os.OpenFile(l.host, flag|syscall.O_NOFOLLOW, perm)
+	return f, renamed(err, l.path)
+}
+
+// mkdirAll makes the directory l.path and its parents.
+func (v *view) mkdirAll(l located) error {
+	root, rel, ok := v.inside(l.host)
+	if !ok {
+		return &fs.PathError{Op: "mkdir", Path: l.path, Err: fs.ErrPermission}
 	}
-	f, err := openBeneath(l.m.source, rel, flag, perm)
-	if errors.Is(err, errNoOpenat2) {
-		return os.OpenFile(l.host, flag|syscall.O_NOFOLLOW, perm)
+	return renamed(root.MkdirAll(rel, 0o755), l.path)
+}
+
+// rename moves src to dst, both in the sandbox's directories.
+func (v *view) rename(src, dst located) error {
+	rs, relS, ok1 := v.inside(src.host)
+	_, relD, ok2 := v.inside(dst.host)
+	if !ok1 || !ok2 {
+		return &fs.PathError{Op: "rename", Path: src.path, Err: fs.ErrPermission}
 	}
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: l.path, Err: err}
+	return renamed(rs.Rename(relS, relD), dst.path)
+}
+
+// removeAll removes l.path and what is in it.
+func (v *view) removeAll(l located) error {
+	root, rel, ok := v.inside(l.host)
+	if !ok {
+		return &fs.PathError{Op: "remove", Path: l.path, Err: fs.ErrPermission}
 	}
-	return f, nil
+	return renamed(root.RemoveAll(rel), l.path)
+}
+
+// renamed names the sandbox's path in a path error, never this machine's.
+func renamed(err error, p string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: p, Err: pe.Err}
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return &fs.PathError{Op: le.Op, Path: p, Err: le.Err}
+	}
+	return err
 }

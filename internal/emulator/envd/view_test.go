@@ -142,6 +142,18 @@ func TestLinksStayInsideTheView(t *testing.T) {
 	if entries, err := c.ListDir(ctx, "/home", 1); err != nil || len(entries) != 1 || entries[0].Path != "/home/user" {
 		t.Errorf("ls /home: %+v %v", entries, err)
 	}
+	// The files API has the sandbox user's rights, whoever runs the
+	// emulator, and shows none of this machine's devices or processes.
+	if st, err := os.Stat("/etc/shadow"); err == nil && st.Mode().Perm()&0o004 == 0 {
+		if got, err := read(t, c, "/etc/shadow"); err == nil {
+			t.Errorf("read /etc/shadow: %d bytes", len(got))
+		}
+	}
+	for _, dir := range []string{"/dev", "/proc", "/run"} {
+		if entries, err := c.ListDir(ctx, dir, 1); err != nil || len(entries) != 0 {
+			t.Errorf("ls %s: %d entries, %v", dir, len(entries), err)
+		}
+	}
 }
 
 // A directory swapped for a link between resolve and open (a sandbox

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -26,6 +27,14 @@ func run(spec Spec) int {
 	// Signals that come while the view is built wait for the command.
 	signals := make(chan os.Signal, 16)
 	signal.Notify(signals)
+	// Descriptors the emulator inherited from its own parent stay out.
+	_ = unix.CloseRange(uint(3+spec.ExtraFiles), ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	os.Clearenv()
+	for _, kv := range spec.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			_ = os.Setenv(k, v)
+		}
+	}
 	if err := setup(spec); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", InitName, err)
 		return exitSetup
@@ -53,7 +62,7 @@ func run(spec Spec) int {
 		}
 	}
 	cmd := exec.Command(path)
-	cmd.Args = spec.Args
+	cmd.Args, cmd.Env = spec.Args, spec.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	for i := range spec.ExtraFiles {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, os.NewFile(uintptr(3+i), ""))
@@ -72,15 +81,24 @@ func run(spec Spec) int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", InitName, err)
 		return exitSetup
 	}
-	if ws.Signaled() {
+	if ws.Signaled() && diesBy[ws.Signal()] {
 		// End as the command did, so that whoever started the init sees
 		// the same signal.
 		signal.Reset(ws.Signal())
 		_ = syscall.Kill(os.Getpid(), ws.Signal())
+	}
+	if ws.Signaled() {
+		// Signals Go's runtime handles itself (SIGSEGV, SIGQUIT, ...)
+		// would not end the init the same way: their shell status.
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
 }
+
+// diesBy are the signals the init can end by itself, re-raised: those
+// Go's runtime leaves to their default action once reset.
+var diesBy = map[syscall.Signal]bool{syscall.SIGHUP: true, syscall.SIGINT: true, syscall.SIGTERM: true,
+	syscall.SIGUSR1: true, syscall.SIGUSR2: true, syscall.SIGALRM: true, syscall.SIGKILL: true}
 
 // supervise starts cmd, passes the signals this process gets on to it,
 // and reaps children until cmd has ended: the init is a subreaper, so
@@ -96,6 +114,7 @@ func supervise(cmd *exec.Cmd, signals chan os.Signal) (syscall.WaitStatus, error
 		_ = f.Close()
 	}
 	pid := cmd.Process.Pid
+	defer signal.Stop(signals) // no signal goes on to a pid reused after the reap
 	go func() {
 		for sig := range signals {
 			if sig == syscall.SIGCHLD || sig == syscall.SIGURG {

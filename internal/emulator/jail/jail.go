@@ -18,8 +18,12 @@ import (
 	"os/exec"
 )
 
-// InitName is argv[0] of the copy that sets a jail up.
-const InitName = "abx-sandbox-init"
+// InitName is argv[0] of the copy that sets a jail up; specEnv carries
+// its Spec.
+const (
+	InitName = "abx-sandbox-init"
+	specEnv  = "ABX_SANDBOX_INIT_SPEC"
+)
 
 // Uid and Gid of the sandbox user, as on E2B's templates.
 const (
@@ -54,6 +58,10 @@ type Spec struct {
 	ExtraFiles int `json:"extraFiles,omitempty"`
 	// Probe sets the view up and exits 0 without running anything.
 	Probe bool `json:"probe,omitempty"`
+	// Env is the command's environment. The init itself starts with no
+	// other variable than its spec: nothing a client sets (LD_PRELOAD,
+	// GODEBUG) reaches it.
+	Env []string `json:"env,omitempty"`
 
 	// ParentID is the uid and gid, in the init's user namespace, that the
 	// command's user maps to (set by Command).
@@ -72,8 +80,8 @@ func Command(spec Spec, env []string, extra []*os.File) (*exec.Cmd, error) {
 	if len(spec.Args) == 0 && !spec.Probe {
 		return nil, errors.New("jail: no command")
 	}
-	spec.ExtraFiles = len(extra)
-	cmd := &exec.Cmd{Path: selfExe, Env: env, ExtraFiles: extra}
+	spec.ExtraFiles, spec.Env = len(extra), env
+	cmd := &exec.Cmd{Path: selfExe, Args: []string{InitName}, ExtraFiles: extra}
 	parentID, err := isolate(cmd)
 	if err != nil {
 		return nil, err
@@ -83,18 +91,21 @@ func Command(spec Spec, env []string, extra []*os.File) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.Args = []string{InitName, string(b)}
+	// In the environment, not argv: the spec names paths and holds the
+	// command's variables, which argv would show every user of the machine.
+	cmd.Env = []string{specEnv + "=" + string(b)}
 	return cmd, nil
 }
 
 // Init turns this process into a jail's init when it was started as one,
 // and never returns then. Otherwise it returns at once.
 func Init() {
-	if len(os.Args) != 2 || os.Args[0] != InitName {
+	raw, ok := os.LookupEnv(specEnv)
+	if len(os.Args) != 1 || os.Args[0] != InitName || !ok {
 		return
 	}
 	var spec Spec
-	if err := json.Unmarshal([]byte(os.Args[1]), &spec); err != nil {
+	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
 		fmt.Fprintln(os.Stderr, InitName+": bad spec:", err)
 		os.Exit(exitSetup)
 	}

@@ -39,7 +39,10 @@ func Owner() (uid, gid int) {
 // is this user outside, where it may mount, and maps the command's user
 // to that uid 0. It returns the id the command's user maps to.
 func isolate(cmd *exec.Cmd) (parentID int, err error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS, Setpgid: true}
+	// A session of its own: no sandbox process shares the emulator's
+	// terminal (it could read its keys); the session is a process group
+	// too, which signals reach whole.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS, Setsid: true}
 	if os.Geteuid() == 0 {
 		return unprivileged, nil
 	}
@@ -81,7 +84,9 @@ func tryView() error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Generous: on a loaded machine a slow probe must not quietly turn
+	// isolation off.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -171,6 +171,6 @@ func hostCommand(dir string, argv []string, extra []*os.File) (*exec.Cmd, error)
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Dir, cmd.ExtraFiles = dir, extra
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // its own session: not the emulator's terminal
 	return cmd, nil
 }
