@@ -90,16 +90,20 @@ func (f *Factory) Provider() (provider.Provider, error) {
 	return p, nil
 }
 
+// ProviderName is the provider --provider or ABX_PROVIDER names; "" when
+// neither does.
+func (f *Factory) ProviderName() string {
+	if f.Flags != nil {
+		if fl := f.Flags.Lookup("provider"); fl != nil && fl.Value.String() != "" {
+			return fl.Value.String()
+		}
+	}
+	return f.Getenv("ABX_PROVIDER")
+}
+
 // SelectProvider picks the provider named by --provider or ABX_PROVIDER.
 func (f *Factory) SelectProvider() (*provider.Descriptor, error) {
-	name := ""
-	if fl := f.Flags.Lookup("provider"); fl != nil {
-		name = fl.Value.String()
-	}
-	if name == "" {
-		name = f.Getenv("ABX_PROVIDER")
-	}
-	d, err := f.Registry.Lookup(name)
+	d, err := f.Registry.Lookup(f.ProviderName())
 	if err != nil {
 		return nil, err
 	}

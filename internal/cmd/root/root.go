@@ -20,6 +20,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmd/files"
 	"github.com/abx-dev/abx/internal/cmd/meta"
 	"github.com/abx-dev/abx/internal/cmd/process"
+	"github.com/abx-dev/abx/internal/cmd/providers"
 	"github.com/abx-dev/abx/internal/cmd/sandbox"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
@@ -180,7 +181,7 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 	add("sandboxes", sandbox.Commands(f)...)
 	add("inside", process.NewCmdExec(f, nil), process.NewCmdPs(f), files.NewCmdFiles(f), code.NewCmdRunCode(f, nil))
 	add("local", emulator.NewCmdEmulator(f))
-	add("settings", meta.NewCmdCapabilities(f, nil), meta.NewCmdConfig(f, nil), meta.NewCmdVersion(f, nil))
+	add("settings", providers.NewCmdProvider(f), meta.NewCmdCapabilities(f, nil), meta.NewCmdConfig(f, nil), meta.NewCmdVersion(f, nil))
 	root.AddCommand(newHelpTopics(f)...)
 	root.Version = meta.BuildInfo().String()
 	root.SetVersionTemplate("{{.Version}}\n")

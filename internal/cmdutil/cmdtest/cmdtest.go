@@ -44,6 +44,9 @@ func NewFactory(tty bool, env map[string]string, format output.Format) (*cmdutil
 // the root's checks: what a TestNewCmdX needs to see how argv becomes
 // Options, or which usage error it is.
 func Exec(cmd *cobra.Command, argv ...string) error {
+	if argv == nil {
+		argv = []string{} // nil would make cobra read the test binary's own arguments
+	}
 	cmd.SetArgs(argv)
 	cmd.SetIn(&bytes.Buffer{})
 	cmd.SetOut(io.Discard)
