@@ -74,3 +74,21 @@ func (d *Descriptor) Supports(c Capability) bool {
 	}
 	return false
 }
+
+// CapabilityStatus is one capability of the family and whether a provider
+// supports it, as `abx capabilities` and `abx provider info` show it.
+type CapabilityStatus struct {
+	Name        Capability `json:"name"`
+	Supported   bool       `json:"supported"`
+	Description string     `json:"description"`
+}
+
+// Manifest is every capability of the family, in display order, with
+// whether d supports it.
+func (d *Descriptor) Manifest() []CapabilityStatus {
+	out := make([]CapabilityStatus, 0, len(AllCapabilities))
+	for _, c := range AllCapabilities {
+		out = append(out, CapabilityStatus{Name: c.Name, Supported: d.Supports(c.Name), Description: c.Description})
+	}
+	return out
+}

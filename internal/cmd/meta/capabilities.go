@@ -12,15 +12,9 @@ import (
 	"github.com/abx-dev/abx/internal/provider"
 )
 
-type capabilityJSON struct {
-	Name        provider.Capability `json:"name"`
-	Supported   bool                `json:"supported"`
-	Description string              `json:"description"`
-}
-
 type capabilitiesJSON struct {
-	Provider     string           `json:"provider"`
-	Capabilities []capabilityJSON `json:"capabilities"`
+	Provider     string                      `json:"provider"`
+	Capabilities []provider.CapabilityStatus `json:"capabilities"`
 }
 
 // CapabilitiesOptions are the inputs of `abx capabilities`.
@@ -50,11 +44,10 @@ request is sent.`,
 
 func runCapabilities(_ context.Context, opts *CapabilitiesOptions) error {
 	d := opts.Descriptor()
-	out := capabilitiesJSON{Provider: d.Name, Capabilities: []capabilityJSON{}}
+	out := capabilitiesJSON{Provider: d.Name, Capabilities: d.Manifest()}
 	var supported []string
-	for _, c := range provider.AllCapabilities {
-		out.Capabilities = append(out.Capabilities, capabilityJSON{c.Name, d.Supports(c.Name), c.Description})
-		if d.Supports(c.Name) {
+	for _, c := range out.Capabilities {
+		if c.Supported {
 			supported = append(supported, string(c.Name))
 		}
 	}

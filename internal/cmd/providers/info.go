@@ -26,10 +26,10 @@ type settingJSON struct {
 }
 
 type infoJSON struct {
-	Name         string           `json:"name"`
-	Summary      string           `json:"summary"`
-	Settings     []settingJSON    `json:"settings"`
-	Capabilities []capabilityJSON `json:"capabilities"`
+	Name         string                      `json:"name"`
+	Summary      string                      `json:"summary"`
+	Settings     []settingJSON               `json:"settings"`
+	Capabilities []provider.CapabilityStatus `json:"capabilities"`
 }
 
 // NewCmdInfo builds `abx provider info NAME`.
@@ -67,7 +67,7 @@ func runInfo(_ context.Context, opts *InfoOptions) error {
 	if err != nil {
 		return err
 	}
-	out := infoJSON{Name: d.Name, Summary: d.Summary, Settings: []settingJSON{}, Capabilities: capabilitiesOf(d)}
+	out := infoJSON{Name: d.Name, Summary: d.Summary, Settings: []settingJSON{}, Capabilities: d.Manifest()}
 	for _, s := range d.Settings {
 		out.Settings = append(out.Settings, settingJSON{Flag: "--" + s.Flag, Env: s.Env, Default: s.Default, Secret: s.Secret, Usage: s.Usage})
 	}

@@ -53,7 +53,7 @@ func runList(_ context.Context, opts *ListOptions) error {
 	var names []string
 	for _, d := range opts.Registry.All() {
 		p := providerJSON{Name: d.Name, Summary: d.Summary, Selected: d.Name == opts.Selected, Capabilities: []provider.Capability{}}
-		for _, c := range capabilitiesOf(d) {
+		for _, c := range d.Manifest() {
 			if c.Supported {
 				p.Supported++
 				p.Capabilities = append(p.Capabilities, c.Name)

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/provider"
 )
 
 // NewCmdProvider builds the `abx provider` group.
@@ -21,22 +20,6 @@ environment variables) and the capabilities of the abx family it supports or not
 	}
 	cmd.AddCommand(NewCmdList(f, nil), NewCmdInfo(f, nil))
 	return cmdutil.NoProvider(cmd)
-}
-
-// capabilityJSON is one capability of a provider, as JSON shows it.
-type capabilityJSON struct {
-	Name        provider.Capability `json:"name"`
-	Supported   bool                `json:"supported"`
-	Description string              `json:"description"`
-}
-
-// capabilitiesOf lists every capability of the family for d, in order.
-func capabilitiesOf(d *provider.Descriptor) []capabilityJSON {
-	out := make([]capabilityJSON, 0, len(provider.AllCapabilities))
-	for _, c := range provider.AllCapabilities {
-		out = append(out, capabilityJSON{Name: c.Name, Supported: d.Supports(c.Name), Description: c.Description})
-	}
-	return out
 }
 
 // yesNo is how tables show a flag.
