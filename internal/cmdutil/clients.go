@@ -42,3 +42,9 @@ func (f *Factory) endpoint(ctx context.Context, id string, port int, c provider.
 	}
 	return dp.Endpoint(ctx, id, port)
 }
+
+// PortEndpoint is how to reach a port of the sandbox through its data
+// plane (abx port-forward).
+func (f *Factory) PortEndpoint(ctx context.Context, id string, port int) (*provider.Endpoint, error) {
+	return f.endpoint(ctx, id, port, provider.PortsURL)
+}

@@ -3,7 +3,10 @@
 package emulator
 
 import (
+	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,13 +229,29 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h = b.envd
 	case port == CodeInterpreterPort && b.jupyter != nil:
 		h = b.jupyter
-	default:
+	case port == CodeInterpreterPort:
 		http.Error(w, "nothing listens on port "+strconv.Itoa(port)+" of sandbox "+id, http.StatusBadGateway)
 		return
+	default:
+		h = loopback(id, port)
 	}
 	r2 := r.Clone(r.Context())
 	r2.URL.Path, r2.URL.RawPath = rest, ""
 	h.ServeHTTP(w, r2)
+}
+
+// loopback reaches a server a sandbox process started: sandboxes share
+// this machine's network (docs/emulator.md), so port N of a sandbox is
+// 127.0.0.1:N here. Streams and upgrades (WebSocket) pass through.
+func loopback(id string, port int) http.Handler {
+	target := &url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	return &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target) },
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
+			http.Error(w, "nothing listens on port "+strconv.Itoa(port)+" of sandbox "+id, http.StatusBadGateway)
+		},
+	}
 }
 
 // route finds the sandbox and port a data-plane request is for.

@@ -17,7 +17,7 @@ func Commands(f *cmdutil.Factory) []*cobra.Command {
 	return []*cobra.Command{
 		NewCmdCreate(f, nil), NewCmdConnect(f, nil), NewCmdList(f, nil), NewCmdInfo(f, nil),
 		NewCmdKill(f, nil), NewCmdTimeout(f, nil), NewCmdPause(f, nil), NewCmdResume(f, nil),
-		NewCmdURL(f, nil),
+		NewCmdURL(f, nil), NewCmdPortForward(f, nil),
 	}
 }
 

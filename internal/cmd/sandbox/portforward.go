@@ -1,0 +1,199 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/portforward"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// Forward is one LOCAL:REMOTE pair; Local 0 picks a free port.
+type Forward struct {
+	Local, Remote int
+}
+
+// PortForwardOptions are the inputs of `abx port-forward`.
+type PortForwardOptions struct {
+	Printer   *output.Printer
+	Provider  func() (provider.Provider, error)
+	Endpoint  func(ctx context.Context, id string, port int) (*provider.Endpoint, error)
+	Transport func() http.RoundTripper
+
+	ID       string
+	Address  string
+	Forwards []Forward
+}
+
+type forwardResult struct {
+	SandboxID string `json:"sandboxID"`
+	Local     string `json:"local"`
+	Remote    int    `json:"remote"`
+	URL       string `json:"url"`
+}
+
+// NewCmdPortForward builds `abx port-forward`.
+func NewCmdPortForward(f *cmdutil.Factory, runF func(context.Context, *PortForwardOptions) error) *cobra.Command {
+	opts := &PortForwardOptions{Printer: f.Printer, Provider: f.Provider, Endpoint: f.PortEndpoint,
+		Transport: func() http.RoundTripper { return f.HTTPClient().Transport }}
+	cmd := &cobra.Command{
+		Use:   "port-forward ID [LOCAL:]REMOTE...",
+		Short: "Serve ports of a sandbox on this machine",
+		Long: `Listen on LOCAL (on 127.0.0.1) for each [LOCAL:]REMOTE and forward every request to port
+REMOTE of the sandbox, through the gateway with the provider's URL rule and headers:
+HTTP, server streams and upgraded connections (WebSocket) alike. LOCAL defaults to REMOTE;
+an empty LOCAL (:REMOTE) picks a free port. Ctrl-C stops it. A request the sandbox cannot
+answer because it is paused or gone gets 502, and abx says which on stderr.`,
+		Example: `  abx port-forward "$id" 8080
+  abx port-forward "$id" 18080:8080 :5432
+  abx port-forward "$id" 8000 -o json | jq -r '.[0].url'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) >= 2 {
+				return nil
+			}
+			return cmdutil.ArgsError(cmd, len(args), 2, []string{"ID", "[LOCAL:]REMOTE..."})
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
+				return err
+			}
+			opts.Forwards = nil
+			for _, a := range args[1:] {
+				fw, err := parseForward(a)
+				if err != nil {
+					return err
+				}
+				opts.Forwards = append(opts.Forwards, fw)
+			}
+			if ip := net.ParseIP(opts.Address); opts.Address != "localhost" && ip == nil {
+				return abxerr.New(abxerr.InvalidInput, "invalid --address %q", opts.Address).
+					WithHint("give an IP address of this machine, such as 127.0.0.1")
+			}
+			return cmdutil.Run(cmd, opts, runF, runPortForward)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Address, "address", "127.0.0.1", "address to listen on; anything but loopback exposes the ports to the network")
+	return cmdutil.Needs(cmd, provider.PortsURL)
+}
+
+// parseForward reads [LOCAL:]REMOTE.
+func parseForward(s string) (Forward, error) {
+	local, remote, paired := strings.Cut(s, ":")
+	if !paired {
+		remote = local
+	}
+	r, err := cmdutil.ParsePort(remote)
+	if err != nil {
+		return Forward{}, err
+	}
+	fw := Forward{Local: r, Remote: r}
+	if paired {
+		fw.Local = 0
+		if local != "" {
+			if fw.Local, err = cmdutil.ParsePort(local); err != nil {
+				return Forward{}, err
+			}
+		}
+	}
+	return fw, nil
+}
+
+func runPortForward(ctx context.Context, opts *PortForwardOptions) error {
+	if ip := net.ParseIP(opts.Address); ip != nil && !ip.IsLoopback() {
+		opts.Printer.Note("warning: listening on %s: anyone who reaches this machine reaches the sandbox's ports", opts.Address)
+	}
+	notice := &failureNotice{opts: opts, ctx: ctx}
+	var servers []*http.Server
+	defer func() {
+		for _, srv := range servers {
+			_ = srv.Close()
+		}
+	}()
+	var out []forwardResult
+	var names []string
+	for _, f := range opts.Forwards {
+		ep, err := opts.Endpoint(ctx, opts.ID, f.Remote)
+		if err != nil {
+			return err
+		}
+		fw, err := portforward.New(ep, opts.Transport())
+		if err != nil {
+			return err
+		}
+		fw.OnFailure = notice.heard
+		ln, err := net.Listen("tcp", net.JoinHostPort(opts.Address, strconv.Itoa(f.Local)))
+		if err != nil {
+			return abxerr.New(abxerr.InvalidInput, "cannot listen on %s: %v", net.JoinHostPort(opts.Address, strconv.Itoa(f.Local)), err).
+				WithHint("pick another local port (LOCAL:%d, or :%d for any free one)", f.Remote, f.Remote)
+		}
+		srv := &http.Server{Handler: fw, ReadHeaderTimeout: 10 * time.Second}
+		servers = append(servers, srv)
+		go func() { _ = srv.Serve(ln) }()
+		addr := ln.Addr().String()
+		out = append(out, forwardResult{SandboxID: opts.ID, Local: addr, Remote: f.Remote, URL: "http://" + addr})
+		names = append(names, "http://"+addr)
+	}
+	err := opts.Printer.Print(out, names, func() error {
+		for _, r := range out {
+			if err := opts.Printer.Line(fmt.Sprintf("Forwarding from %s -> %d", r.Local, r.Remote)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	shutdown, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	for _, srv := range servers {
+		_ = srv.Shutdown(shutdown)
+	}
+	opts.Printer.Note("port-forward stopped")
+	return nil
+}
+
+// failureNotice says, at most every few seconds, why the sandbox did not
+// answer: it is paused or gone; a port nothing listens on says nothing.
+type failureNotice struct {
+	opts *PortForwardOptions
+	ctx  context.Context
+	mu   sync.Mutex
+	last time.Time
+}
+
+func (n *failureNotice) heard(int, error) {
+	n.mu.Lock()
+	if time.Since(n.last) < 5*time.Second {
+		n.mu.Unlock()
+		return
+	}
+	n.last = time.Now()
+	n.mu.Unlock()
+	p, err := n.opts.Provider()
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(n.ctx, 10*time.Second)
+	defer cancel()
+	s, err := p.Get(ctx, n.opts.ID)
+	switch {
+	case err != nil && abxerr.From(err).Code == abxerr.NotFound:
+		n.opts.Printer.Note("sandbox %s no longer exists: its ports answer 502", n.opts.ID)
+	case err == nil && s.State == "paused":
+		n.opts.Printer.Note("sandbox %s is paused: its ports answer 502 until 'abx resume %s'", n.opts.ID, n.opts.ID)
+	}
+}

@@ -1,0 +1,71 @@
+// Package portforward serves a sandbox's port on a local address: every
+// request (HTTP, and WebSocket or other upgrades) goes on to the port by
+// the provider's URL rule, with the headers that route it and nothing of
+// the local client's credentials turned into ours. It knows no cobra.
+package portforward
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// Forwarder is an http.Handler that forwards to one sandbox port.
+type Forwarder struct {
+	proxy *httputil.ReverseProxy
+	// OnFailure, if set, hears every request the port could not answer:
+	// the upstream's error status (502, 404) or a transport error.
+	OnFailure func(status int, err error)
+}
+
+// New forwards to ep through transport (abx's, with its proxy and CA
+// settings).
+func New(ep *provider.Endpoint, transport http.RoundTripper) (*Forwarder, error) {
+	target, err := url.Parse(ep.URL)
+	if err != nil {
+		return nil, err
+	}
+	fw := &Forwarder{}
+	fw.proxy = &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Host = target.Host
+			for k, vs := range ep.Header {
+				r.Out.Header[k] = append([]string(nil), vs...)
+			}
+		},
+		Transport: transport,
+		// Streams (server-sent events, NDJSON, downloads) go through as
+		// they come, not when a buffer fills.
+		FlushInterval: -1,
+		ModifyResponse: func(resp *http.Response) error {
+			// The gateway answers 502 for a paused sandbox or a port
+			// nothing listens on, 404 for a sandbox that is gone; the
+			// listener tells those from the application's own answers.
+			if resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusNotFound {
+				fw.failed(resp.StatusCode, nil)
+			}
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			if errors.Is(err, http.ErrAbortHandler) {
+				return
+			}
+			fw.failed(http.StatusBadGateway, err)
+			http.Error(w, "abx port-forward: the sandbox's port did not answer", http.StatusBadGateway)
+		},
+	}
+	return fw, nil
+}
+
+// ServeHTTP forwards one request.
+func (fw *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) { fw.proxy.ServeHTTP(w, r) }
+
+func (fw *Forwarder) failed(status int, err error) {
+	if fw.OnFailure != nil {
+		fw.OnFailure(status, err)
+	}
+}
