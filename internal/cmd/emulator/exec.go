@@ -4,17 +4,9 @@ package emulator
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
@@ -61,48 +53,5 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 		return err
 	}
 	defer func() { _ = e.Close() }()
-	return runChild(ctx, opts.IO, opts.Argv, append(e.Env(), selfOnPath()...))
-}
-
-// selfOnPath puts this abx first on the child's PATH, so that a script
-// run by `go run ./cmd/abx emulator exec` calls the same abx.
-func selfOnPath() []string {
-	self, err := os.Executable()
-	if err != nil {
-		return nil
-	}
-	return []string{"PATH=" + filepath.Dir(self) + string(os.PathListSeparator) + os.Getenv("PATH")}
-}
-
-// runChild runs argv with env added to abx's environment. An interrupt
-// reaches the child through the terminal's process group; abx waits for it.
-func runChild(ctx context.Context, io *output.Streams, argv []string, env []string) error {
-	c := exec.Command(argv[0], argv[1:]...)
-	c.Env = append(os.Environ(), env...)
-	c.Stdin, c.Stdout, c.Stderr = io.In, io.Out, io.ErrOut
-	if err := c.Start(); err != nil {
-		return abxerr.New(abxerr.InvalidInput, "cannot run %s: %v", argv[0], errors.Unwrap(err)).
-			WithHint("check the command name and that it is executable")
-	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = c.Process.Signal(syscall.SIGTERM)
-		case <-done:
-		}
-	}()
-	err := c.Wait()
-	close(done)
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return abxerr.Status(128 + int(ws.Signal()))
-		}
-		return abxerr.Status(ee.ExitCode())
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", strings.Join(argv, " "), err)
-	}
-	return nil
+	return cmdutil.RunChild(ctx, opts.IO, opts.Argv, append(e.Env(), cmdutil.SelfOnPath()...))
 }

@@ -18,8 +18,8 @@ environment variables) and the capabilities of the abx family it supports or not
 'abx capabilities' is the short form for the selected provider.`,
 		Args: cmdutil.ExactArgs(),
 	}
-	cmd.AddCommand(NewCmdList(f, nil), NewCmdInfo(f, nil))
-	return cmdutil.NoProvider(cmd)
+	cmd.AddCommand(NewCmdList(f, nil), NewCmdInfo(f, nil), NewCmdEngine(f))
+	return cmd
 }
 
 // yesNo is how tables show a flag.

@@ -1,0 +1,206 @@
+package providers
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/engine"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/shell"
+)
+
+// tokenEnv names the engine's token when it must not change between starts.
+const tokenEnv = "ABX_ENGINE_TOKEN"
+
+// ServeOptions are what engine serve and engine exec share.
+type ServeOptions struct {
+	IO         *output.Streams
+	Provider   func() (provider.Provider, error)
+	Descriptor func() *provider.Descriptor
+	Transport  func() http.RoundTripper
+
+	Addr        string
+	Token       string
+	AllowRemote bool
+}
+
+func newServeOptions(f *cmdutil.Factory) *ServeOptions {
+	return &ServeOptions{IO: f.IO, Provider: f.Provider, Descriptor: func() *provider.Descriptor { return f.Descriptor },
+		Transport: func() http.RoundTripper { return f.HTTPClient().Transport }}
+}
+
+func (o *ServeOptions) addFlags(c *cobra.Command, getenv func(string) string) {
+	c.Flags().StringVar(&o.Addr, "addr", "127.0.0.1:0", "address to serve on (port 0 picks a free one)")
+	c.Flags().StringVar(&o.Token, "token", "", "the token local clients present (default $"+tokenEnv+", or a new random one)")
+	c.Flags().BoolVar(&o.AllowRemote, "allow-remote", false, "allow an --addr that is not loopback (anyone who reaches it reaches your sandboxes with the token)")
+	if o.Token == "" {
+		o.Token = getenv(tokenEnv)
+	}
+}
+
+// NewCmdEngine builds the `abx provider engine` group.
+func NewCmdEngine(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "engine",
+		Short: "Serve E2B's API on this machine for the configured provider",
+		Long: `The local engine serves E2B's HTTP API on loopback for the configured provider, so
+that the official E2B SDKs and tools reach its sandboxes through abx: sandboxes are
+created, listed, paused and killed through the provider, and requests for a sandbox's
+ports are forwarded to them. Clients present the engine's token; the provider's API key
+and the sandboxes' access tokens never leave abx.`,
+		Args: cmdutil.ExactArgs(),
+	}
+	cmd.AddCommand(NewCmdServe(f, nil), NewCmdEngineExec(f, nil))
+	return cmd
+}
+
+// listen opens the engine's address and builds the engine.
+func (o *ServeOptions) listen() (net.Listener, *engine.Engine, []string, error) {
+	host, _, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return nil, nil, nil, abxerr.New(abxerr.InvalidInput, "invalid --addr %q: %v", o.Addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) && !o.AllowRemote {
+		return nil, nil, nil, abxerr.New(abxerr.InvalidInput, "--addr %s is not a loopback address", o.Addr).
+			WithHint("the engine hands out your sandboxes: add --allow-remote if you mean it")
+	}
+	p, err := o.Provider()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return nil, nil, nil, abxerr.New(abxerr.InvalidInput, "cannot listen on %s: %v", o.Addr, err).
+			WithHint("pick another --addr, or 127.0.0.1:0 for any free port")
+	}
+	token := o.Token
+	if token == "" {
+		token = "abx_eng_" + rand.Text()
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	origin := "http://" + ln.Addr().String()
+	e := engine.New(engine.Options{Provider: p, Descriptor: o.Descriptor(), Transport: o.Transport(), Token: token,
+		Domain: "localhost:" + port})
+	env := []string{"E2B_API_URL=" + origin, "E2B_SANDBOX_URL=" + origin, "E2B_API_KEY=" + token, "E2B_DOMAIN=localhost:" + port}
+	return ln, e, env, nil
+}
+
+// serve serves e on ln until ctx ends, then lets requests finish for a
+// moment and ends the rest (streams included) cleanly.
+func serve(ctx context.Context, ln net.Listener, e *engine.Engine) error {
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		_ = srv.Close()
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// NewCmdServe builds `abx provider engine serve`.
+func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
+	opts := newServeOptions(f)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the engine until interrupted",
+		Long: `Serve E2B's API on --addr (loopback) until Ctrl-C or SIGTERM. The export lines that point
+E2B's SDKs and CLI at it go to stdout: E2B_API_URL and E2B_SANDBOX_URL (the engine's
+origin), E2B_API_KEY (its token) and E2B_DOMAIN.`,
+		Example: `  abx provider engine serve                # then, in another shell, the lines it printed
+  abx provider engine serve --addr 127.0.0.1:49980`,
+		Args: cmdutil.ExactArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmdutil.Run(cmd, opts, runF, runServe)
+		},
+	}
+	opts.addFlags(cmd, f.Getenv)
+	return cmdutil.NoJSON(cmdutil.Needs(cmd, provider.SandboxLifecycle))
+}
+
+func runServe(ctx context.Context, opts *ServeOptions) error {
+	ln, e, env, err := opts.listen()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "export %s=%s\n", k, shell.Quote(v))
+	}
+	_, _ = fmt.Fprint(opts.IO.Out, b.String())
+	_, _ = fmt.Fprintf(opts.IO.ErrOut, "abx provider engine serving on http://%s for %s; Ctrl-C stops it\n", ln.Addr(), opts.Descriptor().Name)
+	if err := serve(ctx, ln, e); err != nil {
+		return err
+	}
+	_, _ = fmt.Fprintln(opts.IO.ErrOut, "abx provider engine stopped")
+	return nil
+}
+
+// EngineExecOptions are the inputs of `abx provider engine exec`.
+type EngineExecOptions struct {
+	*ServeOptions
+	Argv []string
+}
+
+// NewCmdEngineExec builds `abx provider engine exec -- CMD`.
+func NewCmdEngineExec(f *cmdutil.Factory, runF func(context.Context, *EngineExecOptions) error) *cobra.Command {
+	opts := &EngineExecOptions{ServeOptions: newServeOptions(f)}
+	cmd := &cobra.Command{
+		Use:   "exec [flags] -- CMD [ARG...]",
+		Short: "Run a program against the engine, then stop it",
+		Long: `Start the engine, run CMD with E2B_API_URL, E2B_SANDBOX_URL, E2B_API_KEY and E2B_DOMAIN
+pointing at it, stop the engine and exit with CMD's status (128+n if signal n ended it).`,
+		Example: `  abx provider engine exec -- node my-agent.mjs
+  abx provider engine exec -- e2b sandbox list`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return abxerr.New(abxerr.Usage, "%s needs a command to run after --", cmd.CommandPath()).
+					WithHint("for example: %s -- node agent.mjs", cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Argv = args
+			return cmdutil.Run(cmd, opts, runF, runEngineExec)
+		},
+	}
+	opts.addFlags(cmd, f.Getenv)
+	return cmdutil.NoJSON(cmdutil.PassThrough(cmdutil.Needs(cmd, provider.SandboxLifecycle)))
+}
+
+func runEngineExec(ctx context.Context, opts *EngineExecOptions) error {
+	ln, e, env, err := opts.listen()
+	if err != nil {
+		return err
+	}
+	serveCtx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- serve(serveCtx, ln, e) }()
+	runErr := cmdutil.RunChild(ctx, opts.IO, opts.Argv, append(env, cmdutil.SelfOnPath()...))
+	stop()
+	if err := <-served; err != nil && runErr == nil {
+		return err
+	}
+	return runErr
+}

@@ -1,0 +1,115 @@
+// The official E2B SDKs through abx's local engine, as a user would write
+// them: the engine's environment (E2B_API_URL, E2B_SANDBOX_URL,
+// E2B_API_KEY, E2B_DOMAIN) is all they are given.
+// One line per step: "ok NAME" or "not ok NAME: why".
+import { Sandbox as CodeSandbox } from '@e2b/code-interpreter'
+import { CommandExitError, Sandbox } from 'e2b'
+
+let failed = 0
+async function step(name, fn) {
+  try {
+    await fn()
+    console.log(`ok ${name}`)
+  } catch (err) {
+    failed++
+    console.log(`not ok ${name}: ${String(err && err.stack ? err.stack : err).split('\n').slice(0, 3).join(' | ')}`)
+  }
+}
+function expect(cond, what) {
+  if (!cond) throw new Error(what)
+}
+function equal(got, want, what) {
+  if (got !== want) throw new Error(`${what}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`)
+}
+
+const tag = { suite: 'engine', run: String(process.pid) }
+let sbx
+await step('Sandbox.create with metadata and envs', async () => {
+  sbx = await Sandbox.create('base', { metadata: tag, envs: { FROM_CREATE: 'yes' }, timeoutMs: 300_000 })
+  expect(sbx.sandboxId, 'no sandbox ID')
+})
+await step('getInfo', async () => {
+  const info = await sbx.getInfo()
+  equal(info.sandboxId, sbx.sandboxId, 'sandbox ID')
+  equal(info.metadata.suite, 'engine', 'metadata')
+})
+await step('list with a metadata filter, over two pages', async () => {
+  const other = await Sandbox.create('base', { metadata: tag })
+  const pager = Sandbox.list({ query: { metadata: tag }, limit: 1 })
+  const first = await pager.nextItems()
+  equal(first.length, 1, 'first page')
+  expect(pager.hasNext, 'no second page')
+  const second = await pager.nextItems()
+  equal(second.length, 1, 'second page')
+  const ids = [first[0].sandboxId, second[0].sandboxId].sort()
+  equal(ids.join(','), [sbx.sandboxId, other.sandboxId].sort().join(','), 'ids')
+  await other.kill()
+})
+await step('setTimeout', async () => {
+  await sbx.setTimeout(600_000)
+})
+await step('commands: stdout and the create envs', async () => {
+  const r = await sbx.commands.run('echo $FROM_CREATE')
+  equal(r.stdout, 'yes\n', 'stdout')
+})
+await step('commands: exit error', async () => {
+  try {
+    await sbx.commands.run('exit 4')
+    throw new Error('no error')
+  } catch (e) {
+    expect(e instanceof CommandExitError, `${e}`)
+    equal(e.exitCode, 4, 'exit code')
+  }
+})
+await step('commands: envs and cwd', async () => {
+  const r = await sbx.commands.run('echo $X; pwd', { envs: { X: 'x' }, cwd: '/tmp' })
+  equal(r.stdout, 'x\n/tmp\n', 'stdout')
+})
+await step('commands: background, list, kill', async () => {
+  const h = await sbx.commands.run('sleep 300', { background: true })
+  expect((await sbx.commands.list()).some((p) => p.pid === h.pid), 'not listed')
+  expect(await sbx.commands.kill(h.pid), 'not killed')
+})
+await step('files: make dir, text and 1 MiB binary, list, exists, rename, remove', async () => {
+  await sbx.files.makeDir('/home/user/d')
+  await sbx.files.write('/home/user/d/t.txt', 'text')
+  equal(await sbx.files.read('/home/user/d/t.txt'), 'text', 'text')
+  const big = new Uint8Array(1 << 20).map((_, i) => (i * 7) & 255)
+  await sbx.files.write('/home/user/d/b.bin', big.buffer)
+  const back = await sbx.files.read('/home/user/d/b.bin', { format: 'bytes' })
+  equal(Buffer.compare(Buffer.from(back), Buffer.from(big)), 0, 'binary')
+  equal((await sbx.files.list('/home/user/d')).map((e) => e.name).sort().join(','), 'b.bin,t.txt', 'list')
+  expect(await sbx.files.exists('/home/user/d/t.txt'), 'exists')
+  await sbx.files.rename('/home/user/d/t.txt', '/home/user/d/u.txt')
+  await sbx.files.remove('/home/user/d/u.txt')
+  expect(!(await sbx.files.exists('/home/user/d/u.txt')), 'removed')
+})
+await step('pause, isRunning, connect resumes', async () => {
+  await sbx.pause()
+  expect(!(await sbx.isRunning()), 'running after pause')
+  const again = await Sandbox.connect(sbx.sandboxId)
+  equal((await again.commands.run('echo back')).stdout, 'back\n', 'after connect')
+})
+await step('kill', async () => {
+  await sbx.kill()
+  const left = await Sandbox.list({ query: { metadata: tag } }).nextItems()
+  equal(left.length, 0, 'left')
+})
+
+let code
+await step('CodeInterpreter.create', async () => {
+  code = await CodeSandbox.create('code-interpreter', { metadata: tag })
+})
+await step('runCode: value, stdout, error', async () => {
+  equal((await code.runCode('6 * 7')).text, '42', 'value')
+  equal((await code.runCode('print("p")')).logs.stdout.join(''), 'p\n', 'stdout')
+  equal((await code.runCode('1/0')).error.name, 'ZeroDivisionError', 'error')
+})
+await step('createCodeContext', async () => {
+  await code.runCode('y = 1')
+  const ctx = await code.createCodeContext()
+  equal((await code.runCode('y', { context: ctx })).error.name, 'NameError', 'isolated')
+  await code.kill()
+})
+
+process.exit(failed ? 1 : 0)

@@ -1,0 +1,271 @@
+package engine
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// maxBody bounds a control-plane request body.
+const maxBody = 1 << 20
+
+func (e *Engine) routes() {
+	m := e.mux
+	m.HandleFunc("POST /sandboxes", e.create)
+	m.HandleFunc("POST /v2/sandboxes", e.create)
+	m.HandleFunc("GET /sandboxes", e.list)
+	m.HandleFunc("GET /v2/sandboxes", e.list)
+	m.HandleFunc("GET /sandboxes/{id}", e.get)
+	m.HandleFunc("DELETE /sandboxes/{id}", e.kill)
+	m.HandleFunc("POST /sandboxes/{id}/timeout", e.setTimeout)
+	m.HandleFunc("POST /sandboxes/{id}/pause", e.needs(provider.SandboxPause, e.pause))
+	m.HandleFunc("POST /sandboxes/{id}/resume", e.needs(provider.SandboxPause, e.resume))
+	m.HandleFunc("POST /sandboxes/{id}/connect", e.connect)
+	m.HandleFunc("POST /v2/sandboxes/{id}/connect", e.connect)
+	// What this provider cannot do is said, never a silent 404.
+	for pattern, capability := range map[string]provider.Capability{
+		"/templates":                     provider.TemplatesRead,
+		"/templates/":                    provider.TemplatesBuild,
+		"/v2/templates":                  provider.TemplatesBuild,
+		"/v2/templates/":                 provider.TemplatesBuild,
+		"/v3/templates":                  provider.TemplatesBuild,
+		"/v3/templates/":                 provider.TemplatesBuild,
+		"GET /sandboxes/{id}/logs":       "sandbox.logs",
+		"GET /v2/sandboxes/{id}/logs":    "sandbox.logs",
+		"GET /sandboxes/{id}/metrics":    "sandbox.metrics",
+		"GET /sandboxes/metrics":         "sandbox.metrics",
+		"POST /sandboxes/{id}/refreshes": "sandbox.refresh",
+		"POST /sandboxes/{id}/snapshots": "sandbox.snapshots",
+		"/snapshots":                     "sandbox.snapshots",
+		"/snapshots/":                    "sandbox.snapshots",
+		"/volumes":                       provider.StorageMount,
+		"/volumes/":                      provider.StorageMount,
+	} {
+		m.HandleFunc(pattern, e.unsupported(capability))
+	}
+}
+
+func (e *Engine) unsupported(c provider.Capability) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, http.StatusNotImplemented, abxerr.NewUnsupported(e.d.Name, string(c)))
+	}
+}
+
+func (e *Engine) needs(c provider.Capability, next http.HandlerFunc) http.HandlerFunc {
+	if e.d != nil && !e.d.Supports(c) {
+		return e.unsupported(c)
+	}
+	return next
+}
+
+// fail answers a provider's error with the status E2B uses for it.
+func fail(w http.ResponseWriter, err error) {
+	status := http.StatusInternalServerError
+	switch abxerr.From(err).Code {
+	case abxerr.NotFound:
+		status = http.StatusNotFound
+	case abxerr.Usage, abxerr.InvalidInput, abxerr.Rejected:
+		status = http.StatusBadRequest
+	case abxerr.Forbidden:
+		status = http.StatusForbidden
+	case abxerr.Unsupported:
+		status = http.StatusNotImplemented
+	case abxerr.Unauthorized, abxerr.MissingConfig, abxerr.InvalidConfig:
+		// The provider's own key or settings: the engine's problem, not the
+		// client's, whose token was good.
+		status = http.StatusBadGateway
+	case abxerr.Network, abxerr.Server, abxerr.BadResponse:
+		status = http.StatusBadGateway
+	case abxerr.Timeout:
+		status = http.StatusGatewayTimeout
+	}
+	writeError(w, status, err)
+}
+
+// readBody decodes a JSON body into v; an empty body leaves v as it is.
+func readBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		err = json.Unmarshal(b, v)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid request body: %v", err))
+		return false
+	}
+	return true
+}
+
+func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
+
+// readTimeout reads the {"timeout": seconds} body of timeout, resume and
+// connect; none is 0, the server's default.
+func readTimeout(w http.ResponseWriter, r *http.Request) (time.Duration, bool) {
+	var body struct {
+		Timeout int `json:"timeout"`
+	}
+	ok := readBody(w, r, &body)
+	return seconds(body.Timeout), ok
+}
+
+func (e *Engine) create(w http.ResponseWriter, r *http.Request) {
+	var body newSandbox
+	if !readBody(w, r, &body) {
+		return
+	}
+	req := provider.CreateRequest{Template: body.TemplateID, Timeout: seconds(body.Timeout), Metadata: body.Metadata,
+		Env: body.EnvVars, AutoPause: body.AutoPause}
+	if body.Lifecycle != nil && body.Lifecycle.OnTimeout == "pause" {
+		req.AutoPause = true
+	}
+	if body.AllowInternetAccess != nil && !*body.AllowInternetAccess {
+		req.NoInternet = true
+	}
+	if req.Template == "" {
+		req.Template = "base"
+	}
+	s, err := e.p.Create(r.Context(), req)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, e.sandbox(s))
+}
+
+func (e *Engine) get(w http.ResponseWriter, r *http.Request) {
+	s, err := e.p.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, e.detail(s))
+}
+
+func (e *Engine) kill(w http.ResponseWriter, r *http.Request) {
+	if err := e.p.Kill(r.Context(), r.PathValue("id")); err != nil {
+		fail(w, err)
+		return
+	}
+	e.forget(r.PathValue("id"))
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (e *Engine) setTimeout(w http.ResponseWriter, r *http.Request) {
+	timeout, ok := readTimeout(w, r)
+	if !ok {
+		return
+	}
+	if err := e.p.SetTimeout(r.Context(), r.PathValue("id"), timeout); err != nil {
+		fail(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (e *Engine) pause(w http.ResponseWriter, r *http.Request) {
+	if err := e.p.Pause(r.Context(), r.PathValue("id")); err != nil {
+		fail(w, err)
+		return
+	}
+	e.forget(r.PathValue("id"))
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (e *Engine) resume(w http.ResponseWriter, r *http.Request) {
+	timeout, ok := readTimeout(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	if err := e.p.Resume(r.Context(), id, timeout); err != nil {
+		fail(w, err)
+		return
+	}
+	s, err := e.p.Get(r.Context(), id)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, e.sandbox(s))
+}
+
+func (e *Engine) connect(w http.ResponseWriter, r *http.Request) {
+	timeout, ok := readTimeout(w, r)
+	if !ok {
+		return
+	}
+	c, err := e.p.Connect(r.Context(), r.PathValue("id"), timeout)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	status := http.StatusOK
+	if c.Resumed {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, e.sandbox(&c.Sandbox))
+}
+
+// list serves both list routes: metadata and state filters, and pages of
+// limit items with an opaque x-next-token.
+func (e *Engine) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	opts := provider.ListOptions{Metadata: map[string]string{}}
+	for _, raw := range q["metadata"] {
+		// The SDKs send metadata=k1%3Dv1%26k2%3Dv2: a query of its own.
+		pairs, err := url.ParseQuery(raw)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid metadata filter %q", raw))
+			return
+		}
+		for k, vs := range pairs {
+			opts.Metadata[k] = vs[len(vs)-1]
+		}
+	}
+	for _, s := range q["state"] {
+		opts.States = append(opts.States, strings.Split(s, ",")...)
+	}
+	if r.URL.Path == "/sandboxes" && len(opts.States) == 0 {
+		opts.States = []string{"running"} // the v1 list shows running sandboxes
+	}
+	all, err := e.p.List(r.Context(), opts)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	start, limit := 0, len(all)
+	if t := q.Get("nextToken"); t != "" {
+		b, decodeErr := base64.RawURLEncoding.DecodeString(t)
+		var err error
+		if start, err = strconv.Atoi(string(b)); decodeErr != nil || err != nil || start < 0 || start > len(all) {
+			writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid nextToken"))
+			return
+		}
+	}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 {
+			writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid limit %q", l))
+			return
+		}
+		limit = n
+	}
+	end := min(start+limit, len(all))
+	out := make([]detailJSON, 0, end-start)
+	for i := start; i < end; i++ {
+		d := e.detail(&all[i])
+		d.EnvdAccessToken = "" // not part of a listed sandbox
+		out = append(out, d)
+	}
+	if end < len(all) {
+		w.Header().Set("X-Next-Token", base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end))))
+	}
+	writeJSON(w, http.StatusOK, out)
+}

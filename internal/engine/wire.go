@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// The E2B API's shapes, as the official SDKs read them (spec/openapi.yml
+// of E2B's infra: NewSandbox, Sandbox, SandboxDetail, ListedSandbox, Error).
+
+// newSandbox is the body of POST /sandboxes and POST /v2/sandboxes.
+type newSandbox struct {
+	TemplateID          string            `json:"templateID"`
+	Timeout             int               `json:"timeout"` // seconds; 0: the server's default
+	AutoPause           bool              `json:"autoPause"`
+	Metadata            map[string]string `json:"metadata"`
+	EnvVars             map[string]string `json:"envVars"`
+	AllowInternetAccess *bool             `json:"allow_internet_access"`
+	Lifecycle           *struct {
+		OnTimeout string `json:"onTimeout"` // "kill" or "pause"
+	} `json:"lifecycle"`
+}
+
+// sandboxJSON answers create, connect and resume. The envd access token
+// handed to local clients is the engine's own: the sandbox's stays in abx.
+type sandboxJSON struct {
+	TemplateID      string `json:"templateID"`
+	SandboxID       string `json:"sandboxID"`
+	Alias           string `json:"alias,omitempty"`
+	ClientID        string `json:"clientID"`
+	EnvdVersion     string `json:"envdVersion"`
+	EnvdAccessToken string `json:"envdAccessToken,omitempty"`
+	Domain          string `json:"domain,omitempty"`
+}
+
+// detailJSON answers GET /sandboxes/{id} and is one item of the lists.
+type detailJSON struct {
+	TemplateID      string            `json:"templateID"`
+	Alias           string            `json:"alias,omitempty"`
+	SandboxID       string            `json:"sandboxID"`
+	ClientID        string            `json:"clientID"`
+	StartedAt       time.Time         `json:"startedAt"`
+	EndAt           time.Time         `json:"endAt"`
+	EnvdVersion     string            `json:"envdVersion"`
+	EnvdAccessToken string            `json:"envdAccessToken,omitempty"`
+	Domain          string            `json:"domain,omitempty"`
+	CPUCount        int               `json:"cpuCount"`
+	MemoryMB        int               `json:"memoryMB"`
+	DiskSizeMB      int               `json:"diskSizeMB"`
+	Metadata        map[string]string `json:"metadata"`
+	State           string            `json:"state"`
+}
+
+// errorJSON is E2B's error envelope; abx adds its own code.
+type errorJSON struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	AbxCode string `json:"abxCode,omitempty"`
+}
+
+func (e *Engine) sandbox(s *provider.Sandbox) sandboxJSON {
+	return sandboxJSON{TemplateID: s.TemplateID, SandboxID: s.SandboxID, Alias: s.Alias, ClientID: clientID(s),
+		EnvdVersion: s.EnvdVersion, EnvdAccessToken: e.token, Domain: e.domain}
+}
+
+func (e *Engine) detail(s *provider.Sandbox) detailJSON {
+	md := s.Metadata
+	if md == nil {
+		md = map[string]string{}
+	}
+	return detailJSON{TemplateID: s.TemplateID, Alias: s.Alias, SandboxID: s.SandboxID, ClientID: clientID(s),
+		StartedAt: s.StartedAt, EndAt: s.EndAt, EnvdVersion: s.EnvdVersion, EnvdAccessToken: e.token, Domain: e.domain,
+		CPUCount: s.CPUCount, MemoryMB: s.MemoryMB, DiskSizeMB: s.DiskSizeMB, Metadata: md, State: s.State}
+}
+
+func clientID(s *provider.Sandbox) string {
+	if s.ClientID != "" {
+		return s.ClientID
+	}
+	return "abx"
+}
