@@ -6,15 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/abx-dev/abx/internal/emulator/manager"
+	"github.com/abx-dev/abx/internal/runfile"
 )
 
 // A state dir holds, all private to the user (0700 / 0600):
@@ -72,7 +70,7 @@ func (s *stateDir) saveAPIKey(key string) error {
 	if s.apiKey() == key {
 		return nil
 	}
-	return writePrivate(s.path(apiKeyFile), []byte(key+"\n"))
+	return runfile.WritePrivate(s.path(apiKeyFile), []byte(key+"\n"))
 }
 
 func (s *stateDir) loadSandboxes() ([]manager.Sandbox, error) {
@@ -95,7 +93,7 @@ func (s *stateDir) saveSandboxes(list []manager.Sandbox) error {
 	if err != nil {
 		return err
 	}
-	return writePrivate(s.path(sandboxesFile), append(b, '\n'))
+	return runfile.WritePrivate(s.path(sandboxesFile), append(b, '\n'))
 }
 
 // removeOrphans deletes the directories of sandboxes that are no more
@@ -126,13 +124,7 @@ type Runtime struct {
 // Env is the environment that points abx at the emulator.
 func (r *Runtime) Env() []string { return envFor(r.URL, r.APIKey) }
 
-func (s *stateDir) writeRuntime(r Runtime) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return writePrivate(s.path(runtimeFile), b)
-}
+func (s *stateDir) writeRuntime(r Runtime) error { return runfile.Write(s.path(runtimeFile), r) }
 
 func (s *stateDir) removeRuntime() { _ = os.Remove(s.path(runtimeFile)) }
 
@@ -142,16 +134,13 @@ var ErrNotRunning = errors.New("no emulator is running")
 // ReadRuntime finds the emulator serving dir, or ErrNotRunning. A file
 // left by an emulator that died is ignored.
 func ReadRuntime(dir string) (*Runtime, error) {
-	b, err := os.ReadFile(filepath.Join(dir, runtimeFile))
-	if errors.Is(err, os.ErrNotExist) {
+	var r Runtime
+	err := runfile.Read(filepath.Join(dir, runtimeFile), &r, r.alive)
+	if errors.Is(err, runfile.ErrNotRunning) {
 		return nil, ErrNotRunning
 	}
 	if err != nil {
 		return nil, err
-	}
-	var r Runtime
-	if err := json.Unmarshal(b, &r); err != nil || !r.alive() {
-		return nil, ErrNotRunning
 	}
 	return &r, nil
 }
@@ -165,31 +154,5 @@ func (r *Runtime) alive() bool {
 	if err := syscall.Kill(r.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return false
 	}
-	u, err := url.Parse(r.URL)
-	if err != nil {
-		return false
-	}
-	c, err := net.DialTimeout("tcp", u.Host, time.Second)
-	if err != nil {
-		return false
-	}
-	_ = c.Close()
-	return true
-}
-
-// writePrivate writes a file only the user can read, atomically.
-func writePrivate(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return runfile.Listening(r.URL)
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,7 +17,7 @@ import (
 	"github.com/abx-dev/abx/internal/engine"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
-	"github.com/abx-dev/abx/internal/shell"
+	"github.com/abx-dev/abx/internal/runfile"
 )
 
 // tokenEnv names the engine's token when it must not change between starts.
@@ -33,6 +33,8 @@ type ServeOptions struct {
 	Addr        string
 	Token       string
 	AllowRemote bool
+	// Record is where serve records itself for `engine env`; "" for exec.
+	Record string
 }
 
 func newServeOptions(f *cmdutil.Factory) *ServeOptions {
@@ -61,7 +63,7 @@ ports are forwarded to them. Clients present the engine's token; the provider's 
 and the sandboxes' access tokens never leave abx.`,
 		Args: cmdutil.ExactArgs(),
 	}
-	cmd.AddCommand(NewCmdServe(f, nil), NewCmdEngineExec(f, nil))
+	cmd.AddCommand(NewCmdServe(f, nil), NewCmdEngineEnv(f, nil), NewCmdEngineExec(f, nil))
 	return cmd
 }
 
@@ -126,11 +128,16 @@ func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) e
 		Short: "Serve the engine until interrupted",
 		Long: `Serve E2B's API on --addr (loopback) until Ctrl-C or SIGTERM. The export lines that point
 E2B's SDKs and CLI at it go to stdout: E2B_API_URL and E2B_SANDBOX_URL (the engine's
-origin), E2B_API_KEY (its token) and E2B_DOMAIN.`,
+origin), E2B_API_KEY (its token) and E2B_DOMAIN; 'abx provider engine env' prints them
+again from any shell.`,
 		Example: `  abx provider engine serve                # then, in another shell, the lines it printed
   abx provider engine serve --addr 127.0.0.1:49980`,
 		Args: cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if opts.Record, err = recordPath(f.Getenv); err != nil {
+				return err
+			}
 			return cmdutil.Run(cmd, opts, runF, runServe)
 		},
 	}
@@ -143,12 +150,19 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&b, "export %s=%s\n", k, shell.Quote(v))
+	rec := engineRecord{URL: "http://" + ln.Addr().String(), PID: os.Getpid(), Provider: opts.Descriptor().Name, Env: env}
+	if err := runfile.Write(opts.Record, rec); err != nil {
+		_ = ln.Close()
+		return abxerr.New(abxerr.InvalidConfig, "cannot record the engine in %s: %v", opts.Record, err)
 	}
-	_, _ = fmt.Fprint(opts.IO.Out, b.String())
+	defer func() {
+		// Only this engine's record: another may have started since.
+		var now engineRecord
+		if runfile.Read(opts.Record, &now, func() bool { return true }) == nil && now.PID == os.Getpid() {
+			_ = os.Remove(opts.Record)
+		}
+	}()
+	_, _ = fmt.Fprint(opts.IO.Out, exportLines(env))
 	_, _ = fmt.Fprintf(opts.IO.ErrOut, "abx provider engine serving on http://%s for %s; Ctrl-C stops it\n", ln.Addr(), opts.Descriptor().Name)
 	if err := serve(ctx, ln, e); err != nil {
 		return err

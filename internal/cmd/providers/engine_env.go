@@ -1,0 +1,103 @@
+package providers
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/runfile"
+	"github.com/abx-dev/abx/internal/shell"
+)
+
+// engineRecord is what a serving engine leaves for `engine env`.
+type engineRecord struct {
+	URL      string   `json:"url"`
+	PID      int      `json:"pid"`
+	Provider string   `json:"provider"`
+	Env      []string `json:"env"`
+}
+
+// recordPath is where serve records itself: $XDG_STATE_HOME/abx/engine.json
+// or ~/.local/state/abx/engine.json.
+func recordPath(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "abx", "engine.json"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", abxerr.New(abxerr.InvalidConfig, "no home directory to record the engine in: %v", err).
+				WithHint("set HOME or XDG_STATE_HOME")
+		}
+	}
+	return filepath.Join(home, ".local", "state", "abx", "engine.json"), nil
+}
+
+// EnvOptions are the inputs of `abx provider engine env`.
+type EnvOptions struct {
+	Printer *output.Printer
+	Record  string
+}
+
+// NewCmdEngineEnv builds `abx provider engine env`.
+func NewCmdEngineEnv(f *cmdutil.Factory, runF func(context.Context, *EnvOptions) error) *cobra.Command {
+	opts := &EnvOptions{Printer: f.Printer}
+	cmd := &cobra.Command{
+		Use:   "env",
+		Short: "Print the environment that points E2B's SDKs at the running engine",
+		Long: `Print the export lines of the engine 'abx provider engine serve' runs, for eval in a
+shell; -o json prints them as one object. Exits 3 when no engine is running.`,
+		Example: `  eval "$(abx provider engine env)"
+  abx provider engine env -o json | jq -r .E2B_API_URL`,
+		Args: cmdutil.ExactArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if opts.Record, err = recordPath(f.Getenv); err != nil {
+				return err
+			}
+			return cmdutil.Run(cmd, opts, runF, runEngineEnv)
+		},
+	}
+	return cmdutil.NoProvider(cmd)
+}
+
+func runEngineEnv(_ context.Context, opts *EnvOptions) error {
+	var rec engineRecord
+	err := runfile.Read(opts.Record, &rec, func() bool { return rec.PID > 0 && runfile.Listening(rec.URL) })
+	if errors.Is(err, runfile.ErrNotRunning) {
+		return abxerr.New(abxerr.NotFound, "no engine is running").
+			WithHint("start one with 'abx provider engine serve'")
+	}
+	if err != nil {
+		return abxerr.New(abxerr.InvalidInput, "cannot read the engine's record %s: %v", opts.Record, err)
+	}
+	m := map[string]string{}
+	var names []string
+	for _, kv := range rec.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+		names = append(names, k)
+	}
+	return opts.Printer.Print(m, names, func() error {
+		_, err := opts.Printer.Out().Write([]byte(exportLines(rec.Env)))
+		return err
+	})
+}
+
+// exportLines writes KEY=VALUE pairs as shell export lines.
+func exportLines(env []string) string {
+	var b strings.Builder
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		b.WriteString("export " + k + "=" + shell.Quote(v) + "\n")
+	}
+	return b.String()
+}
