@@ -131,7 +131,7 @@ func TestOfficialSDKsThroughTheEngine(t *testing.T) {
 	domain := "localhost:" + fx.url[strings.LastIndex(fx.url, ":")+1:]
 	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain)
 	out, err := cmd.CombinedOutput()
-	sdktest.Steps(t, out, err, 14)
+	sdktest.Steps(t, out, err, 15)
 	for _, r := range fx.emu.Manager.Requests() {
 		if r.Header.Get("X-API-Key") != fx.emu.APIKey {
 			t.Errorf("a control-plane request without the provider's key: %s %s", r.Method, r.Path)

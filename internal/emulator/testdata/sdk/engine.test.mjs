@@ -4,6 +4,7 @@
 // One line per step: "ok NAME" or "not ok NAME: why".
 import { Sandbox as CodeSandbox } from '@e2b/code-interpreter'
 import { CommandExitError, Sandbox } from 'e2b'
+import http from 'node:http'
 
 let failed = 0
 async function step(name, fn) {
@@ -83,6 +84,30 @@ await step('files: make dir, text and 1 MiB binary, list, exists, rename, remove
   await sbx.files.rename('/home/user/d/t.txt', '/home/user/d/u.txt')
   await sbx.files.remove('/home/user/d/u.txt')
   expect(!(await sbx.files.exists('/home/user/d/u.txt')), 'removed')
+})
+await step('getHost: a server started in the sandbox answers through the engine', async () => {
+  await sbx.files.write('/home/user/www/index.html', 'hello from the sandbox\n')
+  const server = await sbx.commands.run('python3 -m http.server 38431 --bind 127.0.0.1 --directory /home/user/www', { background: true })
+  const host = sbx.getHost(38431)
+  expect(host.startsWith(`38431-${sbx.sandboxId}.localhost:`), `host ${host}`)
+  // *.localhost is loopback (RFC 6761), but not every resolver says so:
+  // connect to the engine and name the host, as a browser would.
+  const port = Number(host.split(':').pop())
+  let body = ''
+  for (let i = 0; i < 100 && !body.includes('hello'); i++) {
+    body = await new Promise((resolve) => {
+      const req = http.request({ host: '127.0.0.1', port, path: '/index.html', headers: { Host: host } }, (res) => {
+        let b = ''
+        res.on('data', (c) => (b += c))
+        res.on('end', () => resolve(res.statusCode === 200 ? b : ''))
+      })
+      req.on('error', () => resolve(''))
+      req.end()
+    })
+    if (!body.includes('hello')) await new Promise((r) => setTimeout(r, 100))
+  }
+  equal(body, 'hello from the sandbox\n', 'body')
+  await sbx.commands.kill(server.pid)
 })
 await step('pause, isRunning, connect resumes', async () => {
   await sbx.pause()
