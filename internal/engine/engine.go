@@ -10,6 +10,8 @@ package engine
 import (
 	"crypto/subtle"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -34,6 +36,9 @@ type Options struct {
 	// Domain is the engine's host:port, handed to clients as the sandboxes'
 	// domain.
 	Domain string
+	// Log, when set, gets one line per request a client sent (--debug):
+	// method, path, where it went and the status; never a header.
+	Log io.Writer
 }
 
 // Engine is an http.Handler.
@@ -44,6 +49,8 @@ type Engine struct {
 	token  string
 	domain string
 	mux    *http.ServeMux
+	log    io.Writer
+	logMu  sync.Mutex
 
 	mu        sync.Mutex
 	forwarder map[target]cached
@@ -66,7 +73,7 @@ const endpointTTL = 30 * time.Second
 // New returns an engine.
 func New(opts Options) *Engine {
 	e := &Engine{p: opts.Provider, d: opts.Descriptor, rt: opts.Transport, token: opts.Token, domain: opts.Domain,
-		mux: http.NewServeMux(), forwarder: map[target]cached{}}
+		mux: http.NewServeMux(), log: opts.Log, forwarder: map[target]cached{}}
 	e.routes()
 	return e
 }
@@ -74,6 +81,11 @@ func New(opts Options) *Engine {
 // ServeHTTP sends a request for a sandbox's port to the data plane and
 // everything else, once its token is checked, to the control plane.
 func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if e.log != nil {
+		start, rec := time.Now(), &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		defer func() { e.logLine(r, rec.status, time.Since(start)) }()
+		w = rec
+	}
 	if id, port, ok := dataPlaneTarget(r, e.domain); ok {
 		e.forward(w, r, id, port)
 		return
@@ -124,4 +136,28 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// statusRecorder remembers the status a handler wrote, for the log; it
+// passes flushes and hijacks on, so streams and upgrades still work.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func (e *Engine) logLine(r *http.Request, status int, took time.Duration) {
+	where := "control plane"
+	if id, port, ok := dataPlaneTarget(r, e.domain); ok {
+		where = fmt.Sprintf("sandbox %s port %d", id, port)
+	}
+	e.logMu.Lock()
+	defer e.logMu.Unlock()
+	_, _ = fmt.Fprintf(e.log, "engine: %s %s -> %s: %d (%s)\n", r.Method, r.URL.Path, where, status, took.Round(time.Millisecond))
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/sdktest"
 	"github.com/abx-dev/abx/internal/engine"
+	"github.com/abx-dev/abx/internal/provider"
 )
 
 // The emulator's sandbox processes start this test binary as their init.
@@ -33,6 +34,8 @@ const token = "abx_eng_test-token"
 type fixture struct {
 	emu *emulator.Emulator
 	url string
+	p   provider.Provider
+	d   *provider.Descriptor
 }
 
 // start serves an engine for the alicloud-container provider pointed at a
@@ -62,7 +65,7 @@ func start(t *testing.T) *fixture {
 	t.Cleanup(ts.Close)
 	e = engine.New(engine.Options{Provider: p, Descriptor: f.Descriptor, Transport: f.HTTPClient().Transport,
 		Token: token, Domain: "localhost:" + ts.URL[strings.LastIndex(ts.URL, ":")+1:]})
-	return &fixture{emu: emu, url: ts.URL}
+	return &fixture{emu: emu, url: ts.URL, p: p, d: f.Descriptor}
 }
 
 func (fx *fixture) do(t *testing.T, method, path, key, body string) (int, string) {
@@ -136,5 +139,79 @@ func TestOfficialSDKsThroughTheEngine(t *testing.T) {
 		if r.Header.Get("X-API-Key") != fx.emu.APIKey {
 			t.Errorf("a control-plane request without the provider's key: %s %s", r.Method, r.Path)
 		}
+	}
+}
+
+// On the data plane the engine's token is checked and swapped for the
+// sandbox's own; the provider's API key never goes there, and a request
+// with a wrong token reaches nothing.
+func TestTheDataPlaneGetsTheSandboxsTokenOnly(t *testing.T) {
+	t.Parallel()
+	fx := start(t)
+	status, body := fx.do(t, "POST", "/v2/sandboxes", token, `{"templateID":"base"}`)
+	var created struct {
+		SandboxID       string
+		EnvdAccessToken string
+	}
+	if err := json.Unmarshal([]byte(body), &created); status != 201 || err != nil {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	if created.EnvdAccessToken != token {
+		t.Errorf("the client was handed %q, not the engine's token", created.EnvdAccessToken)
+	}
+	health := func(accessToken string) int {
+		req, _ := http.NewRequest("GET", fx.url+"/health", nil)
+		req.Header.Set("E2b-Sandbox-Id", created.SandboxID)
+		req.Header.Set("E2b-Sandbox-Port", "49983")
+		req.Header.Set("X-Access-Token", accessToken)
+		req.Header.Set("X-API-Key", token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	envd := fx.emu.Gateway.Envd(created.SandboxID)
+	if got := health("wrong"); got != 401 || len(envd.Requests()) != 0 {
+		t.Fatalf("a wrong token: %d, and envd heard %d requests", got, len(envd.Requests()))
+	}
+	if got := health(token); got != 204 {
+		t.Fatalf("health: %d", got)
+	}
+	var sandboxToken string
+	for _, s := range fx.emu.Manager.Sandboxes() {
+		if s.ID == created.SandboxID {
+			sandboxToken = s.EnvdAccessToken
+		}
+	}
+	reqs := envd.Requests()
+	if len(reqs) != 1 || reqs[0].Header.Get("X-Access-Token") != sandboxToken || sandboxToken == "" {
+		t.Fatalf("envd heard %+v, want the sandbox's own token", reqs)
+	}
+	for _, h := range []string{"X-API-Key", "Authorization"} {
+		if v := reqs[0].Header.Get(h); v != "" {
+			t.Errorf("envd heard %s: %q", h, v)
+		}
+	}
+}
+
+// --debug's log says where each request went, and never a header: the
+// engine's token stays out of it.
+func TestTheLogNamesNoSecret(t *testing.T) {
+	t.Parallel()
+	fx := start(t)
+	var log strings.Builder
+	e := engine.New(engine.Options{Provider: fx.p, Descriptor: fx.d, Transport: http.DefaultTransport, Token: token,
+		Domain: "localhost:1", Log: &log})
+	for _, key := range []string{token, "wrong"} {
+		req := httptest.NewRequest("GET", "/v2/sandboxes", nil)
+		req.Header.Set("X-API-Key", key)
+		e.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	got := log.String()
+	if !strings.Contains(got, "engine: GET /v2/sandboxes -> control plane: 200") ||
+		!strings.Contains(got, "engine: GET /v2/sandboxes -> control plane: 401") || strings.Contains(got, token) {
+		t.Errorf("log:\n%s", got)
 	}
 }

@@ -26,6 +26,7 @@ const tokenEnv = "ABX_ENGINE_TOKEN"
 // ServeOptions are what engine serve and engine exec share.
 type ServeOptions struct {
 	IO         *output.Streams
+	Debug      func() bool
 	Provider   func() (provider.Provider, error)
 	Descriptor func() *provider.Descriptor
 	Transport  func() http.RoundTripper
@@ -38,7 +39,7 @@ type ServeOptions struct {
 }
 
 func newServeOptions(f *cmdutil.Factory) *ServeOptions {
-	return &ServeOptions{IO: f.IO, Provider: f.Provider, Descriptor: func() *provider.Descriptor { return f.Descriptor },
+	return &ServeOptions{IO: f.IO, Debug: func() bool { return f.Debug }, Provider: f.Provider, Descriptor: func() *provider.Descriptor { return f.Descriptor },
 		Transport: func() http.RoundTripper { return f.HTTPClient().Transport }}
 }
 
@@ -92,8 +93,12 @@ func (o *ServeOptions) listen() (net.Listener, *engine.Engine, []string, error) 
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	origin := "http://" + ln.Addr().String()
-	e := engine.New(engine.Options{Provider: p, Descriptor: o.Descriptor(), Transport: o.Transport(), Token: token,
-		Domain: "localhost:" + port})
+	opts := engine.Options{Provider: p, Descriptor: o.Descriptor(), Transport: o.Transport(), Token: token,
+		Domain: "localhost:" + port}
+	if o.Debug() {
+		opts.Log = o.IO.ErrOut
+	}
+	e := engine.New(opts)
 	env := []string{"E2B_API_URL=" + origin, "E2B_SANDBOX_URL=" + origin, "E2B_API_KEY=" + token, "E2B_DOMAIN=localhost:" + port}
 	return ln, e, env, nil
 }
