@@ -215,3 +215,41 @@ func TestTheLogNamesNoSecret(t *testing.T) {
 		t.Errorf("log:\n%s", got)
 	}
 }
+
+// The E2B CLI, given only the engine's environment, lists, runs a
+// command in and kills a sandbox.
+func TestTheE2BCLIThroughTheEngine(t *testing.T) {
+	t.Parallel()
+	script := sdktest.SDKScript(t, filepath.Join("..", "emulator", "testdata", "sdk"), "engine.test.mjs")
+	cli := filepath.Join(filepath.Dir(script), "node_modules", ".bin", "e2b")
+	fx := start(t)
+	status, body := fx.do(t, "POST", "/sandboxes", token, `{"templateID":"base","metadata":{"via":"cli"}}`)
+	var created struct{ SandboxID string }
+	if err := json.Unmarshal([]byte(body), &created); status != 201 || err != nil {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, cli, args...)
+		domain := "localhost:" + fx.url[strings.LastIndex(fx.url, ":")+1:]
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url,
+			"E2B_API_KEY="+token, "E2B_DOMAIN="+domain, "E2B_ACCESS_TOKEN=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("e2b %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	if out := run("sandbox", "list", "-f", "json"); !strings.Contains(out, `"sandboxId": "`+created.SandboxID+`"`) {
+		t.Errorf("list:\n%s", out)
+	}
+	if out := run("sandbox", "exec", created.SandboxID, "echo", "hello-from-the-cli"); !strings.Contains(out, "hello-from-the-cli") {
+		t.Errorf("exec:\n%s", out)
+	}
+	run("sandbox", "kill", created.SandboxID)
+	if out := run("sandbox", "list", "-f", "json"); strings.Contains(out, created.SandboxID) {
+		t.Errorf("listed after kill:\n%s", out)
+	}
+}
