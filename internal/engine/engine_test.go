@@ -60,11 +60,13 @@ func start(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var e *engine.Engine
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { e.ServeHTTP(w, r) }))
+	// The engine needs its own port for its domain: listen, then serve.
+	ts := httptest.NewUnstartedServer(nil)
+	addr := ts.Listener.Addr().String()
+	ts.Config.Handler = engine.New(engine.Options{Provider: p, Descriptor: f.Descriptor, Transport: f.HTTPClient().Transport,
+		Token: token, Domain: "localhost:" + addr[strings.LastIndex(addr, ":")+1:]})
+	ts.Start()
 	t.Cleanup(ts.Close)
-	e = engine.New(engine.Options{Provider: p, Descriptor: f.Descriptor, Transport: f.HTTPClient().Transport,
-		Token: token, Domain: "localhost:" + ts.URL[strings.LastIndex(ts.URL, ":")+1:]})
 	return &fixture{emu: emu, url: ts.URL, p: p, d: f.Descriptor}
 }
 

@@ -28,3 +28,13 @@ func Quote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// Exports writes KEY=VALUE pairs as export lines, for eval in a shell.
+func Exports(env []string) string {
+	var b strings.Builder
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		b.WriteString("export " + k + "=" + Quote(v) + "\n")
+	}
+	return b.String()
+}

@@ -21,3 +21,12 @@ func TestLineRoundTripsThroughBash(t *testing.T) {
 		t.Errorf("one argument is a shell line as written: %q", got)
 	}
 }
+
+func TestExports(t *testing.T) {
+	t.Parallel()
+	got := Exports([]string{"A=plain", "B=has space", "C=it's", "D="})
+	want := "export A=plain\nexport B='has space'\nexport C='it'\\''s'\nexport D=''\n"
+	if got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

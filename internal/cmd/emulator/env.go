@@ -13,6 +13,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/shell"
 )
 
 // EnvOptions are the inputs of `abx emulator env`.
@@ -64,7 +65,7 @@ func runEnv(_ context.Context, opts *EnvOptions) error {
 		opts.Printer.Note("note: this emulator's sandboxes are not isolated (%s); see docs/emulator.md", rt.NotIsolated)
 	}
 	return opts.Printer.Print(m, names, func() error {
-		_, err := opts.Printer.Out().Write([]byte(exportLines(rt.Env())))
+		_, err := opts.Printer.Out().Write([]byte(shell.Exports(rt.Env())))
 		return err
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os/user"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -60,7 +59,7 @@ func runStart(ctx context.Context, opts *StartOptions) error {
 		return err
 	}
 	defer func() { _ = e.Close() }()
-	_, _ = fmt.Fprint(opts.IO.Out, exportLines(e.Env()))
+	_, _ = fmt.Fprint(opts.IO.Out, shell.Exports(e.Env()))
 	_, _ = fmt.Fprintf(opts.IO.ErrOut, `abx emulator serving on %s (state in %s)
 %s
 Point abx at it with the lines above, or: eval "$(abx emulator env)". Ctrl-C stops it.
@@ -87,14 +86,4 @@ func currentUser() string {
 		return u.Username
 	}
 	return "your user"
-}
-
-// exportLines writes KEY=VALUE pairs as shell export lines.
-func exportLines(env []string) string {
-	var b strings.Builder
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&b, "export %s=%s\n", k, shell.Quote(v))
-	}
-	return b.String()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/runfile"
+	"github.com/abx-dev/abx/internal/shell"
 )
 
 // tokenEnv names the engine's token when it must not change between starts.
@@ -167,7 +168,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 			_ = os.Remove(opts.Record)
 		}
 	}()
-	_, _ = fmt.Fprint(opts.IO.Out, exportLines(env))
+	_, _ = fmt.Fprint(opts.IO.Out, shell.Exports(env))
 	_, _ = fmt.Fprintf(opts.IO.ErrOut, "abx provider engine serving on http://%s for %s; Ctrl-C stops it\n", ln.Addr(), opts.Descriptor().Name)
 	if err := serve(ctx, ln, e); err != nil {
 		return err

@@ -87,17 +87,7 @@ func runEngineEnv(_ context.Context, opts *EnvOptions) error {
 		names = append(names, k)
 	}
 	return opts.Printer.Print(m, names, func() error {
-		_, err := opts.Printer.Out().Write([]byte(exportLines(rec.Env)))
+		_, err := opts.Printer.Out().Write([]byte(shell.Exports(rec.Env)))
 		return err
 	})
-}
-
-// exportLines writes KEY=VALUE pairs as shell export lines.
-func exportLines(env []string) string {
-	var b strings.Builder
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		b.WriteString("export " + k + "=" + shell.Quote(v) + "\n")
-	}
-	return b.String()
 }

@@ -17,7 +17,7 @@ import (
 // SDKScript makes ready to run the script name of testdata (a directory
 // holding package.json and package-lock.json that pin the official E2B
 // SDKs): the SDKs installed once per lock file into the user's cache, the
-// script beside them (it imports them). Without node and npm it skips t,
+// scripts beside them (they import them). Without node and npm it skips t,
 // unless ABX_REQUIRE_SDK_TEST=1 (as in CI), where it fails it.
 func SDKScript(t *testing.T, testdata, name string) string {
 	t.Helper()
@@ -30,15 +30,21 @@ func SDKScript(t *testing.T, testdata, name string) string {
 		}
 	}
 	dir := sdkModules(t, testdata)
-	script, err := os.ReadFile(filepath.Join(testdata, name))
-	if err != nil {
-		t.Fatal(err)
+	// Every script of testdata, for the modules they share (steps.mjs).
+	scripts, err := filepath.Glob(filepath.Join(testdata, "*.mjs"))
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no scripts in %s: %v", testdata, err)
 	}
-	run := filepath.Join(dir, name)
-	if err := writeAtomically(run, script); err != nil {
-		t.Fatal(err)
+	for _, s := range scripts {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeAtomically(filepath.Join(dir, filepath.Base(s)), b); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return run
+	return filepath.Join(dir, name)
 }
 
 // Steps runs a step script's output check: every "ok NAME" line counts,

@@ -5,23 +5,8 @@
 import { Sandbox as CodeSandbox } from '@e2b/code-interpreter'
 import { CommandExitError, Sandbox } from 'e2b'
 import http from 'node:http'
+import { equal, expect, finish, step } from './steps.mjs'
 
-let failed = 0
-async function step(name, fn) {
-  try {
-    await fn()
-    console.log(`ok ${name}`)
-  } catch (err) {
-    failed++
-    console.log(`not ok ${name}: ${String(err && err.stack ? err.stack : err).split('\n').slice(0, 3).join(' | ')}`)
-  }
-}
-function expect(cond, what) {
-  if (!cond) throw new Error(what)
-}
-function equal(got, want, what) {
-  if (got !== want) throw new Error(`${what}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`)
-}
 
 const tag = { suite: 'engine', run: String(process.pid) }
 let sbx
@@ -137,4 +122,4 @@ await step('createCodeContext', async () => {
   await code.kill()
 })
 
-process.exit(failed ? 1 : 0)
+finish()

@@ -7,28 +7,10 @@
 // fail; sandboxes are created with POST /sandboxes, as on a cluster.
 import { Sandbox as CodeSandbox } from '@e2b/code-interpreter'
 import { CommandExitError, Sandbox } from 'e2b'
+import { equal, expect, finish, step } from './steps.mjs'
 
 const api = process.env.E2B_API_URL
 const key = process.env.E2B_API_KEY
-let failed = 0
-
-async function step(name, fn) {
-  try {
-    await fn()
-    console.log(`ok ${name}`)
-  } catch (err) {
-    failed++
-    console.log(`not ok ${name}: ${String(err && err.stack ? err.stack : err).split('\n').slice(0, 3).join(' | ')}`)
-  }
-}
-
-function expect(cond, what) {
-  if (!cond) throw new Error(what)
-}
-
-function equal(got, want, what) {
-  if (got !== want) throw new Error(`${what}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`)
-}
 
 // create makes a sandbox through the route sandbox-manager serves and
 // builds the SDK's object from its answer, as Sandbox.connect would.
@@ -178,4 +160,4 @@ await step('kill', async () => {
   equal(left.length, 0, 'sandboxes left')
 })
 
-process.exit(failed ? 1 : 0)
+finish()
