@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -24,9 +25,9 @@ func (e *Engine) routes() {
 	m.HandleFunc("GET /sandboxes", e.list)
 	m.HandleFunc("GET /v2/sandboxes", e.list)
 	m.HandleFunc("GET /sandboxes/{id}", e.get)
-	m.HandleFunc("DELETE /sandboxes/{id}", e.kill)
+	m.HandleFunc("DELETE /sandboxes/{id}", e.ending(e.p.Kill))
 	m.HandleFunc("POST /sandboxes/{id}/timeout", e.setTimeout)
-	m.HandleFunc("POST /sandboxes/{id}/pause", e.needs(provider.SandboxPause, e.pause))
+	m.HandleFunc("POST /sandboxes/{id}/pause", e.needs(provider.SandboxPause, e.ending(e.p.Pause)))
 	m.HandleFunc("POST /sandboxes/{id}/resume", e.needs(provider.SandboxPause, e.resume))
 	m.HandleFunc("POST /sandboxes/{id}/connect", e.connect)
 	m.HandleFunc("POST /v2/sandboxes/{id}/connect", e.connect)
@@ -148,13 +149,18 @@ func (e *Engine) get(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, e.detail(s))
 }
 
-func (e *Engine) kill(w http.ResponseWriter, r *http.Request) {
-	if err := e.p.Kill(r.Context(), r.PathValue("id")); err != nil {
-		fail(w, err)
-		return
+// ending serves kill and pause: the provider's call, then 204, and what
+// the engine knew of the sandbox's ports is forgotten (its address or
+// tokens may change).
+func (e *Engine) ending(do func(ctx context.Context, id string) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := do(r.Context(), r.PathValue("id")); err != nil {
+			fail(w, err)
+			return
+		}
+		e.forget(r.PathValue("id"))
+		w.WriteHeader(http.StatusNoContent)
 	}
-	e.forget(r.PathValue("id"))
-	w.WriteHeader(http.StatusNoContent)
 }
 
 func (e *Engine) setTimeout(w http.ResponseWriter, r *http.Request) {
@@ -166,15 +172,6 @@ func (e *Engine) setTimeout(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (e *Engine) pause(w http.ResponseWriter, r *http.Request) {
-	if err := e.p.Pause(r.Context(), r.PathValue("id")); err != nil {
-		fail(w, err)
-		return
-	}
-	e.forget(r.PathValue("id"))
 	w.WriteHeader(http.StatusNoContent)
 }
 

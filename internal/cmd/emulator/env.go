@@ -5,7 +5,6 @@ package emulator
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/shell"
 )
 
 // EnvOptions are the inputs of `abx emulator env`.
@@ -54,18 +52,8 @@ func runEnv(_ context.Context, opts *EnvOptions) error {
 	if err != nil {
 		return abxerr.New(abxerr.InvalidInput, "cannot read the emulator's state: %v", err)
 	}
-	m := map[string]string{}
-	var names []string
-	for _, kv := range rt.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		m[k] = v
-		names = append(names, k)
-	}
 	if rt.NotIsolated != "" {
 		opts.Printer.Note("note: this emulator's sandboxes are not isolated (%s); see docs/emulator.md", rt.NotIsolated)
 	}
-	return opts.Printer.Print(m, names, func() error {
-		_, err := opts.Printer.Out().Write([]byte(shell.Exports(rt.Env())))
-		return err
-	})
+	return cmdutil.PrintEnv(opts.Printer, rt.Env())
 }

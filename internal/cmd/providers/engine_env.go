@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/runfile"
-	"github.com/abx-dev/abx/internal/shell"
 )
 
 // engineRecord is what a serving engine leaves for `engine env`.
@@ -79,15 +77,5 @@ func runEngineEnv(_ context.Context, opts *EnvOptions) error {
 	if err != nil {
 		return abxerr.New(abxerr.InvalidInput, "cannot read the engine's record %s: %v", opts.Record, err)
 	}
-	m := map[string]string{}
-	var names []string
-	for _, kv := range rec.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		m[k] = v
-		names = append(names, k)
-	}
-	return opts.Printer.Print(m, names, func() error {
-		_, err := opts.Printer.Out().Write([]byte(shell.Exports(rec.Env)))
-		return err
-	})
+	return cmdutil.PrintEnv(opts.Printer, rec.Env)
 }
