@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abx-dev/abx/internal/cmd/root"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/jail"
@@ -24,8 +25,12 @@ import (
 )
 
 // The emulator's sandbox processes start this test binary as their init.
+// Under the name abx it is the command line (abxCommand).
 func TestMain(m *testing.M) {
 	jail.Init()
+	if filepath.Base(os.Args[0]) == "abx" {
+		os.Exit(root.Main())
+	}
 	os.Exit(m.Run())
 }
 
