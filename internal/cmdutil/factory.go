@@ -82,7 +82,11 @@ func (f *Factory) Provider() (provider.Provider, error) {
 	if problems := cfg.Problems(); len(problems) > 0 {
 		return nil, problems[0]
 	}
-	p, err := f.Descriptor.Open(cfg, provider.Deps{HTTP: f.HTTPClient()})
+	deps := provider.Deps{HTTP: f.HTTPClient()}
+	if f.Debug {
+		deps.Log = f.IO.ErrOut
+	}
+	p, err := f.Descriptor.Open(cfg, deps)
 	if err != nil {
 		return nil, err
 	}

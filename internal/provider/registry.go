@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -43,6 +44,9 @@ type Config interface {
 type Deps struct {
 	// HTTP is abx's one client; it already traces requests for --debug.
 	HTTP *http.Client
+	// Log gets --debug's lines that are not requests (a retry and its
+	// wait); nil without --debug.
+	Log io.Writer
 }
 
 // Descriptor is what the registry knows of a provider before it is configured.

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
+	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/provider"
@@ -20,6 +22,7 @@ type Client struct {
 	cfg  Config
 	http *http.Client
 	api  string
+	log  io.Writer // --debug's lines of the client's own (retries), or nil
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -33,7 +36,7 @@ func New(cfg Config, deps provider.Deps) (*Client, error) {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Client{cfg: cfg, http: hc, api: cfg.APIBase()}, nil
+	return &Client{cfg: cfg, http: hc, api: cfg.APIBase(), log: deps.Log}, nil
 }
 
 // reply is what a call got back: the status and the headers worth keeping.
@@ -42,9 +45,10 @@ type reply struct {
 	nextToken string
 }
 
-// call sends one API request with the per-call deadline and decodes a JSON
-// answer into out (when out is not nil and the body is not empty). Any
-// status outside ok is turned into an *abxerr.Error.
+// call sends one API request and decodes a JSON answer into out (when out
+// is not nil and the body is not empty). Any status outside ok is turned
+// into an *abxerr.Error. The call, its retries included, has the
+// configured request timeout.
 func (c *Client) call(ctx context.Context, method, path string, query url.Values, in, out any, ok ...int) (reply, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
@@ -53,26 +57,52 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
-	var body io.Reader
+	var body []byte
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
 			return reply{}, err
 		}
-		body = bytes.NewReader(b)
+		body = b
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	// Creating a sandbox is the one call that must not run twice.
+	creates := method == http.MethodPost && path == "/sandboxes"
+	var last try
+	r, err := c.withRetries(ctx, method, path, !creates, func() try {
+		last = c.attempt(ctx, method, path, u, body, out, ok)
+		return last
+	})
+	if err != nil && creates && last.sent && last.status == 0 && ctx.Err() == nil {
+		e := abxerr.From(err)
+		e.Message = "the connection broke after the create request was sent: the sandbox may have been created (" + e.Message + ")"
+		e.Hint = "check with 'abx list' (filter with --metadata) before creating it again"
+		return r, e
+	}
+	return r, err
+}
+
+// attempt sends the request once.
+func (c *Client) attempt(ctx context.Context, method, path, u string, body []byte, out any, ok []int) try {
+	var t try
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { t.sent = true }})
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return reply{}, abxerr.New(abxerr.InvalidConfig, "cannot build a request to %s: %v", c.api, err)
+		t.err = abxerr.New(abxerr.InvalidConfig, "cannot build a request to %s: %v", c.api, err)
+		return t
 	}
 	req.Header.Set("X-API-Key", c.cfg.APIKey)
 	req.Header.Set("Accept", "application/json")
-	if in != nil {
+	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return reply{}, abxerr.From(err)
+		t.err = abxerr.From(err)
+		return t
 	}
 	defer func() { _ = resp.Body.Close() }()
 
@@ -80,22 +110,25 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	// request to a file server cannot fill memory.
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if err != nil {
-		return reply{}, abxerr.From(err)
+		t.err = abxerr.From(err)
+		return t
 	}
-	r := reply{status: resp.StatusCode, nextToken: resp.Header.Get("X-Next-Token")}
+	t.reply = reply{status: resp.StatusCode, nextToken: resp.Header.Get("X-Next-Token")}
 	for _, s := range ok {
 		if resp.StatusCode == s {
 			if out != nil && len(bytes.TrimSpace(raw)) > 0 {
 				if err := json.Unmarshal(raw, out); err != nil {
-					return r, &abxerr.Error{Code: abxerr.BadResponse, Cause: err, Status: resp.StatusCode,
+					t.err = &abxerr.Error{Code: abxerr.BadResponse, Cause: err, Status: resp.StatusCode,
 						Message:   fmt.Sprintf("cannot read the answer to %s %s: %v", method, path, err),
 						RequestID: resp.Header.Get("X-Request-ID")}
 				}
 			}
-			return r, nil
+			return t
 		}
 	}
-	return r, serviceError(resp, raw)
+	t.err = serviceError(resp, raw)
+	t.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	return t
 }
 
 // serviceError maps an unsuccessful answer to an abx error. The HTTP status

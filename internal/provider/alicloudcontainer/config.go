@@ -34,6 +34,7 @@ type Config struct {
 	Protocol       string        `mapstructure:"protocol"`
 	EnvdPort       int           `mapstructure:"envd_port"`
 	RequestTimeout time.Duration `mapstructure:"request_timeout"`
+	Retries        int           `mapstructure:"retries"`
 }
 
 // Settings are the values this provider reads, with their flags and variables.
@@ -51,7 +52,9 @@ var Settings = []provider.Setting{
 	{Key: "envd_port", Flag: "envd-port", Env: envPrefix + "ENVD_PORT", Default: "49983", Kind: provider.Int,
 		Usage: "port envd listens on inside sandboxes"},
 	{Key: "request_timeout", Flag: "request-timeout", Env: envPrefix + "REQUEST_TIMEOUT", Default: "30s",
-		Kind: provider.Duration, Usage: "deadline of each API request (Go duration or seconds)"},
+		Kind: provider.Duration, Usage: "deadline of each API call, its retries included (Go duration or seconds)"},
+	{Key: "retries", Flag: "retries", Env: envPrefix + "RETRIES", Default: "3", Kind: provider.Int,
+		Usage: "how often an idempotent API call is tried again after a connection error, 429, 502, 503 or 504 (0 for never)"},
 }
 
 // Descriptor registers this provider.
@@ -110,5 +113,13 @@ func (c *Config) Problems() []error {
 		out = append(out, abxerr.New(abxerr.InvalidConfig, "request timeout must be positive").
 			WithHint("set %sREQUEST_TIMEOUT or --request-timeout to a duration like 30s", envPrefix))
 	}
+	if c.Retries < 0 || c.Retries > maxRetries {
+		out = append(out, abxerr.New(abxerr.InvalidConfig, "retries %d is out of range 0..%d", c.Retries, maxRetries).
+			WithHint("set %sRETRIES or --retries", envPrefix))
+	}
 	return out
 }
+
+// maxRetries bounds --retries: past it a call is waiting on a service
+// that is down, and the deadline says so better.
+const maxRetries = 10
