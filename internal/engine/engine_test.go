@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-const token = "abx_eng_test-token"
+const token = "e2b_5eed0f0e2b1e"
 
 type fixture struct {
 	emu *emulator.Emulator

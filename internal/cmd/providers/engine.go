@@ -3,11 +3,13 @@ package providers
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -90,7 +92,9 @@ func (o *ServeOptions) listen() (net.Listener, *engine.Engine, []string, error) 
 	}
 	token := o.Token
 	if token == "" {
-		token = "abx_eng_" + rand.Text()
+		token = newToken()
+	} else if !e2bKeyShaped(token) {
+		_, _ = fmt.Fprintln(o.IO.ErrOut, "warning: the token is not of the form e2b_<hex digits>: the Python E2B SDK refuses such API keys (the JS SDK and the CLI take it)")
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	origin := "http://" + ln.Addr().String()
@@ -223,4 +227,26 @@ func runEngineExec(ctx context.Context, opts *EngineExecOptions) error {
 		return err
 	}
 	return runErr
+}
+
+// newToken is a random token shaped as an E2B API key, e2b_ and 40 hex
+// digits: the Python SDK refuses keys of any other shape.
+func newToken() string {
+	b := make([]byte, 20)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return "e2b_" + hex.EncodeToString(b)
+}
+
+// e2bKeyShaped reports whether the Python SDK would take token as a key.
+func e2bKeyShaped(token string) bool {
+	digits, ok := strings.CutPrefix(strings.ToLower(token), "e2b_")
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

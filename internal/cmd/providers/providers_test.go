@@ -66,3 +66,18 @@ func TestShapes(t *testing.T) {
 		})
 	}
 }
+
+// The Python SDK takes only e2b_<hex> keys; the engine makes its tokens so
+// and warns of others.
+func TestEngineTokensAreShapedAsE2BKeys(t *testing.T) {
+	for token, want := range map[string]bool{
+		newToken(): true, "e2b_0a1B": true, "e2b_": false, "tok-1": false, "e2b_xyz": false, "E2B_ff": true,
+	} {
+		if got := e2bKeyShaped(token); got != want {
+			t.Errorf("%q: %v", token, got)
+		}
+	}
+	if len(newToken()) != 44 || newToken() == newToken() {
+		t.Errorf("tokens: %s, %s", newToken(), newToken())
+	}
+}
