@@ -15,7 +15,8 @@ read -r -a SIZES <<< "${*:-16 256}"
 REPS=${REPS:-5}
 work=$(mktemp -d)
 emu= engine=
-trap 'tail -20 "$work/engine.err" >&2 2>/dev/null; for p in $engine $emu; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
+trap 'echo "failed; the engine said:" >&2; tail -20 "$work/engine.err" >&2' ERR
+trap 'for p in $engine $emu; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 
 go build -o "$work/abx" ./cmd/abx
 abx="$work/abx"
@@ -78,7 +79,7 @@ for mib in "${SIZES[@]}"; do
 	start_body "$bytes" > "$work/start.body"
 	head -c "$bytes" /dev/urandom > "$work/up.bin"
 	# A fresh engine per size, so its peak memory is this size's.
-	"$abx" provider engine serve --debug --addr 127.0.0.1:0 --token "$engine_token" > "$work/engine.env" 2> "$work/engine.err" &
+	"$abx" provider engine serve --addr 127.0.0.1:0 --token "$engine_token" > "$work/engine.env" 2> "$work/engine.err" &
 	engine=$!
 	for _ in $(seq 100); do grep -q E2B_API_URL "$work/engine.env" 2>/dev/null && break; sleep 0.1; done
 	# shellcheck disable=SC1091

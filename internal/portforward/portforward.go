@@ -61,8 +61,14 @@ func New(ep *provider.Endpoint, transport http.RoundTripper) (*Forwarder, error)
 	return fw, nil
 }
 
-// ServeHTTP forwards one request.
-func (fw *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) { fw.proxy.ServeHTTP(w, r) }
+// ServeHTTP forwards one request. The request's body and the answer flow
+// at once: by default an HTTP/1 server drains what is left of a body when
+// the answer begins, which would take the tail of a body still being
+// copied to the port and break the port's connection mid-stream.
+func (fw *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_ = http.NewResponseController(w).EnableFullDuplex() // not every writer can (HTTP/2 always is)
+	fw.proxy.ServeHTTP(w, r)
+}
 
 func (fw *Forwarder) failed(status int, err error) {
 	if fw.OnFailure != nil {

@@ -2,12 +2,16 @@ package portforward
 
 import (
 	"bufio"
+	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -113,4 +117,84 @@ func TestAFailingPortIsReported(t *testing.T) {
 	if resp.StatusCode != http.StatusBadGateway || len(statuses) != 1 {
 		t.Fatalf("%d, heard %v", resp.StatusCode, statuses)
 	}
+}
+
+// A port that answers before it has read the whole request (a stream that
+// starts at once, as Connect's and NDJSON servers may) gets the rest of
+// the body all the same. An HTTP/1 server drains a request's unread body
+// at the first write of its answer unless told not to; a forwarder whose
+// answer begins while it still copies the body would lose the body's tail
+// and its connection to the port ("use of closed network connection").
+func TestAnAnswerMayStartBeforeTheBodyEnds(t *testing.T) {
+	t.Parallel()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).EnableFullDuplex()
+		_, _ = io.WriteString(w, "started; ")
+		_ = http.NewResponseController(w).Flush()
+		b, err := io.ReadAll(r.Body)
+		_, _ = fmt.Fprintf(w, "got %d bytes, %v", len(b), err)
+	}))
+	t.Cleanup(up.Close)
+	fw, err := New(&provider.Endpoint{URL: up.URL}, http.DefaultTransport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := strings.Repeat("x", 50<<10)
+	started := make(chan struct{})
+	var once sync.Once
+	begun := func() { once.Do(func() { close(started) }) }
+	defer begun() // a failure still lets the handlers end
+	// The forwarder reads the second half only once the answer has begun,
+	// which is the order a loaded machine may pick.
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = &gate{ReadCloser: r.Body, after: len(half), open: started}
+		fw.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	body, send := io.Pipe()
+	req, _ := http.NewRequestWithContext(ctx, "POST", front.URL, body)
+	req.ContentLength = int64(2 * len(half))
+	go func() {
+		_, _ = io.WriteString(send, half)
+		select {
+		case <-started:
+		case <-ctx.Done(): // the answer never began: end the request
+			_ = send.CloseWithError(ctx.Err())
+			return
+		}
+		_, _ = io.WriteString(send, half)
+		_ = send.Close()
+	}()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	first := make([]byte, len("started; "))
+	if _, err := io.ReadFull(resp.Body, first); err != nil {
+		t.Fatal(err)
+	}
+	begun()
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil || string(rest) != "got 102400 bytes, <nil>" {
+		t.Fatalf("%q %v", rest, err)
+	}
+}
+
+// gate holds reads past after bytes until open is closed.
+type gate struct {
+	io.ReadCloser
+	after, n int
+	open     chan struct{}
+}
+
+func (g *gate) Read(p []byte) (int, error) {
+	if g.n >= g.after {
+		<-g.open
+	}
+	n, err := g.ReadCloser.Read(p)
+	g.n += n
+	return n, err
 }
