@@ -192,6 +192,11 @@ func TestTheDataPlaneGetsTheSandboxsTokenOnly(t *testing.T) {
 			sandboxToken = s.EnvdAccessToken
 		}
 	}
+	// What the client was told holds neither the provider's key nor the
+	// sandbox's own token.
+	if strings.Contains(body, fx.emu.APIKey) || strings.Contains(body, sandboxToken) {
+		t.Errorf("the create answer leaks a secret: %s", body)
+	}
 	reqs := envd.Requests()
 	if len(reqs) != 1 || reqs[0].Header.Get("X-Access-Token") != sandboxToken || sandboxToken == "" {
 		t.Fatalf("envd heard %+v, want the sandbox's own token", reqs)

@@ -105,4 +105,3 @@ func environWithout(prefixes ...string) []string {
 	}
 	return env
 }
-

@@ -77,7 +77,7 @@ func TestEngineTokensAreShapedAsE2BKeys(t *testing.T) {
 			t.Errorf("%q: %v", token, got)
 		}
 	}
-	if len(newToken()) != 44 || newToken() == newToken() {
-		t.Errorf("tokens: %s, %s", newToken(), newToken())
+	if a, b := newToken(), newToken(); len(a) != 44 || a == b {
+		t.Errorf("tokens: %s, %s", a, b)
 	}
 }

@@ -125,7 +125,7 @@ func TestNoRetryWhereItCannotHelp(t *testing.T) {
 // cutAfterRead reads a request whole, then drops the connection without
 // an answer: the server got it and may have acted.
 func cutAfterRead(count *atomic.Int32) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		count.Add(1)
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
