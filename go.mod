@@ -7,6 +7,7 @@ toolchain go1.26.10
 require (
 	charm.land/lipgloss/v2 v2.1.0
 	connectrpc.com/connect v1.21.1
+	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/cpuguy83/go-md2man/v2 v2.0.6
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/itchyny/gojq v0.12.20
@@ -22,7 +23,6 @@ require (
 )
 
 require (
-	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/charmbracelet/colorprofile v0.4.3 // indirect
 	github.com/charmbracelet/ultraviolet v0.0.0-20260811164956-006e29f97886 // indirect
