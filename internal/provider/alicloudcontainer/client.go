@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
@@ -82,9 +83,11 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 }
 
 // attempt sends the request once.
-func (c *Client) attempt(ctx context.Context, method, path, u string, body []byte, out any, ok []int) try {
-	var t try
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { t.sent = true }})
+func (c *Client) attempt(ctx context.Context, method, path, u string, body []byte, out any, ok []int) (t try) {
+	// The transport writes the request on a goroutine of its own.
+	var sent atomic.Bool
+	defer func() { t.sent = sent.Load() }()
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { sent.Store(true) }})
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
