@@ -235,9 +235,6 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		h = loopback(id, port)
 	}
-	// Bodies and answers flow at once, as through the real gateway: envd
-	// and servers in the sandbox may answer before a body is all read.
-	_ = http.NewResponseController(w).EnableFullDuplex()
 	r2 := r.Clone(r.Context())
 	r2.URL.Path, r2.URL.RawPath = rest, ""
 	h.ServeHTTP(w, r2)

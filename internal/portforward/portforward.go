@@ -6,6 +6,7 @@ package portforward
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -65,10 +66,20 @@ func New(ep *provider.Endpoint, transport http.RoundTripper) (*Forwarder, error)
 // at once: by default an HTTP/1 server drains what is left of a body when
 // the answer begins, which would take the tail of a body still being
 // copied to the port and break the port's connection mid-stream.
+//
+// A body the port left unread is read to its end before the handler
+// returns: in full duplex the server would otherwise meet the body's end
+// while it already waits for the connection's next request, and drop the
+// connection ("invalid concurrent Body.Read call").
 func (fw *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = http.NewResponseController(w).EnableFullDuplex() // not every writer can (HTTP/2 always is)
 	fw.proxy.ServeHTTP(w, r)
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxUnreadBody))
 }
+
+// maxUnreadBody is how much of a body the port did not read is drained
+// to keep the client's connection; past it the server closes it.
+const maxUnreadBody = 256 << 10
 
 func (fw *Forwarder) failed(status int, err error) {
 	if fw.OnFailure != nil {
