@@ -18,18 +18,8 @@ emu= engine=
 trap 'echo "failed; the engine said:" >&2; tail -20 "$work/engine.err" >&2' ERR
 trap 'for p in $engine $emu; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 
-go build -o "$work/abx" ./cmd/abx
-abx="$work/abx"
-"$abx" emulator start --state-dir "$work/state" > "$work/emu.env" 2>/dev/null &
-emu=$!
-for _ in $(seq 100); do [ -s "$work/emu.env" ] && break; sleep 0.1; done
-# shellcheck disable=SC1091
-source "$work/emu.env"
-id=$("$abx" create --template base -q)
-base=${ABX_ALICLOUD_CONTAINER_BASE_URL%/kruise/api}
-token=$(curl -fsS -H "X-API-Key: $ABX_ALICLOUD_CONTAINER_API_KEY" "$base/kruise/api/sandboxes/$id" |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["envdAccessToken"])')
-direct="$base/kruise/$id/49983"
+# shellcheck source=bench/sandbox.sh
+source bench/sandbox.sh
 direct_hdr=(-H "E2b-Sandbox-Id: $id" -H "E2b-Sandbox-Port: 49983" -H "X-Access-Token: $token" -H "Authorization: Basic dXNlcjo=")
 engine_token=abx_eng_bench
 engine_hdr=(-H "E2b-Sandbox-Id: $id" -H "E2b-Sandbox-Port: 49983" -H "X-Access-Token: $engine_token" -H "Authorization: Basic dXNlcjo=")
@@ -91,7 +81,7 @@ for mib in "${SIZES[@]}"; do
 		# Paired, and the order alternates, so neither side always runs warm.
 		for side in $( ((rep % 2)) && echo "direct engine" || echo "engine direct"); do
 			if [ "$side" = direct ]; then
-				url=$direct hdr=("${direct_hdr[@]}")
+				url=$envd hdr=("${direct_hdr[@]}")
 			else
 				url=$E2B_API_URL hdr=("${engine_hdr[@]}")
 			fi

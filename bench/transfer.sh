@@ -13,18 +13,8 @@ BYTES=$((MIB * 1024 * 1024))
 work=$(mktemp -d)
 trap 'kill "$emu" 2>/dev/null || true; wait "$emu" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-go build -o "$work/abx" ./cmd/abx
-abx="$work/abx"
-"$abx" emulator start --state-dir "$work/state" > "$work/env" 2>/dev/null &
-emu=$!
-for _ in $(seq 100); do [ -s "$work/env" ] && break; sleep 0.1; done
-# shellcheck disable=SC1091
-source "$work/env"
-id=$("$abx" create --template base -q)
-base=${ABX_ALICLOUD_CONTAINER_BASE_URL%/kruise/api}
-envd="$base/kruise/$id/49983"
-token=$(curl -fsS -H "X-API-Key: $ABX_ALICLOUD_CONTAINER_API_KEY" "$base/kruise/api/sandboxes/$id" |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["envdAccessToken"])')
+# shellcheck source=bench/sandbox.sh
+source bench/sandbox.sh
 hdr=(-H "E2b-Sandbox-Id: $id" -H "E2b-Sandbox-Port: 49983" -H "X-Access-Token: $token" -H "Authorization: Basic dXNlcjo=")
 head -c "$BYTES" /dev/urandom > "$work/big.bin"
 
