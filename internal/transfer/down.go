@@ -2,7 +2,11 @@ package transfer
 
 import (
 	"context"
+	"crypto/rand"
+	"errors"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,9 +23,18 @@ const maxDepth = 1 << 16
 // when local is a directory), or with recursive a remote directory tree to
 // local. The sandbox's answers decide local paths, so they are checked
 // first: a name or a listed path that would land outside local is refused
-// before anything is written.
+// before anything is written (docs/reliability.md, "Copying trees
+// safely").
 func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive bool) (Result, error) {
 	res := Result{Local: local}
+	// A single file's directory must exist, since its temporary file goes
+	// there: one that does not is the user's mistake, said before any
+	// request.
+	if st, err := os.Stat(local); !recursive && (err != nil || !st.IsDir()) {
+		if err := CheckWritable(local); err != nil {
+			return res, err
+		}
+	}
 	e, err := c.Remote.Stat(ctx, remote)
 	if err != nil {
 		return res, err
@@ -46,6 +59,14 @@ func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive b
 		return res, abxerr.New(abxerr.InvalidInput, "%s:%s is a directory", c.Sandbox, remote).WithHint("add -r to copy directories")
 	}
 	res.Tree = true
+	existed := false
+	if st, err := os.Stat(local); err == nil {
+		if !st.IsDir() {
+			return res, abxerr.New(abxerr.InvalidInput, "cannot copy the directory %s:%s onto the file %s", c.Sandbox, remote, local).
+				WithHint("nothing was written; name a directory, or a path that does not exist yet")
+		}
+		existed = true
+	}
 	list, err := c.Remote.ListDir(ctx, remote, maxDepth)
 	if err != nil {
 		return res, err
@@ -55,21 +76,40 @@ func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive b
 	if err != nil {
 		return res, err
 	}
-	if err := os.MkdirAll(local, 0o755); err != nil {
-		return res, abxerr.New(abxerr.InvalidInput, "cannot create %s: %v", local, LocalReason(err))
+	if !existed {
+		if err := os.MkdirAll(local, 0o755); err != nil {
+			return res, abxerr.New(abxerr.InvalidInput, "cannot create %s: %v", local, LocalReason(err))
+		}
+	}
+	root, err := os.OpenRoot(local)
+	if err != nil {
+		return res, abxerr.New(abxerr.InvalidInput, "cannot write in %s: %v", local, LocalReason(err))
+	}
+	defer func() { _ = root.Close() }()
+	if existed {
+		if err := c.checkObstacles(root, local, steps); err != nil {
+			return res, err
+		}
 	}
 	for _, s := range steps {
-		dir := s.local
+		dir := s.rel
 		if !s.dir {
-			dir = filepath.Dir(s.local)
+			dir = filepath.Dir(s.rel)
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return res, abxerr.New(abxerr.InvalidInput, "cannot create %s: %v", s.local, LocalReason(err))
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return res, abxerr.New(abxerr.InvalidInput, "cannot create %s: %v", filepath.Join(local, dir), LocalReason(err))
 		}
 		if s.dir {
 			continue
 		}
-		if err := c.Download(ctx, s.remote, s.local); err != nil {
+		err := c.downloadIn(ctx, root, s.remote, s.rel, s.local)
+		if isDirectoryAnswer(err) {
+			// Listed as a file, fetched as a directory: a link to one that
+			// the listing did not mark (or the tree changed under it).
+			res.Skipped = append(res.Skipped, s.remote)
+			continue
+		}
+		if err != nil {
 			return res, err
 		}
 		res.Files++
@@ -77,20 +117,104 @@ func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive b
 	return res, nil
 }
 
+// isDirectoryAnswer reports whether a download was refused because the
+// path is a directory: envd answers that, and nothing else abx can send
+// it, with a 400.
+func isDirectoryAnswer(err error) bool {
+	var e *abxerr.Error
+	return errors.As(err, &e) && e.Status == http.StatusBadRequest
+}
+
+// downloadIn is Download inside the destination tree: the temporary file
+// and the rename both resolve against root, so that a symbolic link in the
+// destination cannot lead a file out of it.
+func (c *Copier) downloadIn(ctx context.Context, root *os.Root, remote, rel, shown string) error {
+	return writeIn(root, rel, shown, func(w io.Writer) error {
+		m := c.meter(remote, 0)
+		defer m.Done()
+		_, err := c.Remote.Read(ctx, remote, m.Writer(w))
+		return err
+	})
+}
+
+// writeIn is WriteFile for the file rel below root (shown is its path, for
+// messages).
+func writeIn(root *os.Root, rel, shown string, fill func(io.Writer) error) error {
+	cannot := func(err error) error {
+		return abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", shown, LocalReason(err)).
+			WithHint("choose a destination in a directory you can write to")
+	}
+	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".abx-"+rand.Text())
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return cannot(err)
+	}
+	// An ordinary file's mode, as WriteFile gives.
+	err = f.Chmod(0o644)
+	if err == nil {
+		err = fill(f)
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cannot(cerr)
+	}
+	if err == nil {
+		if rerr := root.Rename(tmp, rel); rerr != nil {
+			err = cannot(rerr)
+		}
+	}
+	if err != nil {
+		_ = root.Remove(tmp)
+	}
+	return err
+}
+
+// checkObstacles refuses, before anything is written, a tree that the
+// existing destination cannot take: a file where a directory goes or the
+// other way round, or a symbolic link in the destination that leads out
+// of it.
+func (c *Copier) checkObstacles(root *os.Root, local string, steps []step) error {
+	for _, s := range steps {
+		var st fs.FileInfo
+		var err error
+		if s.dir {
+			st, err = root.Stat(s.rel) // a link to a directory inside local is one
+		} else {
+			st, err = root.Lstat(s.rel) // the rename replaces a file or a link
+		}
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+		case s.dir && !st.IsDir():
+			err = errors.New("not a directory")
+		case !s.dir && st.IsDir():
+			err = errors.New("is a directory")
+		default:
+			continue
+		}
+		return abxerr.New(abxerr.InvalidInput, "cannot copy %s:%s to %s: %v", c.Sandbox, s.remote, s.local, LocalReason(err)).
+			WithHint("nothing was written: abx writes only inside %s, and not through links that lead out of it", local)
+	}
+	return nil
+}
+
 // step is one entry of a tree download: a directory to create, or a file
-// to download.
+// to download. rel is local's path below the destination.
 type step struct {
-	remote, local string
-	dir           bool
+	remote, local, rel string
+	dir                bool
 }
 
 // planDown maps a listing of the remote directory root onto local. Every
 // entry must name a path strictly inside root, and so a local one strictly
-// inside local; one that does not (.., an absolute path elsewhere, an empty
-// or "." name) refuses the whole listing: a sandbox is not trusted to
-// choose where files land on this machine. Symbolic links are skipped:
-// following them could copy what lies outside the tree, or loop.
+// inside local, once and under the name it is listed with; one that does
+// not (.., an absolute path elsewhere, an empty or "." name, a path listed
+// twice or below a file) refuses the whole listing: a sandbox is not
+// trusted to choose where files land on this machine. Symbolic links are
+// skipped: following them could copy what lies outside the tree, or loop.
+// So are devices, sockets and pipes, which have no contents to copy.
 func planDown(root, local string, list []envd.Entry) (steps []step, skipped []string, err error) {
+	kinds := map[string]bool{} // local path: a directory
 	for _, item := range list {
 		rel, ok := relInside(root, item)
 		if !ok {
@@ -104,21 +228,46 @@ func planDown(root, local string, list []envd.Entry) (steps []step, skipped []st
 		if back, err := filepath.Rel(local, target); err != nil || back == "." || !filepath.IsLocal(back) {
 			return nil, nil, badEntry(item.Path, root, local)
 		}
-		switch item.Type {
-		case "dir":
-			steps = append(steps, step{remote: item.Path, local: target, dir: true})
-		case "file":
-			steps = append(steps, step{remote: item.Path, local: target})
-		case "symlink":
+		if _, twice := kinds[lp]; twice {
+			return nil, nil, badEntry(item.Path, root, local)
+		}
+		switch {
+		case isLink(item):
 			skipped = append(skipped, item.Path)
+		case item.Type == "dir":
+			steps = append(steps, step{remote: item.Path, local: target, rel: lp, dir: true})
+		case item.Type == "file":
+			steps = append(steps, step{remote: item.Path, local: target, rel: lp})
+		default:
+			skipped = append(skipped, item.Path)
+		}
+		kinds[lp] = item.Type == "dir" && !isLink(item)
+	}
+	// Only a directory holds entries: one listed below a file or a link
+	// would be written through it, or make a directory of its name.
+	for lp := range kinds {
+		for up := filepath.Dir(lp); up != "."; up = filepath.Dir(up) {
+			if dir, listed := kinds[up]; listed && !dir {
+				return nil, nil, badEntry(path.Join(root, filepath.ToSlash(lp)), root, local)
+			}
 		}
 	}
 	return steps, skipped, nil
 }
 
+// isLink reports whether envd described a symbolic link. envd gives a link
+// its target's type (file or dir) and names the target in symlink_target;
+// 0.2.10 leaves that out for a link it cannot resolve, whose permissions
+// still start with L (the mode string of a link). The protocol's symlink
+// type is taken too, though no envd sends it.
+func isLink(e envd.Entry) bool {
+	return e.Type == "symlink" || e.SymlinkTarget != "" || strings.HasPrefix(e.Permissions, "L")
+}
+
 // relInside is an entry's path relative to root, when it lies strictly
-// inside it. envd lists absolute, clean paths; a ".." anywhere is refused
-// even where it would resolve inside, as no envd sends one.
+// inside it and ends in the entry's name. envd lists absolute, clean
+// paths; a ".." anywhere is refused even where it would resolve inside, as
+// no envd sends one.
 func relInside(root string, item envd.Entry) (string, bool) {
 	if _, err := localName(item.Name); err != nil || root == "" {
 		return "", false
@@ -133,7 +282,7 @@ func relInside(root string, item envd.Entry) (string, bool) {
 		prefix = "/"
 	}
 	rel, ok := strings.CutPrefix(path.Clean(item.Path), prefix)
-	if !ok || rel == "" || rel == "." || !fs.ValidPath(rel) {
+	if !ok || rel == "" || rel == "." || !fs.ValidPath(rel) || path.Base(rel) != item.Name {
 		return "", false
 	}
 	return rel, true

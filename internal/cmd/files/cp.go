@@ -56,7 +56,7 @@ func runCp(ctx context.Context, opts *CpOptions) error {
 	}
 	res, err := cp.CopyDown(ctx, opts.Path, opts.Local, opts.Recursive)
 	for _, s := range res.Skipped {
-		opts.Printer.Note("skipped %s:%s: a symbolic link", opts.ID, s)
+		opts.Printer.Note("skipped %s:%s: a symbolic link or special file", opts.ID, s)
 	}
 	if err == nil {
 		noteCopied(opts.Printer, res, remote, res.Local)

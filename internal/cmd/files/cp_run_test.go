@@ -15,8 +15,7 @@ import (
 	"github.com/abx-dev/abx/internal/transfer/transfertest"
 )
 
-// envd from 0.6.2 reports symbolic links as such; a tree download notes
-// and skips them.
+// envd names a link's target; a tree download notes and skips the link.
 func TestRunCpSkipsSymlinks(t *testing.T) {
 	t.Parallel()
 	s := newFakeSandboxVersion(t, "0.6.2")
@@ -27,7 +26,7 @@ func TestRunCpSkipsSymlinks(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "dest")
 	io, err := s.run(t, false, "", "cp", s.id+":tree", dest, "-r")
 	checkErr(t, err, "", "")
-	wantOutput(t, io, "", "skipped "+s.id+":"+"/home/user/tree/link: a symbolic link\ncopied 1 files from "+s.id+":tree to "+dest+"\n")
+	wantOutput(t, io, "", "skipped "+s.id+":"+"/home/user/tree/link: a symbolic link or special file\ncopied 1 files from "+s.id+":tree to "+dest+"\n")
 	transfertest.WantTree(t, dest, map[string]string{"one.txt": "one\n"})
 }
 

@@ -61,9 +61,10 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "0.2.10"
 	}
+	// Prepared first, so that the view finds the directory's real path.
+	_ = Prepare(opts.Root, opts.Isolated) // a directory missing shows in the calls that need it
 	s := &Server{opts: opts, version: envd.ParseVersion(opts.Version), mux: http.NewServeMux(),
 		view: newView(opts.Root, opts.Hide)}
-	_ = Prepare(opts.Root, opts.Isolated) // a directory missing shows in the calls that need it
 	if root, err := os.OpenRoot(opts.Root); err == nil {
 		s.view.root = root
 	}

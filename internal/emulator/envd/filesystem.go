@@ -29,37 +29,66 @@ type filesystemService struct {
 	s *Server
 }
 
-// entry describes the sandbox path l (not following a last link).
+// entry describes the sandbox path l (not following a last link), named
+// as the client asked for it.
 func (h *filesystemService) entry(l located) (*pb.EntryInfo, error) {
 	st, err := h.s.view.lstat(l.path)
 	if err != nil {
 		return nil, fsErrorAt(l, err)
 	}
-	return h.s.entryInfo(l.path, st), nil
+	return h.s.entryInfo(l.asked, l.path, st), nil
 }
 
-// entryInfo describes a file as envd does; 0.2.10 has no symlink type and
-// no metadata. p is the sandbox's path.
-func (s *Server) entryInfo(p string, st fs.FileInfo) *pb.EntryInfo {
+// brokenLinkTarget is the first envd that names a link it cannot resolve
+// as its own target (before, such a link has none).
+var brokenLinkTarget = envd.Version{Major: 0, Minor: 5, Patch: 5}
+
+// entryInfo describes the sandbox file p, found by lstat as st, under the
+// name shown, as envd does (0.2.10 has no metadata). No envd reports a
+// symlink type: a link is described by what it leads to, its type and
+// mode the target's, with symlink_target the target's resolved path
+// (docs/emulator.md). Here the target is resolved inside the view, so an
+// answer never names a place the view does not have: a link out of it
+// leads nowhere, as a dangling one does.
+func (s *Server) entryInfo(shown, p string, st fs.FileInfo) *pb.EntryInfo {
 	e := &pb.EntryInfo{
-		Name: path.Base(p), Path: p, Size: st.Size(), Mode: uint32(st.Mode().Perm()),
+		Name: path.Base(shown), Path: shown, Size: st.Size(), Mode: modeOf(st),
 		Permissions: st.Mode().String(), ModifiedTime: timestamppb.New(st.ModTime()),
-		Type: pb.FileType_FILE_TYPE_FILE,
+		Type: typeOf(st),
 	}
-	switch {
-	case st.IsDir():
-		e.Type = pb.FileType_FILE_TYPE_DIRECTORY
-		e.Mode |= uint32(fs.ModeDir)
-	case st.Mode()&fs.ModeSymlink != 0 && s.version.AtLeast(envd.Metadata):
-		e.Type = pb.FileType_FILE_TYPE_SYMLINK
-		if target, err := s.view.readlink(p); err == nil {
-			e.SymlinkTarget = &target
+	if st.Mode()&fs.ModeSymlink != 0 {
+		switch target, tst, err := s.view.target(p); {
+		case err == nil:
+			e.SymlinkTarget, e.Type, e.Mode = &target, typeOf(tst), modeOf(tst)
+		case s.version.AtLeast(brokenLinkTarget):
+			own := p
+			e.SymlinkTarget, e.Mode = &own, 0
 		}
 	}
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
 		e.Owner, e.Group = s.ownerName(sys.Uid, false), s.ownerName(sys.Gid, true)
 	}
 	return e
+}
+
+// typeOf is envd's type of a file: a link, a device, a socket or a pipe
+// is none of file and directory.
+func typeOf(st fs.FileInfo) pb.FileType {
+	switch {
+	case st.Mode().IsRegular():
+		return pb.FileType_FILE_TYPE_FILE
+	case st.IsDir():
+		return pb.FileType_FILE_TYPE_DIRECTORY
+	}
+	return pb.FileType_FILE_TYPE_UNSPECIFIED
+}
+
+func modeOf(st fs.FileInfo) uint32 {
+	m := uint32(st.Mode().Perm())
+	if st.IsDir() {
+		m |= uint32(fs.ModeDir)
+	}
+	return m
 }
 
 // ownerName names a file's owner as the sandbox does: the user its
@@ -131,7 +160,7 @@ func (h *filesystemService) MakeDir(_ context.Context, req *connect.Request[pb.M
 		}
 		// 0.2.10 answers with the name, type and path only.
 		return connect.NewResponse(&pb.MakeDirResponse{Entry: &pb.EntryInfo{
-			Name: path.Base(l.path), Type: pb.FileType_FILE_TYPE_DIRECTORY, Path: l.path}}), nil
+			Name: path.Base(l.asked), Type: pb.FileType_FILE_TYPE_DIRECTORY, Path: l.asked}}), nil
 	})
 }
 
@@ -195,7 +224,7 @@ func (h *filesystemService) ListDir(_ context.Context, req *connect.Request[pb.L
 			depth = 1
 		}
 		out := &pb.ListDirResponse{}
-		if err := h.walk(l.path, depth, out); err != nil {
+		if err := h.walk(l.path, l.asked, depth, out); err != nil {
 			return nil, fsErrorAt(l, err)
 		}
 		return connect.NewResponse(out), nil
@@ -204,21 +233,23 @@ func (h *filesystemService) ListDir(_ context.Context, req *connect.Request[pb.L
 
 // walk lists the sandbox directory dir and, down to depth levels, the
 // directories in it, each through the view (so /tmp inside / is the
-// sandbox's /tmp). Links to directories are listed, not entered.
-func (h *filesystemService) walk(dir string, depth int, out *pb.ListDirResponse) error {
+// sandbox's /tmp). Entries are named under shown, the path the client
+// asked for, even when a link led to dir: envd does the same. Links to
+// directories are listed, not entered.
+func (h *filesystemService) walk(dir, shown string, depth int, out *pb.ListDirResponse) error {
 	entries, err := h.s.view.readDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, d := range entries {
-		p := path.Join(dir, d.Name())
+		p, q := path.Join(dir, d.Name()), path.Join(shown, d.Name())
 		st, err := h.s.view.lstat(p)
 		if err != nil {
 			continue // gone since it was listed
 		}
-		out.Entries = append(out.Entries, h.s.entryInfo(p, st))
+		out.Entries = append(out.Entries, h.s.entryInfo(q, p, st))
 		if st.IsDir() && depth > 1 {
-			if err := h.walk(p, depth-1, out); err != nil && !errors.Is(err, fs.ErrPermission) {
+			if err := h.walk(p, q, depth-1, out); err != nil && !errors.Is(err, fs.ErrPermission) {
 				return err
 			}
 		}

@@ -80,9 +80,11 @@ func checkUser(user string) (string, error) {
 }
 
 // located is a sandbox path, resolved, and where it is on this machine.
+// asked is the path as the client named it, made absolute and clean but
+// with its links unresolved: envd names entries by it.
 type located struct {
-	path, host string
-	m          mount
+	path, host, asked string
+	m                 mount
 }
 
 // locate turns what a client sent into a resolved sandbox path: "~" and
@@ -102,12 +104,13 @@ func (s *Server) locate(p, user string, follow bool) (located, error) {
 	case !path.IsAbs(p):
 		p = home + "/" + p
 	}
-	resolved, err := s.view.resolve(path.Clean(p), follow)
+	asked := path.Clean(p)
+	resolved, err := s.view.resolve(asked, follow)
 	if err != nil {
 		return located{}, fsError(err)
 	}
 	h, m := s.view.host(resolved)
-	return located{path: resolved, host: h, m: m}, nil
+	return located{path: resolved, host: h, asked: asked, m: m}, nil
 }
 
 // canWrite refuses changes outside the sandbox's own directories, as the

@@ -47,7 +47,19 @@ type view struct {
 var alwaysHidden = []string{"/dev", "/run", "/proc"}
 
 func newView(root string, hide []string) *view {
-	v := &view{hide: append(append([]string{}, alwaysHidden...), hide...), dir: root}
+	v := &view{dir: root}
+	// The sandbox's own directory is hidden whatever the caller hides: seen
+	// through "/", its etc and its siblings are not the sandbox's files.
+	// Each directory is hidden under its real path too, the one resolve
+	// reaches through this machine's links (a state dir under macOS's
+	// /var/folders is /private/var/folders), since hidden compares paths.
+	for _, d := range append(append(append([]string{}, alwaysHidden...), root), hide...) {
+		d = filepath.Clean(d)
+		v.hide = append(v.hide, d)
+		if resolved, err := filepath.EvalSymlinks(d); err == nil && resolved != d {
+			v.hide = append(v.hide, resolved)
+		}
+	}
 	for _, t := range Writable {
 		v.mounts = append(v.mounts, mount{target: t, source: filepath.Join(root, filepath.FromSlash(t[1:])), writable: true})
 	}
@@ -201,6 +213,20 @@ func (v *view) inside(h string) (*os.Root, string, bool) {
 		return nil, "", false
 	}
 	return v.root, rel, true
+}
+
+// target is where the link p leads inside the view, and what is there;
+// an error when it leads nowhere the view has (missing, a loop, hidden).
+func (v *view) target(p string) (string, fs.FileInfo, error) {
+	t, err := v.resolve(p, true)
+	if err != nil {
+		return "", nil, err
+	}
+	st, err := v.lstat(t)
+	if err != nil {
+		return "", nil, err
+	}
+	return t, st, nil
 }
 
 func (v *view) readlink(p string) (string, error) {
