@@ -24,12 +24,15 @@ type jsonError struct {
 var errorStyle = lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true)
 
 // printError writes err once on stderr: one line for people, or one JSON
-// object when the command's output is JSON.
+// object when the command's output is JSON. A server's message may echo
+// the key it was sent: secrets are redacted in both forms, and JSON escapes
+// the controls itself.
 func (s *Streams) printError(e *abxerr.Error, exit int, asJSON bool) {
 	if asJSON {
 		var j jsonError
-		j.Error.Code, j.Error.Message, j.Error.Hint = e.Code, e.Message, e.Hint
-		j.Error.RequestID, j.Error.HTTPStatus, j.Error.ExitCode = e.RequestID, e.Status, exit
+		red := s.Secrets.Redact
+		j.Error.Code, j.Error.Message, j.Error.Hint = e.Code, red(e.Message), red(e.Hint)
+		j.Error.RequestID, j.Error.HTTPStatus, j.Error.ExitCode = red(e.RequestID), e.Status, exit
 		_ = WriteJSONLine(s.ErrOut, j)
 		return
 	}
@@ -39,23 +42,34 @@ func (s *Streams) printError(e *abxerr.Error, exit int, asJSON bool) {
 // ErrorLine is the one-line human form of an error:
 //
 //	error[E3001]: <message>; <hint> (request_id <id>)
+//
+// The message, hint and request id are made safe (see Safe); only the
+// label, abx's own, is coloured.
 func (s *Streams) ErrorLine(e *abxerr.Error) string {
 	label := fmt.Sprintf("error[%s]:", e.Code)
 	if s.StderrTTY && s.Color {
 		label = errorStyle.Render(label)
 	}
 	var b strings.Builder
-	b.WriteString(label + " " + oneLine(e.Message))
+	b.WriteString(label + " " + s.safeLine(e.Message))
 	if e.Hint != "" {
-		b.WriteString("; " + oneLine(e.Hint))
+		b.WriteString("; " + s.safeLine(e.Hint))
 	}
 	if e.RequestID != "" {
-		b.WriteString(" (request_id " + e.RequestID + ")")
+		b.WriteString(" (request_id " + s.safeLine(e.RequestID) + ")")
 	}
 	return b.String()
 }
 
-// oneLine keeps a server's multi-line message on the one line it belongs to.
+// safeLine is a part of an error line: secrets redacted while the text is
+// as the server sent it, then on one line, then controls escaped.
+func (s *Streams) safeLine(text string) string {
+	return Escape(oneLine(s.Secrets.Redact(text)))
+}
+
+// oneLine keeps a server's multi-line message on the one line it belongs
+// to: its line breaks and tabs become spaces, which Escape would otherwise
+// show as \n and \t.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -71,7 +72,7 @@ func (p *Printer) Out() io.Writer { return p.out }
 func (p *Printer) Print(v any, names []string, table func() error) error {
 	switch p.format {
 	case JSON:
-		return WriteJSON(p.out, v)
+		return p.writeResultJSON(v)
 	case Name:
 		return p.Names(names...)
 	}
@@ -81,10 +82,27 @@ func (p *Printer) Print(v any, names []string, table func() error) error {
 	return table()
 }
 
+// writeResultJSON writes a command's result with every secret redacted
+// from its strings. Servers fill results; a secret they echo must not reach
+// stdout any more than a terminal.
+func (p *Printer) writeResultJSON(v any) error {
+	if p.io.Secrets.empty() {
+		return WriteJSON(p.out, v)
+	}
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, v); err != nil {
+		return err
+	}
+	_, err := p.out.Write(p.io.Secrets.redactJSON(buf.Bytes()))
+	return err
+}
+
 // Names prints names one a line: what other commands take as arguments.
+// A name that holds a line break or a control is escaped, so that one line
+// is always one name.
 func (p *Printer) Names(names ...string) error {
 	for _, n := range names {
-		if _, err := fmt.Fprintln(p.out, n); err != nil {
+		if _, err := fmt.Fprintln(p.out, p.io.Safe(n)); err != nil {
 			return err
 		}
 	}
@@ -92,15 +110,17 @@ func (p *Printer) Names(names ...string) error {
 }
 
 // Value prints v as indented JSON, whatever the format: for commands whose
-// only result is JSON or plain text and which chose JSON already.
+// only result is JSON or plain text and which chose JSON already. It is
+// the program's output (run-code's), printed as it came, like Event's.
 func (p *Printer) Value(v any) error { return WriteJSON(p.out, v) }
 
 // Event prints v as one JSON line: an event of a stream.
 func (p *Printer) Event(v any) error { return WriteJSONLine(p.out, v) }
 
-// Line prints text and a newline on the data stream.
+// Line prints one value (an ID, a URL) and a newline on the data stream,
+// made safe as a table cell is.
 func (p *Printer) Line(s string) error {
-	_, err := fmt.Fprintln(p.out, s)
+	_, err := fmt.Fprintln(p.out, p.io.Safe(s))
 	return err
 }
 
@@ -108,10 +128,11 @@ func (p *Printer) Line(s string) error {
 func (p *Printer) Table(header ...string) *TablePrinter { return p.io.NewTable(header...) }
 
 // Note tells people on stderr what a command did (kubectl's "pod/x
-// deleted"); programs asking for JSON or names get only their data.
+// deleted"); programs asking for JSON or names get only their data. Its
+// arguments are often a server's words: the note is made safe whole.
 func (p *Printer) Note(format string, args ...any) {
 	if p.Human() {
-		_, _ = fmt.Fprintf(p.io.ErrOut, format+"\n", args...)
+		_, _ = fmt.Fprintln(p.io.ErrOut, p.io.Safe(fmt.Sprintf(format, args...)))
 	}
 }
 

@@ -27,8 +27,9 @@ type Progress struct {
 }
 
 // NewProgress starts a meter for a transfer of total bytes (0: unknown).
+// The label is often a path in the sandbox, made safe like a note.
 func (s *Streams) NewProgress(label string, total int64) *Progress {
-	return &Progress{s: s, label: label, total: total, start: time.Now()}
+	return &Progress{s: s, label: s.Safe(label), total: total, start: time.Now()}
 }
 
 // Writer counts what is written to w.

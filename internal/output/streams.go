@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
@@ -30,6 +31,16 @@ type Streams struct {
 	ErrColor bool
 	// Now is the clock relative times are computed from.
 	Now func() time.Time
+	// Secrets are redacted from everything printed but the data streams
+	// (exec output, files read, run-code output).
+	Secrets *Secrets
+
+	// styled holds the cells abx coloured itself, which a table passes
+	// through while it escapes every other cell's controls.
+	styled sync.Map
+	// debug is the --debug trace's redacting writer, made once.
+	debugOnce sync.Once
+	debug     io.Writer
 }
 
 // System returns the process's streams, probing which are terminals.
@@ -40,6 +51,7 @@ func System() *Streams {
 		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 		Now:       time.Now,
+		Secrets:   &Secrets{},
 	}
 	s.Color = s.StdoutTTY && colorAllowed(os.Getenv)
 	s.ErrColor = s.StderrTTY && colorAllowed(os.Getenv)
@@ -58,10 +70,23 @@ func Test(tty bool) (s *Streams, in, out, errOut *bytes.Buffer) {
 	s = &Streams{
 		In: in, Out: out, ErrOut: errOut,
 		StdinTTY: tty, StdoutTTY: tty, StderrTTY: tty, Color: tty, ErrColor: tty,
-		Now: func() time.Time { return time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC) },
+		Now:     func() time.Time { return time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC) },
+		Secrets: &Secrets{},
 	}
 	return s, in, out, errOut
 }
 
 // DisableColor is what --no-color does.
 func (s *Streams) DisableColor() { s.Color, s.ErrColor = false, false }
+
+// Safe is text from a server or a sandbox as abx may print it in a
+// message: secrets redacted, controls escaped (see Escape).
+func (s *Streams) Safe(text string) string { return Escape(s.Secrets.Redact(text)) }
+
+// DebugWriter is where --debug's trace goes: stderr, with secrets redacted
+// and controls escaped line by line. Every tracer shares it, so that their
+// lines stay whole.
+func (s *Streams) DebugWriter() io.Writer {
+	s.debugOnce.Do(func() { s.debug = &redactWriter{s: s} })
+	return s.debug
+}

@@ -27,8 +27,21 @@ func (s *Streams) NewTable(header ...string) *TablePrinter {
 	return &TablePrinter{s: s, header: header}
 }
 
-// Row adds a row; cells are already formatted (see Time and State).
-func (t *TablePrinter) Row(cells ...string) { t.rows = append(t.rows, cells) }
+// Row adds a row; cells are already formatted (see Time and State). A cell
+// abx did not colour itself has its secrets redacted and its controls
+// escaped, on a terminal and in piped TSV alike: cells hold what servers and
+// sandboxes send.
+func (t *TablePrinter) Row(cells ...string) {
+	row := make([]string, len(cells))
+	for i, c := range cells {
+		if _, ok := t.s.styled.Load(c); ok {
+			row[i] = c
+			continue
+		}
+		row[i] = t.s.Safe(c)
+	}
+	t.rows = append(t.rows, row)
+}
 
 // Render writes the table to stdout.
 func (t *TablePrinter) Render() error {
@@ -58,7 +71,7 @@ func (t *TablePrinter) Render() error {
 	)
 	header := make([]string, len(t.header))
 	for i, h := range t.header {
-		header[i] = t.s.style(headerStyle, strings.ToUpper(h))
+		header[i] = t.s.style(headerStyle, strings.ToUpper(Escape(h)))
 	}
 	tbl.Header(header)
 	for _, r := range t.rows {
@@ -102,15 +115,22 @@ var (
 	faintStyle   = lipgloss.NewStyle().Faint(true)
 )
 
+// style colours text, which must be safe already (see Safe): the escape
+// sequences it adds are abx's own, and a table passes the result through
+// as it is.
 func (s *Streams) style(st lipgloss.Style, text string) string {
 	if !s.Color || text == "" {
 		return text
 	}
-	return st.Render(text)
+	out := st.Render(text)
+	s.styled.Store(out, struct{}{})
+	return out
 }
 
-// State colours a sandbox state on a terminal.
+// State colours a sandbox state on a terminal. The server's word is made
+// safe before it is coloured.
 func (s *Streams) State(state string) string {
+	state = s.Safe(state)
 	switch state {
 	case "running":
 		return s.style(runningStyle, state)
@@ -124,7 +144,7 @@ func (s *Streams) State(state string) string {
 }
 
 // Faint dims secondary text on a terminal.
-func (s *Streams) Faint(text string) string { return s.style(faintStyle, text) }
+func (s *Streams) Faint(text string) string { return s.style(faintStyle, s.Safe(text)) }
 
 // Time is relative ("5m ago", "in 2h") on a terminal and RFC 3339 when piped;
 // an unknown time is "-".

@@ -1,0 +1,200 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Redacted is what a secret is printed as.
+const Redacted = "REDACTED"
+
+// MinSecretLen is the shortest value Secrets takes: a shorter one would
+// redact ordinary words and numbers wherever they appear.
+const MinSecretLen = 6
+
+// Secrets are the values abx must never print, whatever brings them back:
+// the API key, the sandboxes' access tokens, a password in a URL. A server
+// may echo any of them in an error message or a header, so every printing
+// path redacts them, not just the code that handles them. The zero value is
+// ready; it is safe for concurrent use, and a nil *Secrets redacts nothing.
+type Secrets struct {
+	mu     sync.RWMutex
+	values map[string]struct{}
+	r      *strings.Replacer
+}
+
+// Add registers values, and the forms URL escaping gives them, to be
+// redacted from now on. Values shorter than MinSecretLen are ignored.
+func (s *Secrets) Add(values ...string) {
+	if s == nil {
+		return
+	}
+	var fresh []string
+	for _, v := range values {
+		for _, form := range []string{v, url.QueryEscape(v), url.PathEscape(v)} {
+			if len(form) >= MinSecretLen {
+				fresh = append(fresh, form)
+			}
+		}
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	changed := false
+	for _, v := range fresh {
+		if _, ok := s.values[v]; !ok {
+			if s.values == nil {
+				s.values = map[string]struct{}{}
+			}
+			s.values[v] = struct{}{}
+			changed = true
+		}
+	}
+	if !changed {
+		return
+	}
+	// Longest first: strings.Replacer tries its pairs in order at each
+	// position, and a secret that holds another must be replaced whole.
+	all := make([]string, 0, len(s.values))
+	for v := range s.values {
+		all = append(all, v)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if len(all[i]) != len(all[j]) {
+			return len(all[i]) > len(all[j])
+		}
+		return all[i] < all[j]
+	})
+	pairs := make([]string, 0, 2*len(all))
+	for _, v := range all {
+		pairs = append(pairs, v, Redacted)
+	}
+	s.r = strings.NewReplacer(pairs...)
+}
+
+// AddURLPassword registers the password of a URL's userinfo, if raw is a
+// URL that has one.
+func (s *Secrets) AddURLPassword(raw string) {
+	if !strings.Contains(raw, "@") {
+		return
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.User == nil {
+		return
+	}
+	if p, ok := u.User.Password(); ok {
+		s.Add(p)
+	}
+}
+
+// Redact replaces every registered secret in text with Redacted.
+func (s *Secrets) Redact(text string) string {
+	if s == nil {
+		return text
+	}
+	s.mu.RLock()
+	r := s.r
+	s.mu.RUnlock()
+	if r == nil {
+		return text
+	}
+	return r.Replace(text)
+}
+
+func (s *Secrets) empty() bool {
+	if s == nil {
+		return true
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.r == nil
+}
+
+// redactJSON redacts the string literals of encoded JSON and leaves the rest
+// byte for byte: a secret is matched in the decoded string, where JSON's own
+// escapes cannot hide it, and the result is always valid JSON.
+func (s *Secrets) redactJSON(b []byte) []byte {
+	if s.empty() {
+		return b
+	}
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] != '"' {
+			continue
+		}
+		end := i + 1
+		for end < len(b) && b[end] != '"' {
+			if b[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end >= len(b) {
+			break // not JSON abx encoded; leave it
+		}
+		lit := b[i : end+1]
+		var str string
+		if json.Unmarshal(lit, &str) == nil {
+			if red := s.Redact(str); red != str {
+				out = append(out, b[last:i]...)
+				out = append(out, encodeString(red)...)
+				last = end + 1
+			}
+		}
+		i = end
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+func encodeString(s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// redactWriter is the --debug trace's stream: each line has its secrets
+// redacted and its controls escaped before it reaches stderr. It holds a
+// line back until its end arrives, so that a secret is never split between
+// two writes; the tracers write whole lines.
+type redactWriter struct {
+	s *Streams
+
+	mu  sync.Mutex
+	buf []byte
+}
+
+// maxPending bounds what a writer that never ends its line can make the
+// trace hold back.
+const maxPending = 64 << 10
+
+func (w *redactWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, b...)
+	cut := bytes.LastIndexByte(w.buf, '\n') + 1
+	if cut == 0 && len(w.buf) > maxPending {
+		cut = len(w.buf)
+	}
+	if cut == 0 {
+		return len(b), nil
+	}
+	text := escapeKeepNewlines(w.s.Secrets.Redact(string(w.buf[:cut])))
+	w.buf = append(w.buf[:0], w.buf[cut:]...)
+	if _, err := io.WriteString(w.s.ErrOut, text); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
