@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 )
@@ -119,10 +120,14 @@ func SandboxIDs(args []string) ([]string, error) {
 }
 
 // CheckID refuses an empty, blank, oversized or path-like identifier (what:
-// "sandbox ID", "context ID") before anything is sent.
+// "sandbox ID", "context ID") before anything is sent. Unicode spaces and
+// C1 controls count as well as ASCII ones: no server names anything with
+// them, and a terminal acts on some.
 func CheckID(what, id string) *abxerr.Error {
 	bad := strings.TrimSpace(id) == "" || len(id) > maxIDLength || id == "." || id == ".." ||
-		strings.IndexFunc(id, func(r rune) bool { return r <= ' ' || r == '/' || r == '\\' || r == 0x7f }) >= 0
+		strings.IndexFunc(id, func(r rune) bool {
+			return r == '/' || r == '\\' || unicode.IsSpace(r) || unicode.IsControl(r)
+		}) >= 0
 	if bad {
 		return abxerr.New(abxerr.InvalidInput, "invalid %s %q", what, id)
 	}

@@ -124,6 +124,11 @@ func readLine(r *bufio.Reader, maxLine int) ([]byte, error) {
 	for {
 		frag, err := r.ReadSlice('\n')
 		if err == nil {
+			// The last fragment counts too: the buffer may be larger
+			// than the limit.
+			if len(long)+len(frag)-1 > maxLine {
+				return nil, errLineTooLong
+			}
 			if long == nil {
 				return frag[:len(frag)-1], nil
 			}

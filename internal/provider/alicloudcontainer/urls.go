@@ -44,6 +44,10 @@ func (c *Config) PortURL(id, sandboxDomain string, port int) (string, error) {
 	domain := sandboxDomain
 	if domain == "" {
 		domain = c.Domain
+	} else if (c.Protocol != ProtocolPrivate || c.BaseURL == "") && !isHost(domain) {
+		// The server's answer, unlike the configured domain, was never
+		// checked: a path, query or user part in it would move the URL.
+		return "", abxerr.New(abxerr.BadResponse, "the server gave sandbox %s the domain %q, which is not a host name", id, domain)
 	}
 	p := strconv.Itoa(port)
 	if c.Protocol == ProtocolPrivate {
@@ -63,6 +67,9 @@ func (c *Config) PortURL(id, sandboxDomain string, port int) (string, error) {
 	if domain == "" {
 		return "", noDataPlaneDomain()
 	}
+	if strings.HasPrefix(domain, "[") {
+		return "", ipDomain(domain)
+	}
 	if !isHostLabel(id) {
 		return "", abxerr.New(abxerr.InvalidInput, "sandbox ID %q cannot be part of a host name", id).
 			WithHint("native URLs need IDs of letters, digits and '-'; use --protocol private for others")
@@ -75,6 +82,13 @@ func noDataPlaneDomain() error {
 		WithHint("set %sDOMAIN or --domain; base_url only gives the API origin with the native protocol", envPrefix)
 }
 
+// ipDomain refuses an IPv6 literal as the native protocol's domain: the
+// sandbox's name would go in front of it, which makes no host.
+func ipDomain(domain string) error {
+	return abxerr.New(abxerr.InvalidConfig, "the native protocol needs a domain name, not the address %s", domain).
+		WithHint("set %sDOMAIN or --domain to a name, or use --protocol private", envPrefix)
+}
+
 func isHostLabel(s string) bool {
 	for _, r := range s {
 		if !(r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
@@ -82,4 +96,11 @@ func isHostLabel(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// isHost reports whether s is a host with an optional port and nothing
+// else, as the authority of an https URL.
+func isHost(s string) bool {
+	u, err := url.Parse("https://" + s)
+	return err == nil && u.Host == s && u.Hostname() != ""
 }
