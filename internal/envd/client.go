@@ -23,10 +23,11 @@ const DefaultUserName = "user"
 
 // Client talks to one sandbox's envd as one Linux user.
 type Client struct {
-	Version Version
-	User    string // "" when envd picks its default
-	base    string
-	http    *http.Client
+	Version   Version
+	User      string // "" when envd picks its default
+	base      string
+	http      *http.Client
+	keepalive time.Duration
 
 	Process    processconnect.ProcessClient
 	Filesystem filesystemconnect.FilesystemClient
@@ -41,6 +42,9 @@ type Endpoint struct {
 	// Timeout is the deadline of each unary RPC; 0 for none. Streams
 	// (process output) and /files transfers have none.
 	Timeout time.Duration
+	// Keepalive is how often envd is asked for a keepalive event on a
+	// quiet process stream; 0 asks for none.
+	Keepalive time.Duration
 }
 
 // New builds a client. user "" means envd's default user, or "user" on envd
@@ -72,6 +76,7 @@ func New(hc *http.Client, ep Endpoint, user string) *Client {
 		User:       user,
 		base:       base,
 		http:       withHeaders,
+		keepalive:  ep.Keepalive,
 		Process:    processconnect.NewProcessClient(withHeaders, base, connect.WithInterceptors(deadline(ep.Timeout))),
 		Filesystem: filesystemconnect.NewFilesystemClient(withHeaders, base, connect.WithInterceptors(deadline(ep.Timeout))),
 	}

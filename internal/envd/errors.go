@@ -1,6 +1,7 @@
 package envd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -47,6 +48,16 @@ func AsError(err error) error {
 	var ce *connect.Error
 	if !errors.As(err, &ce) {
 		return abxerr.From(err)
+	}
+	// Connect also says "canceled" for a connection that broke (a reset
+	// stream): only abx's own cancellation, Ctrl-C, is an interruption.
+	if ce.Code() == connect.CodeCanceled && !errors.Is(err, context.Canceled) {
+		if broke := abxerr.From(ce.Unwrap()); broke != nil && broke.Code == abxerr.Network {
+			return broke
+		}
+		return &abxerr.Error{Code: abxerr.Network, Cause: err,
+			Message: "the connection to the sandbox broke: " + ce.Message(),
+			Hint:    "check your network and HTTPS_PROXY/NO_PROXY, then try again"}
 	}
 	msg := ce.Message()
 	out := &abxerr.Error{Message: msg, Cause: err}

@@ -169,6 +169,13 @@ func lastElem(p string) string {
 // hints of its own.
 func filesError(resp *http.Response, path string) error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		// What the client did not follow: a streamed upload cannot be
+		// sent twice, and other redirects were refused before this.
+		return abxerr.New(abxerr.BadResponse, "%s: the sandbox redirected %s %s with %d to %q; abx does not follow redirects of transfers",
+			path, resp.Request.Method, resp.Request.URL.Path, resp.StatusCode, resp.Header.Get("Location")).
+			WithHint("nothing was written; the sandbox's gateway should serve /files where abx asked")
+	}
 	e := abxerr.FromHTTP(resp.StatusCode, abxerr.ParseHTTPBody(raw).Message)
 	e.Message = path + ": " + e.Message
 	switch resp.StatusCode {

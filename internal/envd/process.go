@@ -3,6 +3,9 @@ package envd
 import (
 	"context"
 	"errors"
+	"net/http"
+	"strconv"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -52,7 +55,9 @@ func (c *Client) Start(ctx context.Context, cmd Command, on func(Event) error) (
 	if c.Version.AtLeast(StdinFlag) {
 		req.Stdin = &cmd.Stdin
 	}
-	stream, err := c.Process.Start(ctx, connect.NewRequest(req))
+	r := connect.NewRequest(req)
+	c.askKeepalive(r.Header())
+	stream, err := c.Process.Start(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -64,12 +69,28 @@ func (c *Client) Start(ctx context.Context, cmd Command, on func(Event) error) (
 // Output written while nobody was attached is lost.
 func (c *Client) Connect(ctx context.Context, pid uint32, on func(Event) error) (*End, error) {
 	req := &pb.ConnectRequest{Process: &pb.ProcessSelector{Selector: &pb.ProcessSelector_Pid{Pid: pid}}}
-	stream, err := c.Process.Connect(ctx, connect.NewRequest(req))
+	r := connect.NewRequest(req)
+	c.askKeepalive(r.Header())
+	stream, err := c.Process.Connect(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = stream.Close() }()
 	return follow(stream.Receive, func() *pb.ProcessEvent { return stream.Msg().GetEvent() }, stream.Err, on)
+}
+
+// askKeepalive asks envd for a keepalive event every so often while the
+// process is quiet, so that a quiet stream is told from a stalled one (the
+// idle bound). envd reads the interval, in seconds, from
+// Keepalive-Ping-Interval; older versions from X-Keepalive-Interval, and
+// some of them send none without it.
+func (c *Client) askKeepalive(h http.Header) {
+	if c.keepalive <= 0 {
+		return
+	}
+	secs := strconv.Itoa(int(c.keepalive / time.Second))
+	h.Set("Keepalive-Ping-Interval", secs)
+	h.Set("X-Keepalive-Interval", secs)
 }
 
 // ErrNoEnd is a stream that closed before the process ended.

@@ -24,7 +24,7 @@ func New(debug io.Writer) *http.Client {
 	if debug != nil {
 		rt = &tracer{next: t, w: debug}
 	}
-	return &http.Client{Transport: rt}
+	return &http.Client{Transport: rt, CheckRedirect: checkRedirect}
 }
 
 // tracer writes one line per request and per response, and their headers,

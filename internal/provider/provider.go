@@ -80,6 +80,9 @@ type Endpoint struct {
 	// RequestTimeout is the deadline of each unary call to a server in the
 	// sandbox (--request-timeout); streams and transfers have none.
 	RequestTimeout time.Duration
+	// IdleTimeout bounds how long a stream or a transfer may pass no byte
+	// either way (--idle-timeout); 0 for no bound.
+	IdleTimeout time.Duration
 }
 
 // DataPlane is implemented by providers whose sandboxes run envd and other

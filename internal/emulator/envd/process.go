@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os/exec"
 	"sort"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -258,7 +260,7 @@ func (h *processService) Start(ctx context.Context, req *connect.Request[pb.Star
 		Start: &pb.ProcessEvent_StartEvent{Pid: p.pid}}}}); err != nil {
 		return err
 	}
-	return forward(ctx, events, func(ev *pb.ProcessEvent) error { return stream.Send(&pb.StartResponse{Event: ev}) })
+	return forward(ctx, events, keepaliveOf(req.Header()), func(ev *pb.ProcessEvent) error { return stream.Send(&pb.StartResponse{Event: ev}) })
 }
 
 func (h *processService) Connect(ctx context.Context, req *connect.Request[pb.ConnectRequest], stream *connect.ServerStream[pb.ConnectResponse]) error {
@@ -272,14 +274,34 @@ func (h *processService) Connect(ctx context.Context, req *connect.Request[pb.Co
 		Start: &pb.ProcessEvent_StartEvent{Pid: p.pid}}}}); err != nil {
 		return err
 	}
-	return forward(ctx, events, func(ev *pb.ProcessEvent) error { return stream.Send(&pb.ConnectResponse{Event: ev}) })
+	return forward(ctx, events, keepaliveOf(req.Header()), func(ev *pb.ProcessEvent) error { return stream.Send(&pb.ConnectResponse{Event: ev}) })
 }
 
 // forward sends events until the end; a client that goes away only
 // detaches.
-func forward(ctx context.Context, events chan *pb.ProcessEvent, send func(*pb.ProcessEvent) error) error {
+// keepaliveOf is the interval of keepalive events a stream's client asked
+// for, in seconds, as envd reads it (Keepalive-Ping-Interval, or the older
+// X-Keepalive-Interval); envd's default is 90 s.
+func keepaliveOf(h http.Header) time.Duration {
+	for _, name := range []string{"Keepalive-Ping-Interval", "X-Keepalive-Interval"} {
+		if n, err := strconv.ParseInt(h.Get(name), 10, 32); err == nil && n > 0 {
+			return time.Duration(n) * time.Second
+		}
+	}
+	return 90 * time.Second
+}
+
+// forward sends the process's events as they come, and a keepalive event
+// whenever none came for the interval, as envd does.
+func forward(ctx context.Context, events chan *pb.ProcessEvent, keepalive time.Duration, send func(*pb.ProcessEvent) error) error {
+	tick := time.NewTicker(keepalive)
+	defer tick.Stop()
 	for {
 		select {
+		case <-tick.C:
+			if err := send(&pb.ProcessEvent{Event: &pb.ProcessEvent_Keepalive{Keepalive: &pb.ProcessEvent_KeepAlive{}}}); err != nil {
+				return err
+			}
 		case ev := <-events:
 			if err := send(ev); err != nil {
 				return err
@@ -287,6 +309,7 @@ func forward(ctx context.Context, events chan *pb.ProcessEvent, send func(*pb.Pr
 			if ev.GetEnd() != nil {
 				return nil
 			}
+			tick.Reset(keepalive)
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return connect.NewError(connect.CodeDeadlineExceeded, ctx.Err())

@@ -73,7 +73,7 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 		last = c.attempt(ctx, method, path, u, body, out, ok)
 		return last
 	})
-	if err != nil && creates && last.sent && last.status == 0 && ctx.Err() == nil {
+	if err != nil && creates && last.sent && last.status == 0 && ctx.Err() == nil && abxerr.From(err).Code == abxerr.Network {
 		e := abxerr.From(err)
 		e.Message = "the connection broke after the create request was sent: the sandbox may have been created (" + e.Message + ")"
 		e.Hint = "check with 'abx list' (filter with --metadata) before creating it again"

@@ -35,6 +35,7 @@ type Config struct {
 	EnvdPort       int           `mapstructure:"envd_port"`
 	RequestTimeout time.Duration `mapstructure:"request_timeout"`
 	Retries        int           `mapstructure:"retries"`
+	IdleTimeout    time.Duration `mapstructure:"idle_timeout"`
 }
 
 // Settings are the values this provider reads, with their flags and variables.
@@ -55,6 +56,8 @@ var Settings = []provider.Setting{
 		Kind: provider.Duration, Usage: "deadline of each API call, its retries included (Go duration or seconds)"},
 	{Key: "retries", Flag: "retries", Env: envPrefix + "RETRIES", Default: "3", Kind: provider.Int,
 		Usage: "how often an idempotent API call is tried again after a connection error, 429, 502, 503 or 504 (0 for never)"},
+	{Key: "idle_timeout", Flag: "idle-timeout", Env: envPrefix + "IDLE_TIMEOUT", Default: "60s",
+		Kind: provider.Duration, Usage: "how long a stream (exec, ps attach, run-code, file transfers) may pass no byte, keepalives included, before abx gives up on it (0 for no bound)"},
 }
 
 // Descriptor registers this provider.
@@ -112,6 +115,10 @@ func (c *Config) Problems() []error {
 	if c.RequestTimeout <= 0 {
 		out = append(out, abxerr.New(abxerr.InvalidConfig, "request timeout must be positive").
 			WithHint("set %sREQUEST_TIMEOUT or --request-timeout to a duration like 30s", envPrefix))
+	}
+	if c.IdleTimeout < 0 || (c.IdleTimeout > 0 && c.IdleTimeout < time.Second) {
+		out = append(out, abxerr.New(abxerr.InvalidConfig, "idle timeout %s is below 1s", c.IdleTimeout).
+			WithHint("set %sIDLE_TIMEOUT or --idle-timeout to a duration like 60s, or 0 for no bound", envPrefix))
 	}
 	if c.Retries < 0 || c.Retries > maxRetries {
 		out = append(out, abxerr.New(abxerr.InvalidConfig, "retries %d is out of range 0..%d", c.Retries, maxRetries).

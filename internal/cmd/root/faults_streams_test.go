@@ -1,0 +1,108 @@
+//go:build unix
+
+package root
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abx-dev/abx/internal/emulator/faultproxy"
+)
+
+const (
+	envdPath   = `^/kruise/[^/]+/49983/`
+	startPath  = envdPath + `process\.Process/Start$`
+	filesPath  = envdPath + `files$`
+	brokeError = `^error\[E5001\]: .*(broke|reset|closed|EOF)`
+)
+
+// A connection that breaks under an envd call is the service's failure:
+// E5001, exit 1 (125 for the commands that pass a status through), never
+// "interrupted".
+func TestFaultsResetsAndCutStreams(t *testing.T) {
+	t.Parallel()
+	f := newFaulty(t, "base")
+	reset := func(path string) []faultproxy.Rule {
+		return []faultproxy.Rule{{Path: path, Fault: faultproxy.Reset()}}
+	}
+	out := t.TempDir()
+	cases := []faultCase{
+		{name: "exec start reset", args: []string{"exec", "ID", "--", "echo hi"}, rules: reset(startPath), want: 125, wantErr: brokeError},
+		{name: "exec stream cut", args: []string{"exec", "ID", "--", "for i in $(seq 1 200); do echo line $i; sleep 0.01; done"},
+			rules: []faultproxy.Rule{{Path: startPath, Fault: faultproxy.Cut(300)}}, want: 125, wantErr: brokeError},
+		{name: "files ls reset", args: []string{"files", "ls", "ID", "/"}, rules: reset(envdPath + `filesystem\.Filesystem/ListDir$`), want: 1, wantErr: brokeError},
+		{name: "files stat reset", args: []string{"files", "stat", "ID", "/"}, rules: reset(envdPath + `filesystem\.Filesystem/Stat$`), want: 1, wantErr: brokeError},
+		{name: "ps reset", args: []string{"ps", "ID"}, rules: reset(envdPath + `process\.Process/List$`), want: 1, wantErr: brokeError},
+		{name: "ps kill reset", args: []string{"ps", "kill", "ID", "1"}, rules: reset(envdPath + `process\.Process/SendSignal$`), want: 1, wantErr: brokeError},
+		{name: "files read cut", args: []string{"files", "read", "ID", "/home/user/big", "--out", filepath.Join(out, "big")},
+			rules: []faultproxy.Rule{{Method: "GET", Path: filesPath, Fault: faultproxy.Cut(1000)}}, want: 1, wantErr: brokeError,
+			check: func(t *testing.T, _ *faulty, _ result) {
+				if _, err := os.Stat(filepath.Join(out, "big")); !os.IsNotExist(err) {
+					t.Errorf("a cut download left %s (%v)", filepath.Join(out, "big"), err)
+				}
+				if left, _ := os.ReadDir(out); len(left) != 0 {
+					t.Errorf("left behind: %v", left)
+				}
+			}},
+	}
+	r := run(t, f.env, false, "exec", f.id, "--", "head -c 200000 /dev/zero > /home/user/big")
+	if r.code != 0 {
+		t.Fatalf("set-up: %d %s", r.code, r.stderr)
+	}
+	runFaults(t, f, cases)
+}
+
+// A stream that stops sending is given up after --idle-timeout, with or
+// without a --timeout or --request-timeout of the command's own.
+func TestFaultsStalledStreams(t *testing.T) {
+	t.Parallel()
+	f := newFaulty(t, "base")
+	idle := env{"ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT": "2s"}
+	stalled := `^error\[E5001\]: the sandbox sent nothing for 2s`
+	bound := 15 * time.Second
+	out := t.TempDir()
+	cases := []faultCase{
+		{name: "exec", args: []string{"exec", "ID", "--", "echo started; sleep 300"}, env: idle, bound: bound,
+			rules: []faultproxy.Rule{{Path: startPath, Fault: faultproxy.Stall(40)}}, want: 125, wantErr: stalled},
+		{name: "exec answering nothing", args: []string{"exec", "ID", "--", "true"}, env: idle, bound: bound,
+			rules: []faultproxy.Rule{{Path: startPath, Fault: faultproxy.StallBefore()}}, want: 125, wantErr: stalled},
+		{name: "ps attach", args: []string{"ps", "attach", "ID", "PID"}, env: idle, bound: bound,
+			rules: []faultproxy.Rule{{Path: envdPath + `process\.Process/Connect$`, Fault: faultproxy.Stall(10)}}, want: 125, wantErr: stalled},
+		{name: "files read with a request timeout", args: []string{"files", "read", "ID", "/home/user/big", "--out", filepath.Join(out, "big"), "--request-timeout", "5s"},
+			env: idle, bound: bound, rules: []faultproxy.Rule{{Method: "GET", Path: filesPath, Fault: faultproxy.Stall(1000)}}, want: 1, wantErr: stalled,
+			check: func(t *testing.T, _ *faulty, _ result) {
+				if left, _ := os.ReadDir(out); len(left) != 0 {
+					t.Errorf("a stalled download left %v", left)
+				}
+			}},
+	}
+	r := run(t, f.env, false, "exec", f.id, "--", "head -c 200000 /dev/zero > /home/user/big")
+	if r.code != 0 {
+		t.Fatalf("set-up: %d %s", r.code, r.stderr)
+	}
+	// A background command to attach to.
+	r = run(t, f.env, false, "exec", f.id, "--background", "--", "sleep 300")
+	if r.code != 0 {
+		t.Fatalf("background: %d %s", r.code, r.stderr)
+	}
+	pid := strings.TrimSpace(r.stdout)
+	for i := range cases {
+		for j, a := range cases[i].args {
+			if a == "PID" {
+				cases[i].args[j] = pid
+			}
+		}
+	}
+	runFaults(t, f, cases)
+
+	// A quiet command is not a stalled stream: envd's keepalives keep it.
+	runFault(t, f, faultCase{name: "quiet command", args: []string{"exec", "ID", "--", "sleep 4; echo done"}, env: idle,
+		check: func(t *testing.T, _ *faulty, r result) {
+			if r.stdout != "done\n" {
+				t.Errorf("stdout %q", r.stdout)
+			}
+		}})
+}

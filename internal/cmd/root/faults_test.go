@@ -1,0 +1,128 @@
+//go:build unix
+
+package root
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/emulator/faultproxy"
+	"github.com/abx-dev/abx/internal/emulator/manager"
+	"github.com/abx-dev/abx/internal/output"
+)
+
+// The fault tests put a misbehaving network and a hostile server
+// (faultproxy) between abx and the emulator, one family of faults a file,
+// and check what a user sees: one clear line, the documented exit status,
+// no hang past the documented bound, nothing written where it should not
+// be, no credential at another origin and no secret printed
+// (docs/reliability.md).
+
+// faulty is the emulator behind a fault proxy, with a sandbox made
+// through it.
+type faulty struct {
+	srv   *manager.Server
+	proxy *faultproxy.Proxy
+	env   env
+	id    string
+}
+
+// newFaulty starts the cluster and the proxy, and points abx at the proxy
+// with the private protocol, so the API and every sandbox's data plane
+// pass through it. The retries' first wait is short in tests only in that
+// every case that retries is bounded by --request-timeout.
+func newFaulty(t *testing.T, template string) *faulty {
+	t.Helper()
+	srv, e := fakeManager(t)
+	p := faultproxy.New(e["ABX_ALICLOUD_CONTAINER_BASE_URL"])
+	t.Cleanup(p.Close)
+	e["ABX_ALICLOUD_CONTAINER_BASE_URL"] = p.URL + "/kruise/api"
+	e["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = "private"
+	f := &faulty{srv: srv, proxy: p, env: e}
+	if template != "" {
+		r := run(t, e, false, "create", "--template", template, "-q")
+		if r.code != 0 {
+			t.Fatalf("create: %d %s", r.code, r.stderr)
+		}
+		f.id = strings.TrimSpace(r.stdout)
+	}
+	p.Reset()
+	return f
+}
+
+// faultCase is one command line run against one fault.
+type faultCase struct {
+	name  string
+	rules []faultproxy.Rule
+	args  []string // ID stands for the sandbox's ID
+	env   env      // added to the environment
+	// want is the exit status; wantErr a regular expression the one error
+	// line must match.
+	want    int
+	wantErr string
+	// bound is how long the command may take at most (default 20 s).
+	bound time.Duration
+	check func(t *testing.T, f *faulty, r result)
+}
+
+// runFault runs c against a fresh proxy state of f and checks the common
+// promises: the exit status, one error line matching wantErr, the bound.
+func runFault(t *testing.T, f *faulty, c faultCase) result {
+	t.Helper()
+	f.proxy.Reset()
+	for _, rule := range c.rules {
+		f.proxy.Add(rule)
+	}
+	e := env{}
+	for k, v := range f.env {
+		e[k] = v
+	}
+	for k, v := range c.env {
+		e[k] = v
+	}
+	args := make([]string, len(c.args))
+	for i, a := range c.args {
+		args[i] = strings.ReplaceAll(a, "ID", f.id)
+	}
+	bound := c.bound
+	if bound == 0 {
+		bound = 20 * time.Second
+	}
+	io, _, out, errOut := output.Test(false)
+	ctx, cancel := context.WithTimeout(context.Background(), bound+30*time.Second)
+	defer cancel()
+	start := time.Now()
+	code := Run(ctx, cmdutil.New(io, func(k string) string { return e[k] }), args)
+	took := time.Since(start)
+	r := result{code: code, stdout: out.String(), stderr: errOut.String(),
+		stdoutLines: strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")}
+	if took > bound {
+		t.Errorf("%v took %s, more than its bound %s", c.args, took.Round(time.Millisecond), bound)
+	}
+	if r.code != c.want {
+		t.Errorf("%v: exit %d, want %d; stderr %q", c.args, r.code, c.want, r.stderr)
+	}
+	if c.wantErr != "" {
+		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+		last := lines[len(lines)-1]
+		if !regexp.MustCompile(c.wantErr).MatchString(last) {
+			t.Errorf("%v: error line %q does not match %q", c.args, last, c.wantErr)
+		}
+	}
+	if c.check != nil {
+		c.check(t, f, r)
+	}
+	return r
+}
+
+// runFaults runs each case as a subtest on one shared cluster.
+func runFaults(t *testing.T, f *faulty, cases []faultCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { runFault(t, f, c) })
+	}
+}

@@ -1,0 +1,36 @@
+package httpclient
+
+import (
+	"net/http"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+)
+
+// maxRedirects bounds a chain of redirects within one origin.
+const maxRedirects = 5
+
+// checkRedirect keeps credentials at their origin and requests as they
+// were sent. Every request abx makes carries a credential (the API key,
+// envd's token, the traffic token, a Basic user), and the transport adds
+// some of them to each request it sends, so a redirect to another scheme,
+// host or port is refused rather than followed with them stripped. Within
+// the origin, a redirect that would turn a request with a body into a GET
+// (301, 302 and 303 do) is refused too: the body would be lost, and a
+// create or an upload reported as something it is not.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	first, prev := via[0], via[len(via)-1]
+	if req.URL.Scheme != first.URL.Scheme || req.URL.Host != first.URL.Host {
+		return abxerr.New(abxerr.BadResponse, "the service redirected %s %s to another origin (%s://%s); abx does not follow it, so that credentials stay where they belong",
+			first.Method, first.URL.Redacted(), req.URL.Scheme, req.URL.Host).
+			WithHint("point abx at the final address (--base-url or --domain) if the service has moved")
+	}
+	if req.Method != prev.Method {
+		return abxerr.New(abxerr.BadResponse, "the service redirected %s %s with %d, which would resend it as %s without its body; abx does not follow it",
+			prev.Method, prev.URL.Redacted(), req.Response.StatusCode, req.Method).
+			WithHint("the service should answer 307 or 308 to move such a request, or be called at its final address")
+	}
+	if len(via) > maxRedirects {
+		return abxerr.New(abxerr.BadResponse, "the service redirected %s %s more than %d times", first.Method, first.URL.Redacted(), maxRedirects)
+	}
+	return nil
+}
