@@ -46,6 +46,9 @@ func New(io *output.Streams, getenv func(string) string) *Factory {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	if io.Secrets == nil {
+		io.Secrets = &output.Secrets{}
+	}
 	return &Factory{
 		IO:       io,
 		Printer:  output.NewPrinter(io),
@@ -54,14 +57,18 @@ func New(io *output.Streams, getenv func(string) string) *Factory {
 	}
 }
 
-// HTTPClient is the one client every request goes through.
+// HTTPClient is the one client every request goes through. Its --debug
+// trace goes through the redacting writer, since a server may echo a secret
+// in a header; and every credential it sends is registered first, so that
+// the answer finds it known.
 func (f *Factory) HTTPClient() *http.Client {
 	if f.http == nil {
 		var trace io.Writer
 		if f.Debug {
-			trace = f.IO.ErrOut
+			trace = f.IO.DebugWriter()
 		}
 		f.http = httpclient.New(trace)
+		f.http.Transport = &secretsTransport{next: f.http.Transport, secrets: f.IO.Secrets}
 	}
 	return f.http
 }
@@ -75,7 +82,8 @@ func (f *Factory) Provider() (provider.Provider, error) {
 	if f.Descriptor == nil {
 		return nil, abxerr.New(abxerr.UnknownProvider, "no provider selected")
 	}
-	cfg, _, err := f.BindSettings(f.Descriptor, f.IO.In)
+	cfg, bound, err := f.BindSettings(f.Descriptor, f.IO.In)
+	f.RegisterSettingSecrets(f.Descriptor, bound)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +92,7 @@ func (f *Factory) Provider() (provider.Provider, error) {
 	}
 	deps := provider.Deps{HTTP: f.HTTPClient()}
 	if f.Debug {
-		deps.Log = f.IO.ErrOut
+		deps.Log = f.IO.DebugWriter()
 	}
 	p, err := f.Descriptor.Open(cfg, deps)
 	if err != nil {

@@ -3,6 +3,8 @@ package meta
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -35,6 +37,20 @@ type configJSON struct {
 // redacted stands for a secret that is set; the value itself is never shown.
 const redacted = "(set, redacted)"
 
+// shownValue is a setting's value as abx config shows it: a secret only as
+// set, and a URL without the password its userinfo may hold.
+func shownValue(b cmdutil.BoundSetting) string {
+	if b.Secret && b.Value != "" {
+		return redacted
+	}
+	if strings.Contains(b.Value, "@") {
+		if u, err := url.Parse(b.Value); err == nil && u.User != nil {
+			return u.Redacted()
+		}
+	}
+	return b.Value
+}
+
 // ConfigOptions are the inputs of `abx config`.
 type ConfigOptions struct {
 	IO      *output.Streams
@@ -48,6 +64,7 @@ func NewCmdConfig(f *cmdutil.Factory, runF func(context.Context, *ConfigOptions)
 	opts := &ConfigOptions{IO: f.IO, Printer: f.Printer,
 		Bind: func() (*provider.Descriptor, provider.Config, []cmdutil.BoundSetting, error) {
 			cfg, bound, err := f.BindSettings(f.Descriptor, nil)
+			f.RegisterSettingSecrets(f.Descriptor, bound)
 			return f.Descriptor, cfg, bound, err
 		}}
 	return &cobra.Command{
@@ -70,10 +87,7 @@ func runConfig(_ context.Context, opts *ConfigOptions) error {
 	d, cfg, bound, err := opts.Bind()
 	out := configJSON{Provider: d.Name, Settings: []settingJSON{}, Problems: []problemJSON{}}
 	for _, b := range bound {
-		v := b.Value
-		if b.Secret && v != "" {
-			v = redacted
-		}
+		v := shownValue(b)
 		out.Settings = append(out.Settings, settingJSON{b.Key, b.Env, "--" + b.Flag, v, b.Source})
 	}
 	problems := []error{}

@@ -96,12 +96,14 @@ func (o *ServeOptions) listen() (net.Listener, *engine.Engine, []string, error) 
 	} else if !e2bKeyShaped(token) {
 		_, _ = fmt.Fprintln(o.IO.ErrOut, "warning: the token is not of the form e2b_<hex digits>: the Python E2B SDK refuses such API keys (the JS SDK and the CLI take it)")
 	}
+	// Clients present it; an error or a --debug line must not show it.
+	o.IO.Secrets.Add(token)
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	origin := "http://" + ln.Addr().String()
 	opts := engine.Options{Provider: p, Descriptor: o.Descriptor(), Transport: o.Transport(), Token: token,
 		Domain: "localhost:" + port}
 	if o.Debug() {
-		opts.Log = o.IO.ErrOut
+		opts.Log = o.IO.DebugWriter()
 	}
 	e := engine.New(opts)
 	env := []string{"E2B_API_URL=" + origin, "E2B_SANDBOX_URL=" + origin, "E2B_API_KEY=" + token, "E2B_DOMAIN=localhost:" + port}

@@ -208,9 +208,9 @@ func killError(results []killResult, ignoreNotFound bool) error {
 
 // confirm asks on the terminal before --all kills anything.
 func confirm(io *output.Streams, ids []string) error {
-	shown := ids
-	if len(shown) > 5 {
-		shown = shown[:5]
+	shown := make([]string, 0, 5)
+	for _, id := range ids[:min(len(ids), 5)] {
+		shown = append(shown, io.Safe(id)) // the server's IDs, on a terminal
 	}
 	more := ""
 	if len(ids) > len(shown) {
