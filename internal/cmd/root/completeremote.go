@@ -12,6 +12,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/cmd/files"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -86,13 +87,19 @@ func (c *completer) sandboxes(cmd *cobra.Command, prefix, suffix string, keep st
 	}
 	var out []cobra.Completion
 	for _, s := range list {
-		if !strings.HasPrefix(s.SandboxID, prefix) || slices.Contains(skip, s.SandboxID) || (keep != nil && !keep(s)) {
+		if !strings.HasPrefix(s.SandboxID, prefix) || slices.Contains(skip, s.SandboxID) || (keep != nil && !keep(s)) || !typable(s.SandboxID) {
 			continue
 		}
-		out = append(out, cobra.CompletionWithDesc(s.SandboxID+suffix, s.TemplateID+", "+s.State))
+		out = append(out, cobra.CompletionWithDesc(s.SandboxID+suffix, c.f.IO.Safe(s.TemplateID+", "+s.State)))
 	}
 	return out
 }
+
+// typable tells whether a server's name can be a candidate: one with a
+// control in it would break cobra's one-candidate-a-line answer, or reach
+// the terminal when the shell lists the candidates; escaped, it would name
+// nothing. Such a name is left out; it can still be typed, quoted.
+func typable(name string) bool { return output.Escape(name) == name }
 
 func completionContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 	ctx := cmd.Context()
@@ -198,7 +205,7 @@ func (c *completer) remotePaths(cmd *cobra.Command, id, prefix, toComplete strin
 	var out []cobra.Completion
 	directive := quiet
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name, base) {
+		if !strings.HasPrefix(e.Name, base) || !typable(e.Name) {
 			continue
 		}
 		name := prefix + dir + e.Name

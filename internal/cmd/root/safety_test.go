@@ -43,6 +43,7 @@ func echoServer(t *testing.T) env {
 		_ = json.NewEncoder(w).Encode([]map[string]any{
 			{"sandboxID": hostileID, "templateID": "\x1b[2J", "state": "\u009b31m", "metadata": map[string]string{"k": "a\tb", "n": "a\nb"}},
 			{"sandboxID": "../sb\nx", "templateID": "base", "state": "running"},
+			{"sandboxID": "sb-ok", "templateID": "t\x1b[2J", "state": "paused\tx"},
 		})
 	})
 	mux.HandleFunc("GET /kruise/api/sandboxes/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -155,7 +156,8 @@ func TestServerControlsAreEscaped(t *testing.T) {
 
 	r := run(t, e, false, "list")
 	want := "sb\\x1b]0;pwned\\a\t\\x1b[2J\t\\u009b31m\t-\t-\n" +
-		"../sb\\nx\tbase\trunning\t-\t-\n"
+		"../sb\\nx\tbase\trunning\t-\t-\n" +
+		"sb-ok\tt\\x1b[2J\tpaused\\tx\t-\t-\n"
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("piped list: exit %d\n%q\nwant\n%q\n%s", r.code, r.stdout, want, r.stderr)
 	}
@@ -166,9 +168,12 @@ func TestServerControlsAreEscaped(t *testing.T) {
 	}
 
 	r = run(t, e, false, "list", "-o", "name")
-	if r.stdout != "sb\\x1b]0;pwned\\a\n../sb\\nx\n" {
+	if r.stdout != "sb\\x1b]0;pwned\\a\n../sb\\nx\nsb-ok\n" {
 		t.Errorf("-o name %q", r.stdout)
 	}
+
+	// Tab offers only IDs that can be typed, described safely.
+	complete(t, e, "info", "").exactly(t, dirNoFile, "sb-ok\tt\\x1b[2J, paused\\tx")
 
 	r = run(t, e, false, "list", "-o", "json")
 	if !strings.Contains(r.stdout, `"sb\u001b]0;pwned\u0007"`) {
