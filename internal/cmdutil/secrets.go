@@ -25,12 +25,18 @@ func (f *Factory) RegisterSettingSecrets(d *provider.Descriptor, bound []BoundSe
 		}
 	}
 	for _, b := range bound {
-		if b.Secret {
+		// "(stdin)" stands for a key abx config leaves unread; it is no
+		// secret, and redacting it would hide that word everywhere.
+		if b.Secret && !(b.Source == sourceFile && b.Value == stdinPlaceholder) {
 			s.Add(b.Value)
 		}
 		s.AddURLPassword(b.Value)
 	}
 }
+
+// stdinPlaceholder is the value BindSettings gives a setting whose file is
+// '-' when it is not to read stdin.
+const stdinPlaceholder = "(stdin)"
 
 // registerHeaderSecrets makes the credentials of a header known to the
 // printers: an endpoint's envd access token and traffic token.

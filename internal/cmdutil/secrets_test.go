@@ -54,3 +54,20 @@ func TestRequestCredentialsAreRegistered(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// abx config leaves a key on stdin unread: its placeholder is no secret.
+func TestStdinPlaceholderIsNoSecret(t *testing.T) {
+	t.Parallel()
+	f, _ := cmdtest.NewFactory(false, map[string]string{
+		"ABX_PROVIDER":                        "alicloud-container",
+		"ABX_ALICLOUD_CONTAINER_API_KEY_FILE": "-",
+	}, "")
+	if err := cmdtest.Select(f); err != nil {
+		t.Fatal(err)
+	}
+	_, bound, _ := f.BindSettings(f.Descriptor, nil)
+	f.RegisterSettingSecrets(f.Descriptor, bound)
+	if got := f.IO.Secrets.Redact("key from (stdin)"); got != "key from (stdin)" {
+		t.Errorf("got %q", got)
+	}
+}

@@ -42,7 +42,7 @@ func (s *Secrets) Add(values ...string) {
 			}
 		}
 	}
-	if len(fresh) == 0 {
+	if len(fresh) == 0 || s.hasAll(fresh) {
 		return
 	}
 	s.mu.Lock()
@@ -77,6 +77,19 @@ func (s *Secrets) Add(values ...string) {
 		pairs = append(pairs, v, Redacted)
 	}
 	s.r = strings.NewReplacer(pairs...)
+}
+
+// hasAll is Add's common case, every request registering the same key:
+// a read lock, not a write lock and a new replacer.
+func (s *Secrets) hasAll(values []string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, v := range values {
+		if _, ok := s.values[v]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // AddURLPassword registers the password of a URL's userinfo, if raw is a
