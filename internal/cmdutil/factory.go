@@ -90,7 +90,7 @@ func (f *Factory) Provider() (provider.Provider, error) {
 	if problems := cfg.Problems(); len(problems) > 0 {
 		return nil, problems[0]
 	}
-	deps := provider.Deps{HTTP: f.HTTPClient()}
+	deps := provider.Deps{HTTP: f.HTTPClient(), Warn: f.IO.ErrOut}
 	if f.Debug {
 		deps.Log = f.IO.DebugWriter()
 	}

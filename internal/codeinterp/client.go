@@ -99,7 +99,8 @@ func (c *Client) call(ctx context.Context, least time.Duration, method, path str
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return nil
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	// Replies to the contexts calls are small; a huge one is not read whole.
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(out); err != nil {
 		return abxerr.New(abxerr.BadResponse, "cannot read the code interpreter's reply to %s %s: %v", method, path, err)
 	}
 	return nil

@@ -21,6 +21,12 @@ import (
 // and envd has no default of its own (before 0.4.0).
 const DefaultUserName = "user"
 
+// MaxMessage caps one message from envd. Output comes in chunks of 32 KiB
+// and a listing of 100 000 entries fits in about 20 MiB; a larger message
+// is refused (E5004) rather than held in memory, decoded, several times
+// over.
+const MaxMessage = 32 << 20
+
 // Client talks to one sandbox's envd as one Linux user.
 type Client struct {
 	Version   Version
@@ -77,8 +83,10 @@ func New(hc *http.Client, ep Endpoint, user string) *Client {
 		base:       base,
 		http:       withHeaders,
 		keepalive:  ep.Keepalive,
-		Process:    processconnect.NewProcessClient(withHeaders, base, connect.WithInterceptors(deadline(ep.Timeout))),
-		Filesystem: filesystemconnect.NewFilesystemClient(withHeaders, base, connect.WithInterceptors(deadline(ep.Timeout))),
+		Process: processconnect.NewProcessClient(withHeaders, base, connect.WithInterceptors(deadline(ep.Timeout)),
+			connect.WithReadMaxBytes(MaxMessage)),
+		Filesystem: filesystemconnect.NewFilesystemClient(withHeaders, base, connect.WithInterceptors(deadline(ep.Timeout)),
+			connect.WithReadMaxBytes(MaxMessage)),
 	}
 }
 

@@ -60,6 +60,11 @@ func AsError(err error) error {
 			Hint:    "check your network and HTTPS_PROXY/NO_PROXY, then try again"}
 	}
 	msg := ce.Message()
+	if ce.Code() == connect.CodeResourceExhausted && strings.Contains(msg, "larger than configured max") {
+		return &abxerr.Error{Code: abxerr.BadResponse, Cause: err,
+			Message: fmt.Sprintf("the sandbox sent a message larger than %d MiB; abx reads no more of it", MaxMessage>>20),
+			Hint:    "list a smaller directory, or have the command write less per line"}
+	}
 	out := &abxerr.Error{Message: msg, Cause: err}
 	for _, s := range sentinels {
 		if strings.Contains(msg, s.words) {

@@ -47,6 +47,9 @@ type Deps struct {
 	// Log gets --debug's lines that are not requests (a retry and its
 	// wait); nil without --debug.
 	Log io.Writer
+	// Warn gets warnings for people, one line each: the answer was used,
+	// but something in it may be wrong (a list cut short). nil drops them.
+	Warn io.Writer
 }
 
 // Descriptor is what the registry knows of a provider before it is configured.

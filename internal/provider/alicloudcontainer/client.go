@@ -24,6 +24,7 @@ type Client struct {
 	http *http.Client
 	api  string
 	log  io.Writer // --debug's lines of the client's own (retries), or nil
+	wrn  io.Writer // warnings for people, or nil
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -37,8 +38,19 @@ func New(cfg Config, deps provider.Deps) (*Client, error) {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Client{cfg: cfg, http: hc, api: cfg.APIBase(), log: deps.Log}, nil
+	return &Client{cfg: cfg, http: hc, api: cfg.APIBase(), log: deps.Log, wrn: deps.Warn}, nil
 }
+
+// warn tells people something about an answer that was used anyway.
+func (c *Client) warn(format string, args ...any) {
+	if c.wrn != nil {
+		_, _ = fmt.Fprintf(c.wrn, "warning: "+format+"\n", args...)
+	}
+}
+
+// maxBody caps an API answer: the largest real one, a page of 100
+// sandboxes, is a few hundred KiB.
+const maxBody = 8 << 20
 
 // reply is what a call got back: the status and the headers worth keeping.
 type reply struct {
@@ -111,15 +123,25 @@ func (c *Client) attempt(ctx context.Context, method, path, u string, body []byt
 
 	// Bodies of the control plane are small; cap them so a misrouted
 	// request to a file server cannot fill memory.
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		t.err = abxerr.From(err)
 		return t
 	}
 	t.reply = reply{status: resp.StatusCode, nextToken: resp.Header.Get("X-Next-Token")}
+	if len(raw) > maxBody {
+		t.err = &abxerr.Error{Code: abxerr.BadResponse, Status: resp.StatusCode, RequestID: resp.Header.Get("X-Request-ID"),
+			Message: fmt.Sprintf("the answer to %s %s is larger than %d MiB; abx reads no more of it", method, path, maxBody>>20)}
+		return t
+	}
 	for _, s := range ok {
 		if resp.StatusCode == s {
-			if out != nil && len(bytes.TrimSpace(raw)) > 0 {
+			if out != nil && len(bytes.TrimSpace(raw)) == 0 {
+				t.err = &abxerr.Error{Code: abxerr.BadResponse, Status: resp.StatusCode, RequestID: resp.Header.Get("X-Request-ID"),
+					Message: fmt.Sprintf("the service answered %s %s with an empty body", method, path)}
+				return t
+			}
+			if out != nil {
 				if err := json.Unmarshal(raw, out); err != nil {
 					t.err = &abxerr.Error{Code: abxerr.BadResponse, Cause: err, Status: resp.StatusCode,
 						Message:   fmt.Sprintf("cannot read the answer to %s %s: %v", method, path, err),

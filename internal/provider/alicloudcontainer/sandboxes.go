@@ -17,6 +17,10 @@ import (
 // maxPageSize is the largest limit the list route accepts.
 const maxPageSize = 100
 
+// maxPages bounds a listing: 100 000 sandboxes is more than any cluster
+// holds, and a cursor that never ends must not keep abx asking.
+const maxPages = 1000
+
 // Create sends POST /sandboxes.
 func (c *Client) Create(ctx context.Context, req provider.CreateRequest) (*provider.Sandbox, error) {
 	body := newSandbox{
@@ -30,9 +34,12 @@ func (c *Client) Create(ctx context.Context, req provider.CreateRequest) (*provi
 		no := false
 		body.AllowInternetAccess = &no
 	}
-	var w wireSandbox
+	var w *wireSandbox
 	if _, err := c.call(ctx, http.MethodPost, "/sandboxes", nil, body, &w, http.StatusCreated, http.StatusOK); err != nil {
 		return nil, err
+	}
+	if err := w.check(http.MethodPost, "/sandboxes"); err != nil {
+		return nil, abxerr.From(err).WithHint("the sandbox may have been created: check with 'abx list' (filter with --metadata)")
 	}
 	s := w.model()
 	return &s, nil
@@ -45,9 +52,12 @@ func (c *Client) Connect(ctx context.Context, id string, timeout time.Duration) 
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	var w wireSandbox
+	var w *wireSandbox
 	r, err := c.call(ctx, http.MethodPost, sandboxPath(id)+"/connect", nil, timeoutBody{seconds(timeout)}, &w,
 		http.StatusOK, http.StatusCreated)
+	if err == nil {
+		err = w.check(http.MethodPost, sandboxPath(id)+"/connect")
+	}
 	if err != nil {
 		if !isClientError(err) {
 			return nil, err
@@ -80,11 +90,14 @@ func (c *Client) Get(ctx context.Context, id string) (*provider.Sandbox, error) 
 
 // get reads the server's view of a sandbox, tokens included.
 func (c *Client) get(ctx context.Context, id string) (*wireSandbox, error) {
-	var w wireSandbox
+	var w *wireSandbox
 	if _, err := c.call(ctx, http.MethodGet, sandboxPath(id), nil, nil, &w, http.StatusOK); err != nil {
 		return nil, err
 	}
-	return &w, nil
+	if err := w.check(http.MethodGet, sandboxPath(id)); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 // List follows x-next-token through GET /v2/sandboxes until the limit. Only
@@ -99,14 +112,14 @@ func (c *Client) List(ctx context.Context, opts provider.ListOptions) ([]provide
 		q.Set("metadata", metadataQuery(opts.Metadata))
 	}
 	out := []provider.Sandbox{}
-	seen := map[string]bool{}
-	for {
+	cursors, ids := map[string]bool{}, map[string]bool{}
+	for pages := 1; ; pages++ {
 		size := maxPageSize
 		if opts.Limit > 0 && opts.Limit-len(out) < size {
 			size = opts.Limit - len(out)
 		}
 		q.Set("limit", strconv.Itoa(size))
-		var page []wireSandbox
+		var page []*wireSandbox
 		r, err := c.call(ctx, http.MethodGet, "/v2/sandboxes", q, nil, &page, http.StatusOK)
 		if err != nil {
 			if statusOf(err) == http.StatusNotFound && !isNotFoundSandbox(err) {
@@ -114,15 +127,31 @@ func (c *Client) List(ctx context.Context, opts provider.ListOptions) ([]provide
 			}
 			return nil, err
 		}
-		for i := range page {
-			out = append(out, page[i].model())
+		for _, w := range page {
+			if err := w.check(http.MethodGet, "/v2/sandboxes"); err != nil {
+				return nil, err
+			}
+			// A sandbox listed twice (a page served again) is one sandbox:
+			// 'kill --all' must not kill it twice.
+			if !ids[w.SandboxID] {
+				ids[w.SandboxID] = true
+				out = append(out, w.model())
+			}
 		}
-		// A repeated token would loop for ever: stop, the list is complete
-		// as far as the server can tell.
-		if r.nextToken == "" || seen[r.nextToken] || (opts.Limit > 0 && len(out) >= opts.Limit) {
+		if r.nextToken == "" || (opts.Limit > 0 && len(out) >= opts.Limit) {
 			break
 		}
-		seen[r.nextToken] = true
+		// A cursor served twice would loop for ever, and fresh ones for
+		// ever are no better: stop, and say the list may be incomplete.
+		if cursors[r.nextToken] {
+			c.warn("the service repeated a page cursor after %d pages; the list stops there and may be incomplete", pages)
+			break
+		}
+		if pages >= maxPages {
+			c.warn("the service had more pages after %d (%d sandboxes); the list stops there and may be incomplete", pages, len(out))
+			break
+		}
+		cursors[r.nextToken] = true
 		q.Set("nextToken", r.nextToken)
 	}
 	if opts.Limit > 0 && len(out) > opts.Limit {
@@ -138,13 +167,16 @@ func (c *Client) listV1(ctx context.Context, opts provider.ListOptions) ([]provi
 	if len(opts.Metadata) > 0 {
 		q.Set("metadata", metadataQuery(opts.Metadata))
 	}
-	var page []wireSandbox
+	var page []*wireSandbox
 	if _, err := c.call(ctx, http.MethodGet, "/sandboxes", q, nil, &page, http.StatusOK); err != nil {
 		return nil, err
 	}
 	out := []provider.Sandbox{}
-	for i := range page {
-		s := page[i].model()
+	for _, w := range page {
+		if err := w.check(http.MethodGet, "/sandboxes"); err != nil {
+			return nil, err
+		}
+		s := w.model()
 		if s.State == "" {
 			s.State = "running"
 		}

@@ -3,6 +3,7 @@ package alicloudcontainer
 import (
 	"time"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -42,6 +43,17 @@ type wireSandbox struct {
 	// Secrets of the data plane: kept for Endpoint, never put in the model.
 	EnvdAccessToken    string `json:"envdAccessToken"`
 	TrafficAccessToken string `json:"trafficAccessToken"`
+}
+
+// check refuses a sandbox the service described without its ID (an empty
+// or null answer, a null in a list): nothing can be done with it, and
+// printing it would show a blank where the ID belongs.
+func (w *wireSandbox) check(method, path string) error {
+	if w == nil || w.SandboxID == "" {
+		return abxerr.New(abxerr.BadResponse, "the service answered %s %s with a sandbox without a sandboxID", method, path).
+			WithHint("the service's answer is malformed; run again with --debug to see it")
+	}
+	return nil
 }
 
 func (w *wireSandbox) model() provider.Sandbox {

@@ -1,0 +1,129 @@
+//go:build unix
+
+package root
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/abx-dev/abx/internal/emulator/faultproxy"
+)
+
+// What the service answers is checked before it is used: empty, null and
+// malformed answers, answers without the fields abx needs, endless or
+// repeated cursors and oversized bodies or messages are each a clear
+// error (E5004, exit 1; 125 for exec) or a warning, never blank output, a
+// loop or a memory blow-up.
+func TestFaultsBadServerData(t *testing.T) {
+	t.Parallel()
+	f := newFaulty(t, "base")
+	answer := func(method, path string, code int, body string) []faultproxy.Rule {
+		return []faultproxy.Rule{{Method: method, Path: path, Fault: faultproxy.Status(code, body)}}
+	}
+	one, list := `^/kruise/api/sandboxes/`, `^/kruise/api/v2/sandboxes$`
+	bad := `^error\[E5004\]: `
+	cases := []faultCase{
+		{name: "info empty body", args: []string{"info", "ID"}, rules: answer("GET", one, 200, ""), want: 1, wantErr: bad + ".*empty body"},
+		{name: "info null", args: []string{"info", "ID"}, rules: answer("GET", one, 200, "null"), want: 1, wantErr: bad + ".*without a sandboxID"},
+		{name: "info not JSON", args: []string{"info", "ID"}, rules: answer("GET", one, 200, "<html>"), want: 1, wantErr: bad + "cannot read the answer"},
+		{name: "list of null", args: []string{"list"}, rules: answer("GET", list, 200, "[null]"), want: 1, wantErr: bad + ".*without a sandboxID"},
+		{name: "list entry without ID", args: []string{"list"}, rules: answer("GET", list, 200, `[{"templateID":"base"}]`), want: 1, wantErr: bad},
+		{name: "create without ID", args: []string{"create", "--template", "base"},
+			rules: answer("POST", `^/kruise/api/sandboxes$`, 201, `{"templateID":"base"}`), want: 1, wantErr: bad + ".*without a sandboxID.*abx list"},
+		{name: "connect null", args: []string{"connect", "ID"}, rules: answer("POST", "/connect$", 200, "null"), want: 1, wantErr: bad},
+		{name: "huge API answer", args: []string{"list"},
+			rules: []faultproxy.Rule{{Method: "GET", Path: list, Fault: faultproxy.Endless("application/json", "[", `{"sandboxID":"x"},`, "]", 12<<20)}},
+			want:  1, wantErr: bad + ".*larger than 8 MiB"},
+		{name: "exec message of 200 MB", args: []string{"exec", "ID", "--", "true"},
+			rules: []faultproxy.Rule{{Path: startPath, Fault: hugeMessage("application/connect+proto", true)}}, want: 125, wantErr: bad + ".*larger than 32 MiB"},
+		{name: "ListDir of 200 MB", args: []string{"files", "ls", "ID", "/"},
+			rules: []faultproxy.Rule{{Path: envdPath + `filesystem\.Filesystem/ListDir$`, Fault: hugeMessage("application/proto", false)}}, want: 1, wantErr: bad + ".*larger than 32 MiB"},
+	}
+	runFaults(t, f, cases)
+}
+
+// hugeMessage answers a Connect call with a 200 MB message, streamed: in
+// an envelope for a stream, as the body of a unary answer otherwise.
+func hugeMessage(contentType string, envelope bool) faultproxy.Fault {
+	return faultproxy.Func(func(w http.ResponseWriter, r *http.Request, _ http.Handler) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", contentType)
+		w.WriteHeader(http.StatusOK)
+		const size = 200 << 20
+		if envelope {
+			var prefix [5]byte
+			binary.BigEndian.PutUint32(prefix[1:], size)
+			_, _ = w.Write(prefix[:])
+		}
+		chunk := make([]byte, 64<<10)
+		for sent := 0; sent < size; sent += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+}
+
+// Cursors: one served again ends the list with a warning and each sandbox
+// listed once (so 'kill --all' kills each once); fresh ones for ever end
+// at the page cap, with a warning.
+func TestFaultsPagination(t *testing.T) {
+	t.Parallel()
+	f := newFaulty(t, "")
+	a, b := create(t, f.env), create(t, f.env)
+	list := `^/kruise/api/v2/sandboxes$`
+	sameCursor := faultproxy.Func(func(w http.ResponseWriter, r *http.Request, up http.Handler) {
+		// Every page is the first one, served again.
+		first := r.Clone(r.Context())
+		q := first.URL.Query()
+		q.Del("nextToken")
+		first.URL.RawQuery = q.Encode()
+		rec := httptest.NewRecorder()
+		up.ServeHTTP(rec, first)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Next-Token", "again")
+		_, _ = w.Write(rec.Body.Bytes())
+	})
+	runFault(t, f, faultCase{name: "repeated cursor", args: []string{"list", "-o", "name"},
+		rules: []faultproxy.Rule{{Method: "GET", Path: list, Fault: sameCursor}},
+		check: func(t *testing.T, f *faulty, r result) {
+			if r.stdout != a+"\n"+b+"\n" {
+				t.Errorf("stdout %q, want each sandbox once", r.stdout)
+			}
+			if !strings.Contains(r.stderr, "warning: the service repeated a page cursor") {
+				t.Errorf("stderr %q", r.stderr)
+			}
+			if n := f.proxy.Count("GET", list); n != 2 {
+				t.Errorf("%d pages read, want 2", n)
+			}
+		}})
+	runFault(t, f, faultCase{name: "kill --all with a repeated cursor", args: []string{"kill", "--all", "--yes"},
+		rules: []faultproxy.Rule{{Method: "GET", Path: list, Fault: sameCursor}},
+		check: func(t *testing.T, f *faulty, r result) {
+			if n := f.proxy.Count("DELETE", `^/kruise/api/sandboxes/`); n != 2 {
+				t.Errorf("%d DELETEs for 2 sandboxes; stderr %q", n, r.stderr)
+			}
+		}})
+
+	var cursor atomic.Int64
+	runFault(t, f, faultCase{name: "endless fresh cursors", args: []string{"list", "-o", "json"},
+		rules: []faultproxy.Rule{{Method: "GET", Path: list, Fault: faultproxy.Func(func(w http.ResponseWriter, _ *http.Request, _ http.Handler) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-Next-Token", fmt.Sprint("c", cursor.Add(1)))
+			_, _ = io.WriteString(w, "[]")
+		})}},
+		check: func(t *testing.T, f *faulty, r result) {
+			if n := f.proxy.Count("GET", list); n != 1000 {
+				t.Errorf("%d pages read, want the cap of 1000", n)
+			}
+			if r.stdout != "[]\n" || !strings.Contains(r.stderr, "warning: the service had more pages after 1000") {
+				t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
+			}
+		}})
+}
