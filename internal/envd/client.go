@@ -78,11 +78,11 @@ func New(hc *http.Client, ep Endpoint, user string) *Client {
 	}
 	base := strings.TrimRight(ep.URL, "/")
 	return &Client{
-		Version:    v,
-		User:       user,
-		base:       base,
-		http:       withHeaders,
-		keepalive:  ep.Keepalive,
+		Version:   v,
+		User:      user,
+		base:      base,
+		http:      withHeaders,
+		keepalive: ep.Keepalive,
 		Process: processconnect.NewProcessClient(withHeaders, base, connect.WithInterceptors(deadline(ep.Timeout)),
 			connect.WithReadMaxBytes(MaxMessage)),
 		Filesystem: filesystemconnect.NewFilesystemClient(withHeaders, base, connect.WithInterceptors(deadline(ep.Timeout)),
