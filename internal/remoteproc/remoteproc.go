@@ -17,6 +17,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/shell"
+	"github.com/abx-dev/abx/internal/transfer"
 )
 
 // Spec is a command to run in a sandbox.
@@ -55,6 +56,9 @@ const stdinChunk = 64 << 10
 // so a command reading stdin would wait for ever. A background command's
 // output goes nowhere: envd drops output nobody reads, and a full pipe can
 // wedge the process.
+//
+// The line runs under the group wrapper (see wrapper), which envd starts
+// as /bin/bash -c WRAPPER abx-exec LINE.
 func command(spec Spec, background bool) envd.Command {
 	var redirect string
 	if !spec.Interactive {
@@ -65,11 +69,104 @@ func command(spec Spec, background bool) envd.Command {
 	}
 	return envd.Command{
 		Cmd:   "/bin/bash",
-		Args:  []string{"-l", "-c", redirect + shell.Line(spec.Argv)},
+		Args:  []string{"-c", wrapper, wrapperName, redirect + shell.Line(spec.Argv)},
 		Env:   spec.Env,
 		Cwd:   spec.Cwd,
 		Stdin: spec.Interactive,
 	}
+}
+
+// Grace is how long a command's process group has to end after the first
+// Ctrl-C, or a SIGTERM from 'abx ps kill', before the wrapper kills it.
+const Grace = 2 * time.Second
+
+// wrapperName is the wrapper's $0: how a listing recognises a command abx
+// started (Shown).
+const wrapperName = "abx-exec"
+
+// wrapper runs the command line $1 with bash -l -c in a process group of
+// its own and stops that whole group, not just its first process.
+//
+// envd signals one pid, and on a real sandbox the processes it starts
+// share envd's own process group, so neither envd nor abx can signal a
+// group: a SIGTERM to bash leaves the children bash started running. The
+// wrapper is that one pid, and it makes the group itself: with job control
+// on (set -m) bash puts an asynchronous command in a new group whose id is
+// its pid, $p, and leaves its stdin alone (without job control it would
+// read /dev/null). Nothing here needs more than bash and kill, which every
+// image abx runs commands on already has.
+//
+//   - TERM, INT and HUP go on to the whole group; a second one, or the end
+//     of the grace (2 s, or 2 to 3 s by $SECONDS on bash before 5.0, which
+//     lacks EPOCHREALTIME), sends KILL to the group. The wrapper then
+//     exits with the command's status, 128+n when signal n ended it, as
+//     bash would.
+//   - A KILL to the wrapper itself (envd's --timeout deadline, a second
+//     Ctrl-C, 'ps kill --signal KILL', the emulator tearing a sandbox
+//     down) cannot be caught: a watcher in a group of its own holds the
+//     read end of a pipe only the wrapper writes to, and kills the group
+//     when the pipe closes without the wrapper's word that it ended by
+//     itself. Children a command leaves behind on purpose (nohup, &) keep
+//     running after a normal end, as they did before.
+//   - The wrapper's own stderr is /dev/null (bash with job control reports
+//     finished jobs on it); the command gets the real one from fd 3.
+//   - Only processes that are not zombies count as left in the group: an
+//     orphan that exited stays a zombie until the sandbox's init reaps it,
+//     which may be never. /proc tells them apart; without it kill -0 does.
+const wrapper = `exec 3>&2 2>/dev/null
+set -m
+n=0 p=
+on() {
+  n=$((n+1))
+  [ -n "$p" ] || return
+  if [ $n -gt 1 ]; then kill -KILL -- -$p; else kill -$1 -- -$p; fi
+}
+trap 'on TERM' TERM
+trap 'on INT' INT
+trap 'on HUP' HUP
+/bin/bash -l -c "$1" 2>&3 3>&- &
+p=$!
+exec 4> >(exec 5<&0 >/dev/null 3>&-; set -m; { read -r _ <&5 || kill -KILL -- -$p; } &)
+[ $n = 0 ] || kill -TERM -- -$p
+alive() {
+  kill -0 -- -$p || return 1
+  [ -r /proc/self/stat ] || return 0
+  local f s
+  for f in /proc/[0-9]*/stat; do
+    read -r s <"$f" || continue
+    s=${s##*) }
+    set -- $s
+    [ "$3" = "$p" ] && [ "$1" != Z ] && return 0
+  done
+  return 1
+}
+s=
+[ $n != 0 ] || { wait $p; s=$?; }
+if [ $n != 0 ]; then
+  t0=$SECONDS e0=${EPOCHREALTIME//[!0-9]/}
+  while alive; do
+    if [ $n -gt 1 ] || [ $SECONDS -gt $((t0+2)) ] ||
+      { [ -n "$e0" ] && [ $((${EPOCHREALTIME//[!0-9]/}-e0)) -ge 2000000 ]; }; then
+      kill -KILL -- -$p
+      break
+    fi
+    sleep 0.1 || sleep 1
+  done
+  wait $p
+  s=$?
+fi
+trap '' PIPE
+echo >&4
+exit $s
+`
+
+// Shown is a listed process as people wrote it: a command abx started
+// reads as the bash line it runs, not as the wrapper around it.
+func Shown(p envd.Process) envd.Process {
+	if p.Cmd == "/bin/bash" && len(p.Args) == 4 && p.Args[0] == "-c" && p.Args[2] == wrapperName {
+		p.Args = []string{"-l", "-c", p.Args[3]}
+	}
+	return p
 }
 
 // forward sends each event's output to the sink.
@@ -83,8 +180,10 @@ func forward(sink Sink, ev envd.Event) error {
 	return nil
 }
 
-// Feed streams r to the process's stdin, then closes it where envd can.
+// Feed streams r to the process's stdin. It stops when ctx ends, even
+// while it waits for r (Ctrl-C with nothing typed).
 func Feed(ctx context.Context, c *envd.Client, pid uint32, r io.Reader) (int, error) {
+	r = transfer.Interruptible(ctx, r)
 	buf := make([]byte, stdinChunk)
 	sent := 0
 	for {
@@ -97,6 +196,9 @@ func Feed(ctx context.Context, c *envd.Client, pid uint32, r io.Reader) (int, er
 		}
 		if errors.Is(rerr, io.EOF) {
 			return sent, nil
+		}
+		if rerr != nil && ctx.Err() != nil {
+			return sent, rerr
 		}
 		if rerr != nil {
 			return sent, abxerr.New(abxerr.InvalidInput, "cannot read stdin: %v", rerr)

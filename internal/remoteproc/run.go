@@ -14,8 +14,14 @@ import (
 )
 
 // Run starts spec in the foreground and follows it to its end: output to
-// the sink as it arrives, abx's stdin to the process when interactive, the
-// first Ctrl-C sent as SIGTERM and the second as SIGKILL.
+// the sink as it arrives, abx's stdin to the process when interactive.
+//
+// Ctrl-C: the first one is ctx's cancellation (the root command cancels
+// its context on SIGINT and SIGTERM) or a value on spec.Signals, whichever
+// comes first. It sends SIGTERM to the wrapper, which stops the command's
+// process group within Grace; abx waits for the end a little longer than
+// that (StopWait), then sends SIGKILL and stops waiting. A second Ctrl-C
+// does that at once.
 //
 // It returns how the process ended, and an error when abx did not see it
 // end by itself: the deadline passed (Timeout), the user interrupted it
@@ -24,23 +30,17 @@ import (
 func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, error) {
 	// The stream outlives the first Ctrl-C, which only asks the remote
 	// process to stop; its end event still decides what abx reports.
-	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
+	streamCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
 	if spec.Timeout > 0 {
+		var cancel context.CancelFunc
 		streamCtx, cancel = context.WithTimeout(streamCtx, spec.Timeout)
 		defer cancel()
 	}
-	sigs := spec.Signals
-	if sigs == nil {
-		ch := make(chan os.Signal, 2)
-		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(ch)
-		sigs = ch
-	}
-	it := &interrupter{ctx: ctx, c: c, cancel: cancel}
+	it := &interrupter{ctx: ctx, c: c, stop: stop}
 	done := make(chan struct{})
 	defer close(done)
-	go it.watch(sigs, done)
+	go it.watch(spec.Signals, done)
 
 	end, err := c.Start(streamCtx, command(spec, false), func(ev envd.Event) error {
 		if ev.Started == nil {
@@ -60,6 +60,9 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 			abxerr.From(envd.AsError(err)).Code == abxerr.Timeout) {
 			return nil, abxerr.New(abxerr.Timeout, "the command did not finish within %s and was killed", spec.Timeout)
 		}
+		if it.killed() {
+			return nil, abxerr.New(abxerr.Interrupted, "interrupted: abx sent SIGKILL and stopped waiting")
+		}
 		if interrupted {
 			return nil, abxerr.New(abxerr.Interrupted, "interrupted")
 		}
@@ -72,6 +75,16 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 	return x, nil
 }
 
+// StopWait is how long abx waits for a command's end after the first
+// Ctrl-C before it kills the wrapper and stops waiting: the wrapper's grace
+// and a moment for the end to arrive (on bash before 5.0 the grace may run
+// to 3 s; the watcher then ends the group when the wrapper is killed).
+const StopWait = Grace + time.Second
+
+// signalWait bounds each signal sent on the user's behalf: the service may
+// be the reason the command does not end.
+const signalWait = 5 * time.Second
+
 // pump streams abx's stdin to the process and closes the process's stdin
 // at the end where envd can (0.5.2 and later).
 func pump(ctx context.Context, c *envd.Client, pid uint32, in io.Reader) {
@@ -81,59 +94,122 @@ func pump(ctx context.Context, c *envd.Client, pid uint32, in io.Reader) {
 }
 
 // interrupter turns Ctrl-C into signals to the remote process: SIGTERM
-// first, SIGKILL on the second, which also stops waiting, since children
-// the command left behind can hold its output open for ever. A Ctrl-C that
-// comes before the process started is sent when it starts.
+// first, which the wrapper passes on to the command's process group; when
+// the end has not come within StopWait, or at a second Ctrl-C, SIGKILL,
+// and abx stops waiting (children the command left behind can hold its
+// output open for ever). A Ctrl-C that comes before the process started is
+// sent when it starts.
 type interrupter struct {
-	ctx    context.Context
-	c      *envd.Client
-	cancel context.CancelFunc
+	ctx  context.Context
+	c    *envd.Client
+	stop context.CancelFunc // stops following the stream
 
-	mu    sync.Mutex
-	pid   uint32
-	count int
+	mu      sync.Mutex
+	pid     uint32
+	presses int
+	kills   bool // SIGKILL went out (or would have, had the process started)
 }
 
 func (it *interrupter) watch(sigs <-chan os.Signal, done <-chan struct{}) {
+	first := it.ctx.Done()
+	own := sigs == nil
+	var giveUp <-chan time.Time
+	var mine chan os.Signal
+	defer func() {
+		if mine != nil {
+			signal.Stop(mine)
+		}
+	}()
+	press := func() {
+		if it.press() == 1 {
+			giveUp = time.After(StopWait)
+		}
+	}
 	for {
 		select {
 		case <-done:
 			return
+		case <-first:
+			first = nil
+			if own {
+				// The root's handler took the first SIGINT; the next ones
+				// are Ctrl-Cs of their own.
+				mine = make(chan os.Signal, 2)
+				signal.Notify(mine, os.Interrupt, syscall.SIGTERM)
+				sigs = mine
+			}
+			if !it.interrupted() {
+				press()
+			}
 		case <-sigs:
-			it.mu.Lock()
-			it.count++
-			pid, kill := it.pid, it.count > 1
-			it.mu.Unlock()
-			if pid != 0 {
-				it.signal(pid, kill)
-			}
-			if kill {
-				it.cancel()
-			}
+			press()
+		case <-giveUp:
+			it.kill()
+			return
 		}
 	}
+}
+
+// press counts a Ctrl-C and acts on it; it returns how many there were.
+func (it *interrupter) press() int {
+	it.mu.Lock()
+	it.presses++
+	n, pid := it.presses, it.pid
+	it.mu.Unlock()
+	switch {
+	case n > 1:
+		it.kill()
+	case pid != 0:
+		go it.signal(pid, false)
+	}
+	return n
+}
+
+// kill sends SIGKILL to the wrapper, whose watcher then kills the group,
+// and stops waiting. The signal is given a moment to leave before abx
+// exits, not longer.
+func (it *interrupter) kill() {
+	it.mu.Lock()
+	pid := it.pid
+	it.kills = true
+	it.mu.Unlock()
+	if pid != 0 {
+		sent := make(chan struct{})
+		go func() { it.signal(pid, true); close(sent) }()
+		select {
+		case <-sent:
+		case <-time.After(time.Second):
+		}
+	}
+	it.stop()
 }
 
 func (it *interrupter) started(pid uint32) {
 	it.mu.Lock()
 	it.pid = pid
-	pending := it.count > 0
+	n := it.presses
 	it.mu.Unlock()
-	if pending {
-		it.signal(pid, false)
+	if n > 0 {
+		go it.signal(pid, n > 1)
 	}
+}
+
+func (it *interrupter) killed() bool {
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	return it.kills && it.pid != 0
 }
 
 func (it *interrupter) interrupted() bool {
 	it.mu.Lock()
 	defer it.mu.Unlock()
-	return it.count > 0
+	return it.presses > 0
 }
 
 // signal sends SIGTERM (or SIGKILL) to the remote process, even though
 // abx's own context is being cancelled by the interrupt.
 func (it *interrupter) signal(pid uint32, kill bool) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(it.ctx), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(it.ctx), signalWait)
 	defer cancel()
 	_ = it.c.Signal(ctx, pid, kill)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/remoteproc"
 )
 
 // PsOptions are the inputs of `abx ps`.
@@ -67,6 +68,7 @@ func runPs(ctx context.Context, opts *PsOptions) error {
 	}
 	pids := make([]string, len(list))
 	for i, p := range list {
+		list[i] = remoteproc.Shown(p)
 		pids[i] = strconv.FormatUint(uint64(p.PID), 10)
 	}
 	return opts.Printer.Print(list, pids, func() error {
