@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 )
@@ -119,17 +118,33 @@ func SandboxIDs(args []string) ([]string, error) {
 	return ids, nil
 }
 
-// CheckID refuses an empty, blank, oversized or path-like identifier (what:
-// "sandbox ID", "context ID") before anything is sent. Unicode spaces and
-// C1 controls count as well as ASCII ones: no server names anything with
-// them, and a terminal acts on some.
+// CheckID refuses an identifier (what: "sandbox ID", "context ID",
+// "--user") that no server issues, before anything is sent: empty, longer
+// than a Kubernetes name, "." or "..", or holding anything but ASCII
+// letters, digits, '.', '_' and '-'. sandbox-manager's IDs are
+// namespace--name, Kubernetes names, and the code interpreter's contexts
+// are UUIDs; what else would be put into a URL or a header could change
+// where it goes.
 func CheckID(what, id string) *abxerr.Error {
-	bad := strings.TrimSpace(id) == "" || len(id) > maxIDLength || id == "." || id == ".." ||
+	bad := id == "" || len(id) > maxIDLength || id == "." || id == ".." ||
 		strings.IndexFunc(id, func(r rune) bool {
-			return r == '/' || r == '\\' || unicode.IsSpace(r) || unicode.IsControl(r)
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
 		}) >= 0
 	if bad {
 		return abxerr.New(abxerr.InvalidInput, "invalid %s %q", what, id)
+	}
+	return nil
+}
+
+// CheckUser refuses a --user that is no Linux user name before it is sent:
+// envd puts it in a Basic authorization header, where ':' and line breaks
+// would change its meaning. "" (envd's default user) is fine.
+func CheckUser(u string) error {
+	if u == "" {
+		return nil
+	}
+	if err := CheckID("--user", u); err != nil {
+		return err.WithHint("give a Linux user name in the sandbox, such as user or root")
 	}
 	return nil
 }

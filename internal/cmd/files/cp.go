@@ -96,6 +96,9 @@ func (opts *CpOptions) parse(cmd *cobra.Command, args []string) error {
 		return abxerr.New(abxerr.InvalidInput, "empty path in %q or %q", src, dst)
 	}
 	opts.User = userOf(cmd)
+	if err := cmdutil.CheckUser(opts.User); err != nil {
+		return err
+	}
 	if opts.Download {
 		return nil
 	}

@@ -79,6 +79,9 @@ func (t *target) parse(cmd *cobra.Command, args []string) error {
 		}
 	}
 	t.ID, t.User, t.Path = id, userOf(cmd), "."
+	if err := cmdutil.CheckUser(t.User); err != nil {
+		return err
+	}
 	if len(args) > 1 {
 		t.Path = args[1]
 	}

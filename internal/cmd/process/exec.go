@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -84,7 +83,7 @@ is not UTF-8 comes as "dataBase64" instead of "data".`,
 			if opts.Env, err = cmdutil.ParseKeyValues("--env", env); err != nil {
 				return err
 			}
-			if err := checkUser(opts.User); err != nil {
+			if err := cmdutil.CheckUser(opts.User); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("timeout") {
@@ -104,20 +103,6 @@ is not UTF-8 comes as "dataBase64" instead of "data".`,
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "keep stdin open: stream abx's stdin to the command (or feed it later with 'abx ps stdin')")
 	cmdutil.PassThrough(cmd)
 	return cmdutil.Needs(cmd, provider.ExecRun)
-}
-
-// checkUser refuses a --user that is no Linux user name before it is sent
-// (envd puts it in a Basic authorization header, where ':' and line breaks
-// would change its meaning).
-func checkUser(u string) error {
-	if u == "" {
-		return nil
-	}
-	if err := cmdutil.CheckID("--user", u); err != nil || strings.ContainsAny(u, ":") {
-		return abxerr.New(abxerr.InvalidInput, "invalid --user %q", u).
-			WithHint("give a Linux user name in the sandbox, such as user or root")
-	}
-	return nil
 }
 
 func (opts *ExecOptions) spec() remoteproc.Spec {

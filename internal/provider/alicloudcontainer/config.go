@@ -5,7 +5,10 @@ package alicloudcontainer
 
 import (
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/provider"
@@ -89,8 +92,8 @@ func (c *Config) Problems() []error {
 			WithHint("set %sPROTOCOL or --protocol to native or private", envPrefix))
 	}
 	if c.BaseURL != "" {
-		if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			out = append(out, abxerr.New(abxerr.InvalidConfig, "base URL %q is not an absolute http(s) URL", c.BaseURL).
+		if problem := baseURLProblem(c.BaseURL); problem != "" {
+			out = append(out, abxerr.New(abxerr.InvalidConfig, "base URL%s %s", redactURL(c.BaseURL), problem).
 				WithHint("set %sBASE_URL or --base-url to a URL like https://agents.example.com/kruise/api", envPrefix))
 		}
 	}
@@ -99,7 +102,7 @@ func (c *Config) Problems() []error {
 			WithHint("set %sDOMAIN or --domain (or %sBASE_URL)", envPrefix, envPrefix))
 	}
 	if c.Domain != "" {
-		if u, err := url.Parse("https://" + c.Domain); err != nil || u.Host != c.Domain || u.Hostname() == "" {
+		if u, err := url.Parse("https://" + c.Domain); err != nil || u.Host != c.Domain || u.Hostname() == "" || !validPort(u.Port()) {
 			out = append(out, abxerr.New(abxerr.InvalidConfig, "domain %q is not a host name", c.Domain).
 				WithHint("set %sDOMAIN or --domain to a name like agents.example.com, without scheme or path", envPrefix))
 		}
@@ -107,6 +110,11 @@ func (c *Config) Problems() []error {
 	if c.APIKey == "" {
 		out = append(out, abxerr.New(abxerr.MissingConfig, "no API key configured").
 			WithHint("set %sAPI_KEY or pass --api-key-file", envPrefix))
+	} else if strings.IndexFunc(c.APIKey, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) >= 0 {
+		// A header cannot carry it, and a key split across lines is a
+		// paste or file mistake; the key itself is never shown.
+		out = append(out, abxerr.New(abxerr.InvalidConfig, "the API key holds a space, a line break or another control character").
+			WithHint("set %sAPI_KEY or --api-key-file to the key alone, on one line", envPrefix))
 	}
 	if c.EnvdPort < 1 || c.EnvdPort > 65535 {
 		out = append(out, abxerr.New(abxerr.InvalidConfig, "envd port %d is out of range 1..65535", c.EnvdPort).
@@ -125,6 +133,52 @@ func (c *Config) Problems() []error {
 			WithHint("set %sRETRIES or --retries", envPrefix))
 	}
 	return out
+}
+
+// baseURLProblem says what is wrong with a base URL, or "". It must be an
+// absolute http(s) URL of a host, with a valid port if any, and carry no
+// credentials (the key goes in its header, to this origin only), no query
+// and no fragment: paths are appended to it, and a query or fragment would
+// swallow them.
+func baseURLProblem(raw string) string {
+	if strings.IndexFunc(raw, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return "holds a space or a control character"
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
+		return "is not an absolute http(s) URL"
+	case u.User != nil:
+		return "carries a user or password; abx sends the API key in its own header, so leave them out"
+	case u.RawQuery != "" || u.ForceQuery:
+		return "has a query (?...), which abx cannot append paths to"
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return "has a fragment (#...), which abx cannot append paths to"
+	case u.Hostname() == "":
+		return "has no host"
+	case !validPort(u.Port()):
+		return "has a port outside 1..65535"
+	}
+	return ""
+}
+
+// validPort is "" (the scheme's) or a number in 1..65535.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
+}
+
+// redactURL quotes a URL for an error, after a space, with its password
+// replaced; one that does not parse is not shown, as its password could
+// not be found.
+func redactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return " " + strconv.Quote(u.Redacted())
+	}
+	return ""
 }
 
 // maxRetries bounds --retries: past it a call is waiting on a service
