@@ -65,7 +65,7 @@ func (f *Factory) HTTPClient() *http.Client {
 	if f.http == nil {
 		var trace io.Writer
 		if f.Debug {
-			trace = f.IO.DebugWriter()
+			trace = f.IO.SafeErrOut()
 		}
 		f.http = httpclient.New(trace)
 		f.http.Transport = &secretsTransport{next: f.http.Transport, secrets: f.IO.Secrets}
@@ -90,9 +90,9 @@ func (f *Factory) Provider() (provider.Provider, error) {
 	if problems := cfg.Problems(); len(problems) > 0 {
 		return nil, problems[0]
 	}
-	deps := provider.Deps{HTTP: f.HTTPClient(), Warn: f.IO.ErrOut}
+	deps := provider.Deps{HTTP: f.HTTPClient(), Warn: f.IO.SafeErrOut()}
 	if f.Debug {
-		deps.Log = f.IO.DebugWriter()
+		deps.Log = f.IO.SafeErrOut()
 	}
 	p, err := f.Descriptor.Open(cfg, deps)
 	if err != nil {

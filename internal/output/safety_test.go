@@ -283,11 +283,11 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	}
 }
 
-func TestDebugWriterRedactsWholeLines(t *testing.T) {
+func TestSafeErrOutRedactsWholeLines(t *testing.T) {
 	s, _, _, errOut := Test(false)
 	s.Secrets.Add(apiKey)
-	w := s.DebugWriter()
-	if w != s.DebugWriter() {
+	w := s.SafeErrOut()
+	if w != s.SafeErrOut() {
 		t.Error("each call made another writer")
 	}
 	half := len(apiKey) / 2

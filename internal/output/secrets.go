@@ -178,10 +178,10 @@ func encodeString(s string) []byte {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
-// redactWriter is the --debug trace's stream: each line has its secrets
-// redacted and its controls escaped before it reaches stderr. It holds a
-// line back until its end arrives, so that a secret is never split between
-// two writes; the tracers write whole lines.
+// redactWriter is SafeErrOut: each line has its secrets redacted and its
+// controls escaped before it reaches stderr. It holds a line back until its
+// end arrives, so that a secret is never split between two writes; the
+// tracers and warnings write whole lines.
 type redactWriter struct {
 	s *Streams
 

@@ -38,7 +38,7 @@ type Streams struct {
 	// styled holds the cells abx coloured itself, which a table passes
 	// through while it escapes every other cell's controls.
 	styled sync.Map
-	// debug is the --debug trace's redacting writer, made once.
+	// debug is SafeErrOut's writer, made once.
 	debugOnce sync.Once
 	debug     io.Writer
 }
@@ -83,10 +83,11 @@ func (s *Streams) DisableColor() { s.Color, s.ErrColor = false, false }
 // message: secrets redacted, controls escaped (see Escape).
 func (s *Streams) Safe(text string) string { return Escape(s.Secrets.Redact(text)) }
 
-// DebugWriter is where --debug's trace goes: stderr, with secrets redacted
-// and controls escaped line by line. Every tracer shares it, so that their
-// lines stay whole.
-func (s *Streams) DebugWriter() io.Writer {
+// SafeErrOut is stderr for the lines abx writes as things happen, with
+// server data in them: the --debug trace and warnings. Secrets are redacted
+// and controls escaped line by line; every writer of such lines shares it,
+// so that their lines stay whole.
+func (s *Streams) SafeErrOut() io.Writer {
 	s.debugOnce.Do(func() { s.debug = &redactWriter{s: s} })
 	return s.debug
 }

@@ -103,7 +103,7 @@ func (o *ServeOptions) listen() (net.Listener, *engine.Engine, []string, error) 
 	opts := engine.Options{Provider: p, Descriptor: o.Descriptor(), Transport: o.Transport(), Token: token,
 		Domain: "localhost:" + port}
 	if o.Debug() {
-		opts.Log = o.IO.DebugWriter()
+		opts.Log = o.IO.SafeErrOut()
 	}
 	e := engine.New(opts)
 	env := []string{"E2B_API_URL=" + origin, "E2B_SANDBOX_URL=" + origin, "E2B_API_KEY=" + token, "E2B_DOMAIN=localhost:" + port}
