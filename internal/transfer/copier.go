@@ -18,6 +18,8 @@ type Remote interface {
 	Read(ctx context.Context, path string, w io.Writer) (int64, error)
 	Write(ctx context.Context, path string, r io.Reader) error
 	MakeDir(ctx context.Context, path string) (envd.Entry, error)
+	Move(ctx context.Context, src, dst string) (envd.Entry, error)
+	Remove(ctx context.Context, path string) error
 }
 
 var _ Remote = (*envd.Client)(nil)
@@ -69,7 +71,8 @@ func (c *Copier) Download(ctx context.Context, remote, local string) error {
 }
 
 // Upload writes the local file to remote, creating the remote parents and
-// replacing what was there.
+// replacing what was there; an upload that fails leaves remote as it was
+// (Put).
 func (c *Copier) Upload(ctx context.Context, local, remote string) error {
 	fh, err := OpenLocal(local)
 	if err != nil {
@@ -82,7 +85,7 @@ func (c *Copier) Upload(ctx context.Context, local, remote string) error {
 	}
 	m := c.meter(remote, size)
 	defer m.Done()
-	return c.Remote.Write(ctx, remote, m.Reader(fh))
+	return Put(ctx, c.Remote, remote, m.Reader(fh))
 }
 
 // OpenLocal opens a local file to send. A directory is refused: only cp -r

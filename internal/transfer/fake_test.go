@@ -70,15 +70,14 @@ func (r *fakeRemote) Read(_ context.Context, p string, w io.Writer) (int64, erro
 	return int64(n), err
 }
 
+// Write keeps what it read even when the reading fails, as envd leaves
+// the part of a file that arrived.
 func (r *fakeRemote) Write(_ context.Context, p string, in io.Reader) error {
 	body, err := io.ReadAll(in)
-	if err != nil {
-		return err
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.files[p] = string(body)
-	return nil
+	return err
 }
 
 func (r *fakeRemote) MakeDir(_ context.Context, p string) (envd.Entry, error) {
@@ -91,6 +90,25 @@ func (r *fakeRemote) MakeDir(_ context.Context, p string) (envd.Entry, error) {
 	}
 	r.dirs = append(r.dirs, p)
 	return envd.Entry{Name: path.Base(p), Path: p, Type: "dir"}, nil
+}
+
+func (r *fakeRemote) Move(_ context.Context, src, dst string) (envd.Entry, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	body, ok := r.files[src]
+	if !ok {
+		return envd.Entry{}, notFound(src)
+	}
+	delete(r.files, src)
+	r.files[dst] = body
+	return envd.Entry{Name: path.Base(dst), Path: dst, Type: "file", Size: int64(len(body))}, nil
+}
+
+func (r *fakeRemote) Remove(_ context.Context, p string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.files, p)
+	return nil
 }
 
 // paths lists the files the fake holds, in order.

@@ -2,9 +2,16 @@ package transfer
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 )
@@ -63,4 +70,74 @@ func (c *Copier) CopyUp(ctx context.Context, local, remote string, recursive boo
 		return nil
 	})
 	return res, err
+}
+
+// Put writes r to remote, creating its parents and replacing what was
+// there, without ever leaving half a file at remote: the bytes go to a
+// temporary name in remote's directory (.NAME.abx-RANDOM), which envd's
+// Move renames onto remote once they are all there. When anything fails,
+// Ctrl-C included, the temporary file is removed and remote is as it was.
+//
+// The temporary file is in the same directory so that the rename stays on
+// one file system, where it is atomic, and so that the upload, which
+// creates missing parents, creates remote's.
+func Put(ctx context.Context, rm Remote, remote string, r io.Reader) error {
+	tmp, err := tempName(remote)
+	if err != nil {
+		return err
+	}
+	err = rm.Write(ctx, tmp, r)
+	if err == nil {
+		_, err = rm.Move(ctx, tmp, remote)
+	}
+	if err == nil {
+		return nil
+	}
+	// The caller's context may be what failed: the clean-up gets one of
+	// its own, short, so that Ctrl-C does not wait long for it.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupWait)
+	defer cancel()
+	_ = rm.Remove(cctx, tmp)
+	return nameDestination(err, tmp, remote)
+}
+
+// cleanupWait bounds the removal of a failed upload's temporary file.
+const cleanupWait = 5 * time.Second
+
+// maxTempBase keeps a temporary name within the 255 bytes a file name may
+// have, with room for the dot and the suffix.
+const maxTempBase = 200
+
+// tempName is remote's temporary name: in the same directory, hidden,
+// unique.
+func tempName(remote string) (string, error) {
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return "", abxerr.New(abxerr.Internal, "abx failed: %v", err)
+	}
+	dir, base := path.Split(remote)
+	if len(base) > maxTempBase {
+		// Cut at a character's start: a path that is not UTF-8 cannot
+		// be sent.
+		cut := maxTempBase
+		for cut > 0 && !utf8.RuneStart(base[cut]) {
+			cut--
+		}
+		base = base[:cut]
+	}
+	return dir + "." + base + ".abx-" + hex.EncodeToString(rnd[:]), nil
+}
+
+// nameDestination makes an error about the temporary file name remote,
+// the path the user gave, which is all they know of.
+func nameDestination(err error, tmp, remote string) error {
+	var e *abxerr.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	tmpBase, base := path.Base(tmp), path.Base(remote)
+	out := *e
+	out.Message = strings.ReplaceAll(e.Message, tmpBase, base)
+	out.Hint = strings.ReplaceAll(e.Hint, tmpBase, base)
+	return &out
 }

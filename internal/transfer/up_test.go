@@ -2,9 +2,12 @@ package transfer
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/transfer/transfertest"
@@ -52,5 +55,94 @@ func TestCopyUpATree(t *testing.T) {
 	wantDirs := []string{"copied", "copied/a", "copied/a/b", "copied/empty-dir"}
 	if !reflect.DeepEqual(r.dirs, wantDirs) {
 		t.Errorf("remote directories %q, want %q", r.dirs, wantDirs)
+	}
+}
+
+// Put writes beside the destination and renames: the destination is never
+// half written, and no temporary file is left, whether the upload worked,
+// failed or was interrupted.
+func TestPutReplacesWhole(t *testing.T) {
+	t.Parallel()
+	r := newFakeRemote()
+	r.files["dir/out.txt"] = "old\n"
+	if err := Put(t.Context(), r, "dir/out.txt", strings.NewReader("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"dir/out.txt": "new\n"}; !reflect.DeepEqual(r.files, want) {
+		t.Errorf("remote files %q, want %q", r.files, want)
+	}
+}
+
+func TestPutInterruptedLeavesTheDestinationAsItWas(t *testing.T) {
+	t.Parallel()
+	r := newFakeRemote()
+	r.files["/home/user/out.txt"] = "old\n"
+	// Some bytes, then a stdin that says nothing more.
+	pr, pw := io.Pipe()
+	defer func() { _ = pw.Close() }()
+	read := make(chan struct{})
+	go func() { _, _ = pw.Write([]byte("half of it")); close(read) }()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Put(ctx, r, "/home/user/out.txt", Interruptible(ctx, pr)) }()
+	<-read // the fake keeps these bytes under the temporary name
+	cancel()
+	select {
+	case err := <-done:
+		if codeOf(t, err) != abxerr.Interrupted {
+			t.Errorf("error %v, want E7001", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Put did not stop when interrupted")
+	}
+	if want := map[string]string{"/home/user/out.txt": "old\n"}; !reflect.DeepEqual(r.files, want) {
+		t.Errorf("remote files %q, want %q", r.files, want)
+	}
+}
+
+// failingRemote refuses the upload the way envd does, naming the path it
+// was given.
+type failingRemote struct{ *fakeRemote }
+
+func (failingRemote) Write(_ context.Context, p string, _ io.Reader) error {
+	return abxerr.New(abxerr.Forbidden, "%s: permission denied: /etc/%s", p, p[len("/etc/"):])
+}
+
+func TestPutErrorsNameTheDestination(t *testing.T) {
+	t.Parallel()
+	r := failingRemote{newFakeRemote()}
+	err := Put(t.Context(), r, "/etc/passwd", strings.NewReader("x"))
+	if e := abxerr.From(err); e == nil || e.Code != abxerr.Forbidden || e.Message != "/etc/passwd: permission denied: /etc/passwd" {
+		t.Errorf("error %v", err)
+	}
+	if len(r.paths()) != 0 {
+		t.Errorf("remote files %q", r.files)
+	}
+}
+
+func TestTempNameStaysBesideAndShort(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ remote, prefix string }{
+		{"out.txt", ".out.txt.abx-"},
+		{"dir/sub/out.txt", "dir/sub/.out.txt.abx-"},
+		{"/abs/out", "/abs/.out.abx-"},
+		{"~/x", "~/.x.abx-"},
+	} {
+		got, err := tempName(tc.remote)
+		if err != nil || !strings.HasPrefix(got, tc.prefix) || len(got) != len(tc.prefix)+12 {
+			t.Errorf("tempName(%q) = %q, %v; want %s and 12 hex digits", tc.remote, got, err, tc.prefix)
+		}
+	}
+	a, _ := tempName("x")
+	b, _ := tempName("x")
+	if a == b {
+		t.Errorf("two temporary names alike: %q", a)
+	}
+	// A name near the limit is cut, at a character's start.
+	long := strings.Repeat("é", 127) // 254 bytes
+	got, _ := tempName("d/" + long)
+	base := got[len("d/"):]
+	if len(base) > 255 || !strings.HasPrefix(base, "."+strings.Repeat("é", maxTempBase/2)+".abx-") {
+		t.Errorf("tempName of a long name = %q (%d bytes)", base, len(base))
 	}
 }

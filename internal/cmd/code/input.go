@@ -11,6 +11,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/transfer"
 )
 
 // languages the code interpreter knows (docs/run-code.md, contexts), with
@@ -55,7 +56,12 @@ func readCode(cmd *cobra.Command, stdin io.Reader, arg, file string) (string, er
 	var err error
 	switch src := arg + file; {
 	case src == "-":
-		raw, err = io.ReadAll(stdin)
+		// Ctrl-C while stdin is a terminal or an idle pipe: a blocked
+		// read would not notice.
+		raw, err = io.ReadAll(transfer.Interruptible(cmd.Context(), stdin))
+		if err != nil && cmd.Context().Err() != nil {
+			return "", err
+		}
 	case file != "":
 		raw, err = os.ReadFile(file)
 	default:

@@ -42,7 +42,7 @@ func runWrite(ctx context.Context, opts *WriteOptions) error {
 	if toFile(opts.From) {
 		err = opts.copier(c, opts.IO).Upload(ctx, opts.From, opts.Path)
 	} else {
-		err = c.Write(ctx, opts.Path, opts.IO.In)
+		err = transfer.Put(ctx, c, opts.Path, transfer.Interruptible(ctx, opts.IO.In))
 	}
 	if err != nil {
 		return err
