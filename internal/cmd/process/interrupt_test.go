@@ -1,0 +1,301 @@
+//go:build linux
+
+package process
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/emulator"
+	"github.com/abx-dev/abx/internal/emulator/emutest"
+	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/emulator/manager"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// Ctrl-C, --timeout and ps kill against the emulator's sandboxes, whose
+// envd runs real processes: whatever stops a command stops every process
+// of it, and abx comes back with the documented status.
+
+// within bounds every wait of these tests: generous, for loaded machines.
+const within = 20 * time.Second
+
+// sandbox is one sandbox of a fresh emulator cluster (isolated as the
+// emulator is, where this machine allows it).
+type sandbox struct {
+	env map[string]string
+	id  string
+}
+
+func newSandbox(t *testing.T, envdVersion string) *sandbox {
+	t.Helper()
+	srv := manager.New(manager.Options{APIKey: emutest.Key, Domain: "abx.test", EnvdVersion: envdVersion})
+	gw := emulator.NewGateway(srv, t.TempDir(), envdVersion)
+	gw.Isolated = jail.Available() == nil
+	ts := httptest.NewServer(gw)
+	t.Cleanup(ts.Close)
+	t.Cleanup(gw.Close)
+	// The private protocol on the fake's own origin: no name to resolve.
+	s := &sandbox{env: map[string]string{
+		"ABX_PROVIDER":                    "alicloud-container",
+		"ABX_ALICLOUD_CONTAINER_BASE_URL": ts.URL + "/kruise/api",
+		"ABX_ALICLOUD_CONTAINER_API_KEY":  emutest.Key,
+		"ABX_ALICLOUD_CONTAINER_PROTOCOL": "private",
+	}}
+	f, _ := s.factory(t)
+	p, err := f.Provider()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := p.Create(t.Context(), provider.CreateRequest{Template: "base"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.id = sb.SandboxID
+	return s
+}
+
+func (s *sandbox) factory(t *testing.T) (*cmdutil.Factory, cmdtest.Streams) {
+	t.Helper()
+	f, io := cmdtest.NewFactory(false, s.env, "")
+	if err := cmdtest.Select(f); err != nil {
+		t.Fatal(err)
+	}
+	return f, io
+}
+
+// exec makes the options of 'abx exec ID -- line'; Ctrl-C comes from
+// cancelling the context run with, and sigs.
+func (s *sandbox) exec(t *testing.T, line string, sigs chan os.Signal) (*ExecOptions, cmdtest.Streams) {
+	t.Helper()
+	f, io := s.factory(t)
+	return &ExecOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient, ID: s.id, Argv: []string{line}, Signals: sigs}, io
+}
+
+// start runs fn in the background; the returned func waits (up to within)
+// for its error.
+func start(t *testing.T, fn func() error) func() error {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() { errc <- fn() }()
+	return func() error {
+		t.Helper()
+		select {
+		case err := <-errc:
+			return err
+		case <-time.After(within):
+			t.Fatalf("abx did not return within %s", within)
+		}
+		return nil
+	}
+}
+
+// sleepMark is a sleep's argument no other process of this machine has:
+// sandbox processes share its process table, so a test finds its sleeps
+// by it (an ended sleep, even a zombie, has no arguments left).
+func sleepMark() string { return fmt.Sprintf("%d.%06d", 5000+rand.IntN(1000), rand.IntN(1000000)) }
+
+// waitSleepers waits until n 'sleep MARK' are running.
+func waitSleepers(t *testing.T, mark string, n int) {
+	t.Helper()
+	want := "sleep\x00" + mark + "\x00"
+	count := func() int {
+		paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		c := 0
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil && string(b) == want {
+				c++
+			}
+		}
+		return c
+	}
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if count() == n {
+			return
+		}
+	}
+	t.Fatalf("%d 'sleep %s' running, want %d", count(), mark, n)
+}
+
+// wantInterrupted fails unless err is Ctrl-C's: E7001, exit 130.
+func wantInterrupted(t *testing.T, err error) {
+	t.Helper()
+	if e := abxerr.From(err); e == nil || e.Code != abxerr.Interrupted || abxerr.Exit(err, true) != abxerr.ExitInterrupted {
+		t.Errorf("error %v, want E7001 (exit 130)", err)
+	}
+}
+
+// One Ctrl-C stops every process of the command, on the clusters' envd
+// and on a newer one (which starts processes through /bin/sh).
+func TestExecCtrlCStopsTheWholeCommand(t *testing.T) {
+	t.Parallel()
+	for _, version := range []string{"0.2.10", "0.6.13"} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, version)
+			a, b := sleepMark(), sleepMark()
+			opts, io := s.exec(t, "sleep "+a+" & sleep "+b+"; echo done", make(chan os.Signal))
+			ctx, cancel := context.WithCancel(t.Context())
+			wait := start(t, func() error { return runExec(ctx, opts) })
+			waitSleepers(t, a, 1)
+			waitSleepers(t, b, 1)
+			cancel() // what the first Ctrl-C does to the root context
+			err := wait()
+			wantInterrupted(t, err)
+			waitSleepers(t, a, 0)
+			waitSleepers(t, b, 0)
+			if strings.Contains(io.Out.String(), "done") {
+				t.Errorf("the command went on after Ctrl-C: stdout %q", io.Out)
+			}
+		})
+	}
+}
+
+// A command that ignores SIGTERM is killed when the grace is over; a
+// second Ctrl-C kills it at once.
+func TestExecCtrlCKillsACommandThatIgnoresTERM(t *testing.T) {
+	t.Parallel()
+	for _, second := range []bool{false, true} {
+		t.Run(fmt.Sprintf("second Ctrl-C %v", second), func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, "0.2.10")
+			a, b := sleepMark(), sleepMark()
+			sigs := make(chan os.Signal, 1)
+			opts, io := s.exec(t, `trap "" TERM; sleep `+a+" & sleep "+b+"; echo done", sigs)
+			ctx, cancel := context.WithCancel(t.Context())
+			wait := start(t, func() error { return runExec(ctx, opts) })
+			waitSleepers(t, a, 1)
+			waitSleepers(t, b, 1)
+			cancel()
+			if second {
+				sigs <- os.Interrupt
+			}
+			err := wait()
+			wantInterrupted(t, err)
+			waitSleepers(t, a, 0)
+			waitSleepers(t, b, 0)
+			if strings.Contains(io.Out.String(), "done") {
+				t.Errorf("the command went on after Ctrl-C: stdout %q", io.Out)
+			}
+		})
+	}
+}
+
+// --timeout: envd kills the process it started, and its group goes too.
+func TestExecTimeoutStopsTheWholeCommand(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, "0.2.10")
+	a, b := sleepMark(), sleepMark()
+	opts, io := s.exec(t, "sleep "+a+" & sleep "+b+"; echo done", make(chan os.Signal))
+	opts.Timeout = 2 * time.Second
+	wait := start(t, func() error { return runExec(t.Context(), opts) })
+	err := wait()
+	if e := abxerr.From(err); e == nil || e.Code != abxerr.Timeout || abxerr.Exit(err, true) != abxerr.ExitTimeout {
+		t.Errorf("error %v, want E6001 (exit 124)", err)
+	}
+	waitSleepers(t, a, 0)
+	waitSleepers(t, b, 0)
+	if strings.Contains(io.Out.String(), "done") {
+		t.Errorf("stdout %q", io.Out)
+	}
+}
+
+// exec -i with nothing on stdin: Ctrl-C is not held up by the read.
+func TestExecInteractiveCtrlCWithStdinBlocked(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, "0.2.10")
+	a := sleepMark()
+	opts, _ := s.exec(t, "sleep "+a+" & cat; echo done", make(chan os.Signal))
+	opts.Interactive = true
+	stdin, w := io.Pipe() // never written to
+	defer func() { _ = w.Close() }()
+	opts.IO.In = stdin
+	ctx, cancel := context.WithCancel(t.Context())
+	wait := start(t, func() error { return runExec(ctx, opts) })
+	waitSleepers(t, a, 1)
+	cancel()
+	wantInterrupted(t, wait())
+	waitSleepers(t, a, 0)
+}
+
+// ps stdin reading a stdin nobody writes to stops at Ctrl-C.
+func TestPsStdinCtrlCWithStdinBlocked(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, "0.2.10")
+	a := sleepMark()
+	opts, out := s.exec(t, "sleep "+a+" & cat >/dev/null", nil)
+	opts.Background, opts.Interactive = true, true
+	if err := runExec(t.Context(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var pid uint32
+	if _, err := fmt.Sscan(out.Out.String(), &pid); err != nil {
+		t.Fatalf("pid %q: %v", out.Out, err)
+	}
+	waitSleepers(t, a, 1)
+
+	f, _ := s.factory(t)
+	stdin, w := io.Pipe()
+	defer func() { _ = w.Close() }()
+	f.IO.In = stdin
+	ctx, cancel := context.WithCancel(t.Context())
+	wait := start(t, func() error {
+		return runPsStdin(ctx, &PsStdinOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient, ID: s.id, PID: pid})
+	})
+	if _, err := w.Write([]byte("some input\n")); err != nil {
+		t.Fatal(err) // read by now: the next read blocks
+	}
+	cancel()
+	wantInterrupted(t, wait())
+
+	if err := runPsKill(t.Context(), &PsKillOptions{Printer: f.Printer, Envd: f.EnvdClient, ID: s.id, PID: pid}); err != nil {
+		t.Fatal(err)
+	}
+	waitSleepers(t, a, 0)
+}
+
+// ps shows the command as it was asked for, and ps kill's SIGTERM reaches
+// every process of it.
+func TestPsKillStopsTheWholeBackgroundCommand(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, "0.2.10")
+	a, b := sleepMark(), sleepMark()
+	line := "sleep " + a + " & sleep " + b
+	opts, out := s.exec(t, line, nil)
+	opts.Background = true
+	if err := runExec(t.Context(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var pid uint32
+	if _, err := fmt.Sscan(out.Out.String(), &pid); err != nil {
+		t.Fatalf("pid %q: %v", out.Out, err)
+	}
+	waitSleepers(t, a, 1)
+	waitSleepers(t, b, 1)
+
+	f, io := s.factory(t)
+	if err := runPs(t.Context(), &PsOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient, ID: s.id}); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%d\t-\t/bin/bash -l -c exec </dev/null; exec >/dev/null 2>&1; %s\t", pid, line)
+	if !strings.Contains(io.Out.String(), want) {
+		t.Errorf("ps printed %q, want a row %q", io.Out, want)
+	}
+
+	if err := runPsKill(t.Context(), &PsKillOptions{Printer: f.Printer, Envd: f.EnvdClient, ID: s.id, PID: pid}); err != nil {
+		t.Fatal(err)
+	}
+	waitSleepers(t, a, 0)
+	waitSleepers(t, b, 0)
+}
