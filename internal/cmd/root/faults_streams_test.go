@@ -55,6 +55,25 @@ func TestFaultsResetsAndCutStreams(t *testing.T) {
 	runFaults(t, f, cases)
 }
 
+// The code interpreter's stream: cut, it is the service's failure; stalled,
+// it is given up after --idle-timeout, and a quiet cell is kept alive by the
+// interpreter's keepalive lines.
+func TestFaultsCodeInterpreterStream(t *testing.T) {
+	t.Parallel()
+	f := newFaulty(t, "code-interpreter")
+	execute := `^/kruise/[^/]+/49999/execute$`
+	idle := env{"ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT": "2s"}
+	runFaults(t, f, []faultCase{
+		{name: "reset", args: []string{"run-code", "ID", "print(1)"}, want: 125, wantErr: brokeError,
+			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Reset()}}},
+		{name: "cut", args: []string{"run-code", "ID", "for i in range(100): print(i)"}, want: 125, wantErr: brokeError,
+			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Cut(20)}}},
+		{name: "stalled", args: []string{"run-code", "ID", "import time; time.sleep(300)"}, env: idle, bound: 15 * time.Second,
+			want: 125, wantErr: `^error\[E5001\]: .*the sandbox sent nothing for 2s`,
+			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Stall(0)}}},
+	})
+}
+
 // A stream that stops sending is given up after --idle-timeout, with or
 // without a --timeout or --request-timeout of the command's own.
 func TestFaultsStalledStreams(t *testing.T) {
@@ -97,6 +116,15 @@ func TestFaultsStalledStreams(t *testing.T) {
 		}
 	}
 	runFaults(t, f, cases)
+
+	// A server that stops taking an upload's body stalls it as well.
+	big := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(big, make([]byte, 32<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runFault(t, f, faultCase{name: "files write to a server that stops reading", args: []string{"files", "write", "ID", "/home/user/up.bin", "--from", big},
+		env: idle, bound: bound, want: 1, wantErr: stalled,
+		rules: []faultproxy.Rule{{Method: "POST", Path: filesPath, Fault: faultproxy.Hold(8 * time.Second)}}})
 
 	// A quiet command is not a stalled stream: envd's keepalives keep it.
 	runFault(t, f, faultCase{name: "quiet command", args: []string{"exec", "ID", "--", "sleep 4; echo done"}, env: idle,

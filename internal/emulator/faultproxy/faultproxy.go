@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Fault answers a request a rule matched. up passes it on to the upstream.
@@ -189,6 +190,17 @@ func StallBefore() Fault {
 		// The server notices the client leave only once the body is read.
 		_, _ = io.Copy(io.Discard, r.Body)
 		<-r.Context().Done()
+	}
+}
+
+// Hold neither reads the request's body nor answers, for d: a server that
+// stopped taking an upload.
+func Hold(d time.Duration) Fault {
+	return func(_ http.ResponseWriter, r *http.Request, _ http.Handler) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(d):
+		}
 	}
 }
 
