@@ -119,7 +119,7 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	if n > 0 {
 		b.w.kick()
 	}
-	if err != nil && err != io.EOF && b.w.fired() {
+	if err != nil && !errors.Is(err, io.EOF) && b.w.fired() {
 		err = IdleError(b.w.d)
 	}
 	return n, err

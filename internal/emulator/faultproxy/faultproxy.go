@@ -9,6 +9,7 @@ package faultproxy
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -242,8 +243,10 @@ func Endless(contentType, prefix, chunk, suffix string, limit int64) Fault {
 // would take the test binary down.
 func pass(up http.Handler, w http.ResponseWriter, r *http.Request) {
 	defer func() {
-		if v := recover(); v != nil && v != http.ErrAbortHandler {
-			panic(v)
+		if v := recover(); v != nil {
+			if err, ok := v.(error); !ok || !errors.Is(err, http.ErrAbortHandler) {
+				panic(v)
+			}
 		}
 	}()
 	up.ServeHTTP(w, r)

@@ -1,0 +1,109 @@
+package httpclient
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+)
+
+// A body that stops arriving fails with the idle error once the bound
+// passes; one that trickles faster than the bound is read whole.
+func TestIdleBound(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f := w.(http.Flusher)
+		for i := range 6 {
+			_, _ = io.WriteString(w, "x")
+			f.Flush()
+			if r.URL.Path == "/stall" && i == 1 {
+				<-r.Context().Done()
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}))
+	defer srv.Close()
+	hc := WithIdle(New(nil), 400*time.Millisecond)
+
+	resp, err := hc.Get(srv.URL + "/trickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil || string(b) != "xxxxxx" {
+		t.Errorf("trickle: %q, %v", b, err)
+	}
+
+	resp, err = hc.Get(srv.URL + "/stall")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if e := abxerr.From(err); e == nil || e.Code != abxerr.Network || !strings.Contains(e.Message, "sent nothing for 400ms") || string(b) != "xx" {
+		t.Errorf("stall: %q, %v", b, err)
+	}
+}
+
+// A server that answers nothing at all is given up too, before headers.
+func TestIdleBoundBeforeTheAnswer(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer srv.Close()
+	_, err := WithIdle(New(nil), 300*time.Millisecond).Get(srv.URL)
+	if e := abxerr.From(err); e == nil || e.Code != abxerr.Network {
+		t.Errorf("got %v", err)
+	}
+}
+
+// Redirects: never to another origin, never a request with a body turned
+// into a GET; a GET within the origin is followed.
+func TestRedirects(t *testing.T) {
+	t.Parallel()
+	var other []string
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		other = append(other, r.Method+" "+r.URL.Path+" "+r.Header.Get("X-API-Key"))
+	}))
+	defer elsewhere.Close()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, elsewhere.URL+"/stolen", http.StatusTemporaryRedirect)
+		case "/moved":
+			http.Redirect(w, r, srv.URL+"/here", http.StatusFound)
+		case "/here":
+			_, _ = io.WriteString(w, "here")
+		}
+	}))
+	defer srv.Close()
+	hc := New(nil)
+
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/away", nil)
+	req.Header.Set("X-API-Key", "sk-secret")
+	if _, err := hc.Do(req); abxerr.From(err).Code != abxerr.BadResponse || !strings.Contains(err.Error(), "another origin") {
+		t.Errorf("cross-origin: %v", err)
+	}
+	if _, err := hc.Post(srv.URL+"/moved", "text/plain", strings.NewReader("body")); abxerr.From(err).Code != abxerr.BadResponse ||
+		!strings.Contains(err.Error(), "would resend it as GET") {
+		t.Errorf("POST turned GET: %v", err)
+	}
+	resp, err := hc.Get(srv.URL + "/moved")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if string(b) != "here" {
+		t.Errorf("same-origin GET: %q", b)
+	}
+	if len(other) != 0 {
+		t.Errorf("the other origin got %v", other)
+	}
+}
