@@ -56,7 +56,10 @@ func TestIdleBoundBeforeTheAnswer(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 	defer srv.Close()
-	_, err := WithIdle(New(nil), 300*time.Millisecond).Get(srv.URL)
+	resp, err := WithIdle(New(nil), 300*time.Millisecond).Get(srv.URL)
+	if err == nil {
+		_ = resp.Body.Close()
+	}
 	if e := abxerr.From(err); e == nil || e.Code != abxerr.Network {
 		t.Errorf("got %v", err)
 	}
@@ -87,10 +90,10 @@ func TestRedirects(t *testing.T) {
 
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/away", nil)
 	req.Header.Set("X-API-Key", "sk-secret")
-	if _, err := hc.Do(req); abxerr.From(err).Code != abxerr.BadResponse || !strings.Contains(err.Error(), "another origin") {
+	if err := refused(hc.Do(req)); abxerr.From(err).Code != abxerr.BadResponse || !strings.Contains(err.Error(), "another origin") {
 		t.Errorf("cross-origin: %v", err)
 	}
-	if _, err := hc.Post(srv.URL+"/moved", "text/plain", strings.NewReader("body")); abxerr.From(err).Code != abxerr.BadResponse ||
+	if err := refused(hc.Post(srv.URL+"/moved", "text/plain", strings.NewReader("body"))); abxerr.From(err).Code != abxerr.BadResponse ||
 		!strings.Contains(err.Error(), "would resend it as GET") {
 		t.Errorf("POST turned GET: %v", err)
 	}
@@ -106,4 +109,12 @@ func TestRedirects(t *testing.T) {
 	if len(other) != 0 {
 		t.Errorf("the other origin got %v", other)
 	}
+}
+
+// refused is the error of a request expected to fail.
+func refused(resp *http.Response, err error) error {
+	if resp != nil {
+		_ = resp.Body.Close()
+	}
+	return err
 }
