@@ -31,8 +31,9 @@ func NewCmdCp(f *cmdutil.Factory, runF func(context.Context, *CpOptions) error) 
 		Use:   "cp SRC DST [-r]",
 		Short: "Copy files between this machine and a sandbox (ID:/path on one side)",
 		Long: `Copy a file (or with -r a directory tree) into or out of a sandbox. The remote side is
-written ID:PATH, as with docker cp. Downloads land under a temporary name and are
-renamed when complete.`,
+written ID:PATH, as with docker cp. Each file, in either direction, lands under a
+temporary name beside its destination and is renamed when complete: a copy that fails
+or is interrupted leaves no half file.`,
 		Example: `  abx files cp ./data.csv "$id":/tmp/data.csv
   abx files cp "$id":/tmp/results ./results -r`,
 		Args: cmdutil.ExactArgs("SRC", "DST"),

@@ -25,7 +25,9 @@ func NewCmdWrite(f *cmdutil.Factory, runF func(context.Context, *WriteOptions) e
 		Use:   "write ID PATH [--from FILE]",
 		Short: "Write a file from stdin, or from a local file",
 		Long: `Write stdin, or with --from a local file, to PATH in the sandbox, streamed as it is read.
-The file is created, or replaced if it exists; missing parent directories are created.`,
+The file is created, or replaced if it exists; missing parent directories are created.
+The bytes go to a temporary file beside PATH, renamed onto it when complete: a write
+that fails or is interrupted leaves PATH as it was.`,
 		Example: `  echo hello | abx files write "$id" greeting.txt
   abx files write "$id" /tmp/data.bin --from data.bin`,
 		Args: cmdutil.ExactArgs("ID", "PATH"),

@@ -51,10 +51,13 @@ One argument is a shell line, run by 'bash -l -c' (pipes, globs, && and $VARS wo
 Several arguments are an argv: each is quoted, so spaces and quotes arrive intact.
 Either way the command runs through bash's login shell, with stdin at /dev/null.
 
+The command runs in a process group of its own, and Ctrl-C stops all of it: SIGTERM
+to the whole group, SIGKILL if it has not ended 2 s later; abx stops waiting after 3 s,
+or at once on a second Ctrl-C.
+
 Exit status: the command's own; 128+n when signal n ended it; 124 when --timeout
 passed; 127 when the command was not found; 125 when abx itself failed (bad
-input, the sandbox, the network); 130 after Ctrl-C, which sends SIGTERM to the
-command (a second Ctrl-C sends SIGKILL).
+input, the sandbox, the network); 130 after Ctrl-C.
 
 -o json prints JSON Lines: {"type":"start","pid":N}, {"type":"stdout","data":"…"},
 {"type":"stderr","data":"…"}, {"type":"end","exitCode":N,"status":"…"}; output that

@@ -31,7 +31,10 @@ func NewCmdPsKill(f *cmdutil.Factory, runF func(context.Context, *PsKillOptions)
 	cmd := &cobra.Command{
 		Use:   "kill ID PID [--signal TERM|KILL]",
 		Short: "Send SIGTERM (default) or SIGKILL to a process",
-		Long:  "Send a signal to a process. envd delivers SIGTERM and SIGKILL only.",
+		Long: `Send a signal to a process. envd delivers SIGTERM and SIGKILL only.
+
+A command started by 'abx exec' gets the signal with every process of its process
+group; after SIGTERM the group has 2 s to end before it is killed.`,
 		Example: `  abx ps kill "$id" 4242
   abx ps kill "$id" 4242 --signal KILL`,
 		Args: cmdutil.ExactArgs("ID", "PID"),
