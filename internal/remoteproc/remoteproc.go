@@ -213,7 +213,22 @@ func Attach(ctx context.Context, c *envd.Client, pid uint32, sink Sink) (*Exit, 
 	if err != nil {
 		return nil, envd.AsError(err)
 	}
-	return exitOf(end), nil
+	x := exitOf(end)
+	if err := impossible(x); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// impossible refuses an exit status no process can have: a status is a
+// byte, so passing 300 through would exit 44. Only a broken or hostile
+// server reports one.
+func impossible(x *Exit) error {
+	if x.Code < 0 || x.Code > 255 {
+		return abxerr.New(abxerr.BadResponse, "the sandbox reported exit status %d (%s), which no process can have", x.Code, x.Status).
+			WithHint("the command ran, but how it ended is unknown; check its effects")
+	}
+	return nil
 }
 
 // Background starts the command, returns its pid and detaches.

@@ -69,6 +69,9 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 		return nil, startError(err)
 	}
 	x := exitOf(end)
+	if err := impossible(x); err != nil {
+		return nil, err
+	}
 	if interrupted {
 		return x, abxerr.New(abxerr.Interrupted, "interrupted: the command ended with %s", end.Status)
 	}

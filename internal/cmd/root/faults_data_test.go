@@ -12,7 +12,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/abx-dev/abx/internal/emulator/faultproxy"
+	pb "github.com/abx-dev/abx/internal/envd/gen/process"
 )
 
 // What the service answers is checked before it is used: empty, null and
@@ -126,4 +129,43 @@ func TestFaultsPagination(t *testing.T) {
 				t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
 			}
 		}})
+}
+
+// An exit status no process can have is the service's failure, not a
+// status to pass through (300 would become 44).
+func TestFaultsImpossibleExitStatus(t *testing.T) {
+	t.Parallel()
+	f := newFaulty(t, "base")
+	for _, code := range []int32{300, -7, 256} {
+		runFault(t, f, faultCase{name: fmt.Sprint("exit ", code), args: []string{"exec", "ID", "--", "true"},
+			rules: []faultproxy.Rule{{Path: startPath, Fault: startStream(
+				&pb.ProcessEvent{Event: &pb.ProcessEvent_Start{Start: &pb.ProcessEvent_StartEvent{Pid: 42}}},
+				&pb.ProcessEvent{Event: &pb.ProcessEvent_End{End: &pb.ProcessEvent_EndEvent{ExitCode: code, Exited: true, Status: "exit status"}}},
+			)}},
+			want: 125, wantErr: fmt.Sprintf(`^error\[E5004\]: the sandbox reported exit status %d`, code)})
+	}
+}
+
+// startStream answers process.Process/Start with events, as a Connect
+// server stream in the proto codec.
+func startStream(events ...*pb.ProcessEvent) faultproxy.Fault {
+	return faultproxy.Func(func(w http.ResponseWriter, r *http.Request, _ http.Handler) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/connect+proto")
+		envelope := func(flags byte, msg []byte) {
+			var prefix [5]byte
+			prefix[0] = flags
+			binary.BigEndian.PutUint32(prefix[1:], uint32(len(msg)))
+			_, _ = w.Write(prefix[:])
+			_, _ = w.Write(msg)
+		}
+		for _, ev := range events {
+			raw, err := proto.Marshal(&pb.StartResponse{Event: ev})
+			if err != nil {
+				panic(err)
+			}
+			envelope(0, raw)
+		}
+		envelope(2, []byte("{}"))
+	})
 }
