@@ -4,6 +4,7 @@ package root
 
 import (
 	"context"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -66,7 +67,13 @@ type faultCase struct {
 	wantErr string
 	// bound is how long the command may take at most (default 20 s).
 	bound time.Duration
-	check func(t *testing.T, f *faulty, r result)
+	// stdin replaces the command's empty stdin.
+	stdin io.Reader
+	// interrupt, a path pattern, presses Ctrl-C (cancels the command's
+	// context) a moment after a request for it reached the proxy; "*" a
+	// moment after the start, requests or not.
+	interrupt string
+	check     func(t *testing.T, f *faulty, r result)
 }
 
 // runFault runs c against a fresh proxy state of f and checks the common
@@ -93,8 +100,20 @@ func runFault(t *testing.T, f *faulty, c faultCase) result {
 		bound = 20 * time.Second
 	}
 	io, _, out, errOut := output.Test(false)
+	if c.stdin != nil {
+		io.In = c.stdin
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), bound+30*time.Second)
 	defer cancel()
+	if c.interrupt != "" {
+		go func() {
+			for c.interrupt != "*" && ctx.Err() == nil && f.proxy.Count("", c.interrupt) == 0 {
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(500 * time.Millisecond)
+			cancel()
+		}()
+	}
 	start := time.Now()
 	code := Run(ctx, cmdutil.New(io, func(k string) string { return e[k] }), args)
 	took := time.Since(start)

@@ -1,0 +1,56 @@
+//go:build unix
+
+package root
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Ctrl-C stops what runs: the remote command and everything it started,
+// a stdin reader, an upload (leaving nothing behind), exiting 130 within a
+// few seconds.
+func TestFaultsCtrlC(t *testing.T) {
+	t.Parallel()
+	f := newFaulty(t, "base")
+	blocked, _ := io.Pipe() // a terminal nobody types into
+	bound := 10 * time.Second
+	cases := []faultCase{
+		{name: "exec and its children", args: []string{"exec", "ID", "--", "sleep 300 & sleep 301; echo done"},
+			interrupt: startPath, bound: bound, want: 130, wantErr: `^error\[E7001\]`,
+			check: func(t *testing.T, f *faulty, r result) {
+				if strings.Contains(r.stdout, "done") {
+					t.Errorf("the command went on: %q", r.stdout)
+				}
+				left := run(t, f.env, false, "exec", f.id, "--", "pgrep -f 'sleep 30[01]' || true")
+				if strings.TrimSpace(left.stdout) != "" {
+					t.Errorf("left running in the sandbox: %q", left.stdout)
+				}
+			}},
+		{name: "exec -i with a blocked stdin", args: []string{"exec", "-i", "ID", "--", "cat"}, stdin: blocked,
+			interrupt: startPath, bound: bound, want: 130, wantErr: `^error\[E7001\]`},
+		{name: "files write from a blocked stdin", args: []string{"files", "write", "ID", "/home/user/partial.txt"}, stdin: blocked,
+			interrupt: `^/kruise/api/sandboxes/`, bound: bound, want: 130, wantErr: `^error\[E7001\]`,
+			check: func(t *testing.T, f *faulty, _ result) {
+				ls := run(t, f.env, false, "files", "ls", f.id, "/home/user")
+				if strings.Contains(ls.stdout, "partial") {
+					t.Errorf("an interrupted upload left %q", ls.stdout)
+				}
+			}},
+		{name: "upload cut short", args: []string{"files", "write", "ID", "/home/user/half.txt"},
+			stdin:     io.MultiReader(bytes.NewReader(make([]byte, 256<<10)), blocked),
+			interrupt: filesPath, bound: bound, want: 130, wantErr: `^error\[E7001\]`,
+			check: func(t *testing.T, f *faulty, _ result) {
+				ls := run(t, f.env, false, "files", "ls", f.id, "/home/user")
+				if strings.Contains(ls.stdout, "half") {
+					t.Errorf("an interrupted upload left %q", ls.stdout)
+				}
+			}},
+		{name: "run-code from a blocked stdin", args: []string{"run-code", "ID", "-"}, stdin: blocked,
+			interrupt: "*", bound: bound, want: 130, wantErr: `^error\[E7001\]`},
+	}
+	runFaults(t, f, cases)
+}
