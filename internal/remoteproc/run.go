@@ -28,6 +28,9 @@ import (
 // (Interrupted, with the Exit when the process still reported its end), or
 // abx failed.
 func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, abxerr.From(err) // Ctrl-C came first: nothing is started
+	}
 	// The stream outlives the first Ctrl-C, which only asks the remote
 	// process to stop; its end event still decides what abx reports.
 	streamCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
