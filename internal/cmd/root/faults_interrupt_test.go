@@ -4,7 +4,9 @@ package root
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -18,14 +20,17 @@ func TestFaultsCtrlC(t *testing.T) {
 	f := newFaulty(t, "base")
 	blocked, _ := io.Pipe() // a terminal nobody types into
 	bound := 10 * time.Second
+	// Durations no other test uses: this machine's other sandboxes may
+	// share a view of processes.
+	mark := fmt.Sprintf("%d.%06d", 300+rand.IntN(100), rand.IntN(1_000_000))
 	cases := []faultCase{
-		{name: "exec and its children", args: []string{"exec", "ID", "--", "sleep 300 & sleep 301; echo done"},
+		{name: "exec and its children", args: []string{"exec", "ID", "--", "sleep " + mark + " & sleep " + mark + "1; echo done"},
 			interrupt: startPath, bound: bound, want: 130, wantErr: `^error\[E7001\]`,
 			check: func(t *testing.T, f *faulty, r result) {
 				if strings.Contains(r.stdout, "done") {
 					t.Errorf("the command went on: %q", r.stdout)
 				}
-				left := run(t, f.env, false, "exec", f.id, "--", "pgrep -f 'sleep 30[01]' || true")
+				left := run(t, f.env, false, "exec", f.id, "--", "pgrep -f 'sleep "+strings.ReplaceAll(mark, ".", "[.]")+"' || true")
 				if strings.TrimSpace(left.stdout) != "" {
 					t.Errorf("left running in the sandbox: %q", left.stdout)
 				}
