@@ -113,13 +113,17 @@ const wrapperName = "abx-exec"
 //   - Only processes that are not zombies count as left in the group: an
 //     orphan that exited stays a zombie until the sandbox's init reaps it,
 //     which may be never. /proc tells them apart; without it kill -0 does.
+//   - With job control, wait also returns when the command is stopped
+//     (SIGSTOP): the wrapper then waits on, looking once a second, rather
+//     than end while the command lives; a signal it passes on is followed
+//     by SIGCONT, so that a stopped command can act on it.
 const wrapper = `exec 3>&2 2>/dev/null
 set -m
 n=0 p=
 on() {
   n=$((n+1))
   [ -n "$p" ] || return
-  if [ $n -gt 1 ]; then kill -KILL -- -$p; else kill -$1 -- -$p; fi
+  if [ $n -gt 1 ]; then kill -KILL -- -$p; else kill -$1 -- -$p; kill -CONT -- -$p; fi
 }
 trap 'on TERM' TERM
 trap 'on INT' INT
@@ -141,7 +145,12 @@ alive() {
   return 1
 }
 s=
-[ $n != 0 ] || { wait $p; s=$?; }
+while [ $n = 0 ]; do
+  wait $p
+  s=$?
+  [ $n = 0 ] && kill -0 $p || break
+  sleep 1
+done
 if [ $n != 0 ]; then
   t0=$SECONDS e0=${EPOCHREALTIME//[!0-9]/}
   while alive; do

@@ -102,6 +102,11 @@ func TestWrapperPassesOutputInputAndStatusThrough(t *testing.T) {
 	if code := exitOfWait(t, cmd, 20*time.Second); code != 7 || stdout.String() != "out typed\n" || stderr.String() != "err\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 7, %q, %q", code, stdout, stderr, "out typed\n", "err\n")
 	}
+	// A command stopped for a while is waited for, not taken for ended.
+	cmd, stdout, _ = wrapped(t, `(sleep 0.5; kill -CONT $$) & kill -STOP $$; echo after; exit 4`, "")
+	if code := exitOfWait(t, cmd, 20*time.Second); code != 4 || stdout.String() != "after\n" {
+		t.Errorf("exit %d, stdout %q; want 4, %q", code, stdout, "after\n")
+	}
 	// A command that kills itself reports the signal as bash does.
 	cmd, _, stderr = wrapped(t, `kill -TERM $$`, "")
 	if code := exitOfWait(t, cmd, 20*time.Second); code != 143 || stderr.Len() != 0 {
