@@ -11,11 +11,13 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 )
 
-// WithIdle returns a copy of hc whose requests fail when no byte moves
-// either way for d: the request body was not read from (the server stopped
-// taking it) and no answer byte came (the server stopped sending, keepalives
-// included). Streams have no deadline of their own, as a command may run
-// for hours; this is what bounds a stream that stalled. d <= 0 returns hc.
+// WithIdle returns a copy of hc whose requests fail when they wait on the
+// network for d without a byte moving: the answer (keepalives included)
+// stopped coming, or the server stopped taking the request's body. Time
+// spent on this side does not count: a reader that pauses (a pager, a
+// slow disk) or a body that waits for its own input (stdin) stalls
+// nothing. Streams have no deadline of their own, as a command may run
+// for hours; this is what bounds one that stalled. d <= 0 returns hc.
 func WithIdle(hc *http.Client, d time.Duration) *http.Client {
 	if d <= 0 {
 		return hc
@@ -40,95 +42,190 @@ type idleTransport struct {
 	d    time.Duration
 }
 
+var errIdle = errors.New("idle")
+
 func (t *idleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
-	w := &watchdog{d: t.d, cancel: cancel}
-	w.start()
+	w := &watchdog{d: t.d, stall: func() { cancel(errIdle) }}
 	r := req.WithContext(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
-		r.Body = &idleBody{ReadCloser: req.Body, w: w}
+		r.Body = &sentBody{ReadCloser: req.Body, w: w}
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		w.answerDue()
 	}
 	resp, err := t.next.RoundTrip(r)
+	w.answered(err == nil)
 	if err != nil {
+		stalled := w.stalled()
 		w.stop()
 		cancel(nil)
-		if w.fired() {
+		if stalled {
 			return nil, IdleError(t.d)
 		}
 		return nil, err
 	}
-	w.kick()
-	resp.Body = &idleBody{ReadCloser: resp.Body, w: w, done: func() { w.stop(); cancel(nil) }}
+	resp.Body = &receivedBody{ReadCloser: resp.Body, w: w, close: func() { w.stop(); cancel(nil) }}
 	return resp, nil
 }
 
-// watchdog cancels the exchange when it is not kicked for d.
+// watchdog stalls the exchange when it has been waiting on the network
+// for d with no byte moving. waiting counts the ways it waits at once: for
+// the answer, and for the server to take the body.
 type watchdog struct {
-	d      time.Duration
-	cancel context.CancelCauseFunc
+	d     time.Duration
+	stall func()
 
-	mu    sync.Mutex
-	timer *time.Timer
-	fire  bool
+	mu      sync.Mutex
+	waiting int
+	timer   *time.Timer
+	fired   bool
+	stopped bool
+	// answer: the wait for the headers began; headed: it is over.
+	answer, headed bool
 }
 
-var errIdle = errors.New("idle")
-
-func (w *watchdog) start() {
+// answerDue starts the wait for the answer's headers: once the request
+// is all sent, since until then the server may rightly say nothing.
+func (w *watchdog) answerDue() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.timer = time.AfterFunc(w.d, func() {
-		w.mu.Lock()
-		w.fire = true
-		w.mu.Unlock()
-		w.cancel(errIdle)
-	})
+	due := !w.answer && !w.headed
+	w.answer = due || w.answer
+	w.mu.Unlock()
+	if due {
+		w.wait()
+	}
 }
 
-func (w *watchdog) kick() {
+// answered ends the wait for the headers, if it had begun.
+func (w *watchdog) answered(ok bool) {
+	w.mu.Lock()
+	was := w.answer && !w.headed
+	w.headed = true
+	w.mu.Unlock()
+	if was {
+		w.done(ok)
+	}
+}
+
+// wait starts a wait on the network.
+func (w *watchdog) wait() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.fire {
+	w.waiting++
+	if w.waiting > 1 || w.stopped {
+		return
+	}
+	if w.timer == nil {
+		w.timer = time.AfterFunc(w.d, w.fire)
+	} else {
 		w.timer.Reset(w.d)
 	}
+}
+
+// done ends a wait; moved says bytes came or went, which restarts the
+// bound of any other wait still on.
+func (w *watchdog) done(moved bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.waiting--
+	switch {
+	case w.timer == nil || w.stopped:
+	case w.waiting == 0:
+		w.timer.Stop()
+	case moved:
+		w.timer.Reset(w.d)
+	}
+}
+
+func (w *watchdog) fire() {
+	w.mu.Lock()
+	if w.stopped || w.waiting == 0 {
+		w.mu.Unlock()
+		return
+	}
+	w.fired = true
+	w.mu.Unlock()
+	w.stall()
+}
+
+func (w *watchdog) stalled() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fired
 }
 
 func (w *watchdog) stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.timer.Stop()
-}
-
-func (w *watchdog) fired() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.fire
-}
-
-// idleBody kicks the watchdog on every byte through it, and turns the
-// failure the watchdog caused into its own error.
-type idleBody struct {
-	io.ReadCloser
-	w    *watchdog
-	done func()
-	once sync.Once
-}
-
-func (b *idleBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.w.kick()
+	w.stopped = true
+	if w.timer != nil {
+		w.timer.Stop()
 	}
-	if err != nil && !errors.Is(err, io.EOF) && b.w.fired() {
+}
+
+// receivedBody waits on the network inside Read only: between reads, the
+// caller is busy with what it got.
+type receivedBody struct {
+	io.ReadCloser
+	w     *watchdog
+	close func()
+	once  sync.Once
+}
+
+func (b *receivedBody) Read(p []byte) (int, error) {
+	b.w.wait()
+	n, err := b.ReadCloser.Read(p)
+	b.w.done(n > 0)
+	if err != nil && !errors.Is(err, io.EOF) && b.w.stalled() {
 		err = IdleError(b.w.d)
 	}
 	return n, err
 }
 
-func (b *idleBody) Close() error {
+func (b *receivedBody) Close() error {
 	err := b.ReadCloser.Close()
-	if b.done != nil {
-		b.once.Do(b.done)
-	}
+	b.once.Do(b.close)
 	return err
+}
+
+// sentBody waits on the network between reads: the transport asks for
+// more once the connection took what it had. Inside Read it waits on its
+// own source (a file, stdin), which is not the network's fault.
+type sentBody struct {
+	io.ReadCloser
+	w       *watchdog
+	mu      sync.Mutex
+	waiting bool
+}
+
+func (b *sentBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	if b.waiting {
+		b.waiting = false
+		b.w.done(true)
+	}
+	b.mu.Unlock()
+	n, err := b.ReadCloser.Read(p)
+	if err == nil && n > 0 {
+		b.mu.Lock()
+		b.waiting = true
+		b.w.wait()
+		b.mu.Unlock()
+	}
+	if err != nil {
+		b.w.answerDue()
+	}
+	return n, err
+}
+
+func (b *sentBody) Close() error {
+	b.mu.Lock()
+	if b.waiting {
+		b.waiting = false
+		b.w.done(true)
+	}
+	b.mu.Unlock()
+	b.w.answerDue()
+	return b.ReadCloser.Close()
 }

@@ -1,6 +1,7 @@
 package httpclient
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -48,6 +49,57 @@ func TestIdleBound(t *testing.T) {
 	_ = resp.Body.Close()
 	if e := abxerr.From(err); e == nil || e.Code != abxerr.Network || !strings.Contains(e.Message, "sent nothing for 400ms") || string(b) != "xx" {
 		t.Errorf("stall: %q, %v", b, err)
+	}
+}
+
+// A reader that pauses (a pager, a slow disk) longer than the bound is not
+// a stalled stream: only waiting on the network counts.
+func TestIdleBoundIgnoresAPausedReader(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, strings.Repeat("x", 1000))
+	}))
+	defer srv.Close()
+	resp, err := WithIdle(New(nil), 200*time.Millisecond).Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	first := make([]byte, 10)
+	if _, err := io.ReadFull(resp.Body, first); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(600 * time.Millisecond)
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil || len(rest) != 990 {
+		t.Errorf("after a pause: %d bytes, %v", len(rest), err)
+	}
+}
+
+// An upload whose own source is slow (stdin) is not stalled either.
+func TestIdleBoundIgnoresASlowSource(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		_, _ = fmt.Fprint(w, n)
+	}))
+	defer srv.Close()
+	pr, pw := io.Pipe()
+	go func() {
+		for range 3 {
+			_, _ = pw.Write([]byte("abc"))
+			time.Sleep(400 * time.Millisecond)
+		}
+		_ = pw.Close()
+	}()
+	resp, err := WithIdle(New(nil), 200*time.Millisecond).Post(srv.URL, "text/plain", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if string(b) != "9" {
+		t.Errorf("server got %q bytes", b)
 	}
 }
 
