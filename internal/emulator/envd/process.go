@@ -3,14 +3,17 @@
 package envd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -221,12 +224,56 @@ func (ps *processes) wait(limit time.Duration) {
 	}
 }
 
+// signalAll signals every process of every session the sandbox's
+// processes lead: each is started in a session of its own, and a command
+// may put its children in process groups of their own (abx's exec does),
+// which a signal to the leader's group would miss. Pausing a sandbox
+// stops all of it, as freezing a real one does.
 func (ps *processes) signalAll(sig syscall.Signal) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	sessions := map[int]bool{}
 	for pid := range ps.byID {
+		sessions[int(pid)] = true
 		_ = syscall.Kill(-int(pid), sig)
 	}
+	for _, pid := range sessionMembers(sessions) {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// sessionMembers lists the processes whose session is one of sessions,
+// from /proc; none where there is no /proc.
+func sessionMembers(sessions map[int]bool) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp session ...; comm may hold spaces
+		// and parentheses, so fields are counted after its last ')'.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 4 {
+			continue
+		}
+		if sid, err := strconv.Atoi(f[3]); err == nil && sessions[sid] {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // processService implements envd's Process service.
