@@ -4,12 +4,17 @@ package root
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/output"
 )
 
 // Ctrl-C stops what runs: the remote command and everything it started,
@@ -58,4 +63,48 @@ func TestFaultsCtrlC(t *testing.T) {
 			interrupt: "*", bound: bound, want: 130, wantErr: `^error\[E7001\]`},
 	}
 	runFaults(t, f, cases)
+}
+
+// Ctrl-C at kill --all's question stops there: nothing is killed.
+func TestFaultsCtrlCAtTheConfirmation(t *testing.T) {
+	t.Parallel()
+	f := newFaulty(t, "base")
+	blocked, _ := io.Pipe()
+	streams, _, _, _ := output.Test(true)
+	errOut := &lockedBuffer{}
+	streams.In, streams.ErrOut = blocked, errOut
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for !strings.Contains(errOut.String(), "[y/N]") {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	e := f.env
+	code := Run(ctx, cmdutil.New(streams, func(k string) string { return e[k] }), []string{"kill", "--all"})
+	if code != 130 || !strings.Contains(errOut.String(), "interrupted: nothing was killed") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+	if n := f.proxy.Count("DELETE", ""); n != 0 || len(f.srv.Sandboxes()) != 1 {
+		t.Errorf("%d DELETEs, %d sandboxes left", n, len(f.srv.Sandboxes()))
+	}
+}
+
+// lockedBuffer is stderr a test reads while the command writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

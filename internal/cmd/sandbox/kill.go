@@ -13,6 +13,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/transfer"
 )
 
 // killConcurrency bounds the deletes in flight: enough to clear a hundred
@@ -112,7 +113,7 @@ func runKill(ctx context.Context, opts *KillOptions) error {
 			return printKillResults(opts, nil)
 		}
 		if !opts.Yes {
-			if err := confirm(opts.IO, ids); err != nil {
+			if err := confirm(ctx, opts.IO, ids); err != nil {
 				return err
 			}
 		}
@@ -206,8 +207,9 @@ func killError(results []killResult, ignoreNotFound bool) error {
 	return &first
 }
 
-// confirm asks on the terminal before --all kills anything.
-func confirm(io *output.Streams, ids []string) error {
+// confirm asks on the terminal before --all kills anything; Ctrl-C while
+// it waits for the answer stops there (E7001), nothing killed.
+func confirm(ctx context.Context, io *output.Streams, ids []string) error {
 	shown := make([]string, 0, 5)
 	for _, id := range ids[:min(len(ids), 5)] {
 		shown = append(shown, io.Safe(id)) // the server's IDs, on a terminal
@@ -217,7 +219,11 @@ func confirm(io *output.Streams, ids []string) error {
 		more = fmt.Sprintf(" and %d more", len(ids)-len(shown))
 	}
 	_, _ = fmt.Fprintf(io.ErrOut, "Kill %d sandboxes (%s%s)? [y/N] ", len(ids), strings.Join(shown, ", "), more)
-	line, _ := bufio.NewReader(io.In).ReadString('\n')
+	// End of input without an answer is a no.
+	line, _ := bufio.NewReader(transfer.Interruptible(ctx, io.In)).ReadString('\n')
+	if ctx.Err() != nil {
+		return abxerr.New(abxerr.Interrupted, "interrupted: nothing was killed")
+	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return nil
