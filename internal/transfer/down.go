@@ -71,7 +71,7 @@ func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive b
 	if err != nil {
 		return res, err
 	}
-	steps, skipped, err := planDown(e.Path, local, list)
+	steps, skipped, err := planDown(listingRoot(e, list), local, list)
 	res.Skipped = skipped
 	if err != nil {
 		return res, err
@@ -262,6 +262,43 @@ func planDown(root, local string, list []envd.Entry) (steps []step, skipped []st
 // type is taken too, though no envd sends it.
 func isLink(e envd.Entry) bool {
 	return e.Type == "symlink" || e.SymlinkTarget != "" || strings.HasPrefix(e.Permissions, "L")
+}
+
+// listingRoot is the directory a listing of e names its entries under: the
+// path asked for, as most envd versions name them, or the directory that
+// path resolves to through links, as some walk it. The resolved one is
+// taken only when every entry lies under it and it is e's own link target
+// or a directory of e's name, so a listing that mixes places is still
+// refused whole.
+func listingRoot(e envd.Entry, list []envd.Entry) string {
+	if len(list) == 0 || allInside(e.Path, list) {
+		return e.Path
+	}
+	resolved := e.SymlinkTarget
+	if resolved == "" {
+		// The parent of the entry nearest the top.
+		for _, item := range list {
+			if d := path.Dir(path.Clean(item.Path)); resolved == "" || len(d) < len(resolved) {
+				resolved = d
+			}
+		}
+		if path.Base(resolved) != path.Base(path.Clean(e.Path)) {
+			return e.Path
+		}
+	}
+	if allInside(resolved, list) {
+		return resolved
+	}
+	return e.Path
+}
+
+func allInside(root string, list []envd.Entry) bool {
+	for _, item := range list {
+		if _, ok := relInside(root, item); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // relInside is an entry's path relative to root, when it lies strictly
