@@ -49,7 +49,8 @@ func (t *idleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	w := &watchdog{d: t.d, stall: func() { cancel(errIdle) }}
 	r := req.WithContext(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
-		r.Body = &sentBody{ReadCloser: req.Body, w: w}
+		w.body = &sentBody{ReadCloser: req.Body, w: w}
+		r.Body = w.body
 	}
 	if r.Body == nil || r.Body == http.NoBody {
 		w.answerDue()
@@ -83,6 +84,11 @@ type watchdog struct {
 	stopped bool
 	// answer: the wait for the headers began; headed: it is over.
 	answer, headed bool
+	// armed counts the timer's starts: a fire from an earlier one, which
+	// raced a byte, is stale.
+	armed uint64
+	// body is the request's body, whose pending wait an early answer ends.
+	body *sentBody
 }
 
 // answerDue starts the wait for the answer's headers: once the request
@@ -97,14 +103,20 @@ func (w *watchdog) answerDue() {
 	}
 }
 
-// answered ends the wait for the headers, if it had begun.
+// answered ends the wait for the headers, if it had begun, and the wait
+// for the server to take more of the body: a server that answered before
+// reading all of it is not waited on for the rest.
 func (w *watchdog) answered(ok bool) {
 	w.mu.Lock()
 	was := w.answer && !w.headed
 	w.headed = true
+	body := w.body
 	w.mu.Unlock()
 	if was {
 		w.done(ok)
+	}
+	if body != nil {
+		body.answer()
 	}
 }
 
@@ -116,11 +128,17 @@ func (w *watchdog) wait() {
 	if w.waiting > 1 || w.stopped {
 		return
 	}
-	if w.timer == nil {
-		w.timer = time.AfterFunc(w.d, w.fire)
-	} else {
-		w.timer.Reset(w.d)
+	w.arm()
+}
+
+// arm (re)starts the timer; w.mu is held.
+func (w *watchdog) arm() {
+	w.armed++
+	gen := w.armed
+	if w.timer != nil {
+		w.timer.Stop()
 	}
+	w.timer = time.AfterFunc(w.d, func() { w.fire(gen) })
 }
 
 // done ends a wait; moved says bytes came or went, which restarts the
@@ -134,13 +152,13 @@ func (w *watchdog) done(moved bool) {
 	case w.waiting == 0:
 		w.timer.Stop()
 	case moved:
-		w.timer.Reset(w.d)
+		w.arm()
 	}
 }
 
-func (w *watchdog) fire() {
+func (w *watchdog) fire(gen uint64) {
 	w.mu.Lock()
-	if w.stopped || w.waiting == 0 {
+	if w.stopped || w.waiting == 0 || gen != w.armed {
 		w.mu.Unlock()
 		return
 	}
@@ -194,23 +212,21 @@ func (b *receivedBody) Close() error {
 // own source (a file, stdin), which is not the network's fault.
 type sentBody struct {
 	io.ReadCloser
-	w       *watchdog
-	mu      sync.Mutex
-	waiting bool
+	w        *watchdog
+	mu       sync.Mutex
+	waiting  bool
+	answered bool // the answer came: the server is no longer waited on
 }
 
 func (b *sentBody) Read(p []byte) (int, error) {
-	b.mu.Lock()
-	if b.waiting {
-		b.waiting = false
-		b.w.done(true)
-	}
-	b.mu.Unlock()
+	b.settle()
 	n, err := b.ReadCloser.Read(p)
 	if err == nil && n > 0 {
 		b.mu.Lock()
-		b.waiting = true
-		b.w.wait()
+		if !b.answered {
+			b.waiting = true
+			b.w.wait()
+		}
 		b.mu.Unlock()
 	}
 	if err != nil {
@@ -219,13 +235,26 @@ func (b *sentBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *sentBody) Close() error {
+// answer settles the body's wait for good: the server has answered.
+func (b *sentBody) answer() {
 	b.mu.Lock()
+	b.answered = true
+	b.mu.Unlock()
+	b.settle()
+}
+
+// settle ends the wait for the server to take what was read.
+func (b *sentBody) settle() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.waiting {
 		b.waiting = false
 		b.w.done(true)
 	}
-	b.mu.Unlock()
+}
+
+func (b *sentBody) Close() error {
+	b.settle()
 	b.w.answerDue()
 	return b.ReadCloser.Close()
 }

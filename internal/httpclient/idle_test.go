@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -160,6 +161,33 @@ func TestRedirects(t *testing.T) {
 	}
 	if len(other) != 0 {
 		t.Errorf("the other origin got %v", other)
+	}
+}
+
+func TestOrigin(t *testing.T) {
+	t.Parallel()
+	same := [][2]string{
+		{"https://h.example/a", "https://H.EXAMPLE:443/b"},
+		{"http://127.0.0.1/a", "http://127.0.0.1:80/b"},
+	}
+	for _, p := range same {
+		a, _ := url.Parse(p[0])
+		b, _ := url.Parse(p[1])
+		if origin(a) != origin(b) {
+			t.Errorf("%s and %s differ: %s %s", p[0], p[1], origin(a), origin(b))
+		}
+	}
+	differ := [][2]string{
+		{"https://h.example/a", "http://h.example/a"},
+		{"https://h.example/a", "https://h.example:8443/a"},
+		{"https://h.example/a", "https://h.example.evil/a"},
+	}
+	for _, p := range differ {
+		a, _ := url.Parse(p[0])
+		b, _ := url.Parse(p[1])
+		if origin(a) == origin(b) {
+			t.Errorf("%s and %s are one origin", p[0], p[1])
+		}
 	}
 }
 

@@ -2,6 +2,8 @@ package httpclient
 
 import (
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 )
@@ -19,7 +21,7 @@ const maxRedirects = 5
 // create or an upload reported as something it is not.
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	first, prev := via[0], via[len(via)-1]
-	if req.URL.Scheme != first.URL.Scheme || req.URL.Host != first.URL.Host {
+	if origin(req.URL) != origin(first.URL) {
 		return abxerr.New(abxerr.BadResponse, "the service redirected %s %s to another origin (%s://%s); abx does not follow it, so that credentials stay where they belong",
 			first.Method, first.URL.Redacted(), req.URL.Scheme, req.URL.Host).
 			WithHint("point abx at the final address (--base-url or --domain) if the service has moved")
@@ -33,4 +35,15 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		return abxerr.New(abxerr.BadResponse, "the service redirected %s %s more than %d times", first.Method, first.URL.Redacted(), maxRedirects)
 	}
 	return nil
+}
+
+// origin is a URL's scheme, host and port as browsers compare them: case
+// does not matter in the host, and the scheme's default port is the same
+// as none.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" || (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80") {
+		port = map[string]string{"https": "443", "http": "80"}[u.Scheme]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
