@@ -169,3 +169,29 @@ func startStream(events ...*pb.ProcessEvent) faultproxy.Fault {
 		envelope(2, []byte("{}"))
 	})
 }
+
+// A list answered null is an empty list (a Go server's empty slice); IDs
+// that would change a URL's path are refused before anything is sent with
+// them.
+func TestFaultsListAnswers(t *testing.T) {
+	t.Parallel()
+	f := newFaulty(t, "")
+	list := `^/kruise/api/v2/sandboxes$`
+	runFault(t, f, faultCase{name: "null list", args: []string{"list", "-o", "json"},
+		rules: []faultproxy.Rule{{Method: "GET", Path: list, Fault: faultproxy.Status(200, "null")}},
+		check: func(t *testing.T, _ *faulty, r result) {
+			if r.stdout != "[]\n" {
+				t.Errorf("stdout %q", r.stdout)
+			}
+		}})
+	for _, id := range []string{"..", ".", "a/../../x"} {
+		runFault(t, f, faultCase{name: "ID " + id, args: []string{"kill", "--all", "--yes"}, want: 1,
+			wantErr: `^error\[E5004\]: .*which abx will not put into a URL`,
+			rules:   []faultproxy.Rule{{Method: "GET", Path: list, Fault: faultproxy.Status(200, fmt.Sprintf(`[{"sandboxID":%q}]`, id))}},
+			check: func(t *testing.T, f *faulty, _ result) {
+				if n := f.proxy.Count("DELETE", ""); n != 0 {
+					t.Errorf("%d DELETEs sent", n)
+				}
+			}})
+	}
+}

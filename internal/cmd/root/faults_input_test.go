@@ -47,6 +47,13 @@ func TestFaultsBadInputSendsNothing(t *testing.T) {
 			want: 2, wantErr: `not an absolute http\(s\) URL`},
 		{name: "domain with a bad port", args: []string{"list"}, env: env{"ABX_ALICLOUD_CONTAINER_BASE_URL": "", "ABX_ALICLOUD_CONTAINER_DOMAIN": "h.example:70000"},
 			want: 2, wantErr: `domain "h.example:70000" is not a host name`},
+		{name: "domain with a password", args: []string{"list"}, env: env{"ABX_ALICLOUD_CONTAINER_BASE_URL": "", "ABX_ALICLOUD_CONTAINER_DOMAIN": "user:hunter2-secret@h.example"},
+			want: 2, wantErr: `the domain carries a user or password`,
+			check: func(t *testing.T, _ *faulty, r result) {
+				if strings.Contains(r.stderr+r.stdout, "hunter2-secret") {
+					t.Errorf("the password was printed: %q", r.stderr)
+				}
+			}},
 		{name: "files write from a missing file", args: []string{"files", "write", "ID", "/home/user/x", "--from", "/no/such/file"},
 			want: 2, wantErr: `^error\[E1002\]: .*/no/such/file`},
 		{name: "--user with a newline", args: []string{"exec", "ID", "--user", "root\nx", "--", "true"}, want: 125, wantErr: `invalid --user`},

@@ -76,7 +76,8 @@ func TestFaultsCtrlCAtTheConfirmation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		for !strings.Contains(errOut.String(), "[y/N]") {
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(errOut.String(), "[y/N]") && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		cancel()

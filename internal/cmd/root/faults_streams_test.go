@@ -62,27 +62,32 @@ func TestFaultsCodeInterpreterStream(t *testing.T) {
 	t.Parallel()
 	f := newFaulty(t, "code-interpreter")
 	execute := `^/kruise/[^/]+/49999/execute$`
-	idle := env{"ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT": "2s"}
+	idle := env{"ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT": "10s"}
 	runFaults(t, f, []faultCase{
 		{name: "reset", args: []string{"run-code", "ID", "print(1)"}, want: 125, wantErr: brokeError,
 			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Reset()}}},
 		{name: "cut", args: []string{"run-code", "ID", "for i in range(100): print(i)"}, want: 125, wantErr: brokeError,
 			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Cut(20)}}},
-		{name: "stalled", args: []string{"run-code", "ID", "import time; time.sleep(300)"}, env: idle, bound: 15 * time.Second,
-			want: 125, wantErr: `^error\[E5001\]: .*the sandbox sent nothing for 2s`,
+		{name: "stalled", args: []string{"run-code", "ID", "import time; time.sleep(300)"}, env: idle, bound: 30 * time.Second,
+			want: 125, wantErr: `^error\[E5001\]: .*the sandbox sent nothing for 10s`,
 			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Stall(0)}}},
 	})
 }
 
 // A stream that stops sending is given up after --idle-timeout, with or
-// without a --timeout or --request-timeout of the command's own.
+// without a --timeout or --request-timeout of the command's own. Each case
+// waits out the bound, so each has a cluster of its own and they run side
+// by side.
 func TestFaultsStalledStreams(t *testing.T) {
 	t.Parallel()
-	f := newFaulty(t, "base")
-	idle := env{"ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT": "2s"}
-	stalled := `^error\[E5001\]: the sandbox sent nothing for 2s`
-	bound := 15 * time.Second
+	idle := env{"ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT": "10s"}
+	stalled := `^error\[E5001\]: the sandbox sent nothing for 10s`
+	bound := 30 * time.Second
 	out := t.TempDir()
+	big := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(big, make([]byte, 32<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []faultCase{
 		{name: "exec", args: []string{"exec", "ID", "--", "echo started; sleep 300"}, env: idle, bound: bound,
 			rules: []faultproxy.Rule{{Path: startPath, Fault: faultproxy.Stall(40)}}, want: 125, wantErr: stalled},
@@ -97,40 +102,42 @@ func TestFaultsStalledStreams(t *testing.T) {
 					t.Errorf("a stalled download left %v", left)
 				}
 			}},
+		// A server that stops taking an upload's body stalls it as well.
+		{name: "files write to a server that stops reading", args: []string{"files", "write", "ID", "/home/user/up.bin", "--from", big},
+			env: idle, bound: bound, want: 1, wantErr: stalled,
+			rules: []faultproxy.Rule{{Method: "POST", Path: filesPath, Fault: faultproxy.Hold(20 * time.Second)}}},
+		// A quiet command is not a stalled stream: envd's keepalives keep it.
+		{name: "quiet command", args: []string{"exec", "ID", "--", "sleep 14; echo done"}, env: idle, bound: bound,
+			check: func(t *testing.T, _ *faulty, r result) {
+				if r.stdout != "done\n" {
+					t.Errorf("stdout %q", r.stdout)
+				}
+			}},
 	}
-	r := run(t, f.env, false, "exec", f.id, "--", "head -c 200000 /dev/zero > /home/user/big")
-	if r.code != 0 {
-		t.Fatalf("set-up: %d %s", r.code, r.stderr)
-	}
-	// A background command to attach to.
-	r = run(t, f.env, false, "exec", f.id, "--background", "--", "sleep 300")
-	if r.code != 0 {
-		t.Fatalf("background: %d %s", r.code, r.stderr)
-	}
-	pid := strings.TrimSpace(r.stdout)
-	for i := range cases {
-		for j, a := range cases[i].args {
-			if a == "PID" {
-				cases[i].args[j] = pid
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFaulty(t, "base")
+			setup := []string{"head -c 200000 /dev/zero > /home/user/big"}
+			if c.name == "ps attach" {
+				setup = append(setup, "BACKGROUND")
 			}
-		}
-	}
-	runFaults(t, f, cases)
-
-	// A server that stops taking an upload's body stalls it as well.
-	big := filepath.Join(t.TempDir(), "big.bin")
-	if err := os.WriteFile(big, make([]byte, 32<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	runFault(t, f, faultCase{name: "files write to a server that stops reading", args: []string{"files", "write", "ID", "/home/user/up.bin", "--from", big},
-		env: idle, bound: bound, want: 1, wantErr: stalled,
-		rules: []faultproxy.Rule{{Method: "POST", Path: filesPath, Fault: faultproxy.Hold(8 * time.Second)}}})
-
-	// A quiet command is not a stalled stream: envd's keepalives keep it.
-	runFault(t, f, faultCase{name: "quiet command", args: []string{"exec", "ID", "--", "sleep 4; echo done"}, env: idle,
-		check: func(t *testing.T, _ *faulty, r result) {
-			if r.stdout != "done\n" {
-				t.Errorf("stdout %q", r.stdout)
+			for _, line := range setup {
+				args := []string{"exec", f.id, "--", line}
+				if line == "BACKGROUND" {
+					args = []string{"exec", f.id, "--background", "--", "sleep 300"}
+				}
+				r := run(t, f.env, false, args...)
+				if r.code != 0 {
+					t.Fatalf("set-up %q: %d %s", line, r.code, r.stderr)
+				}
+				for j, a := range c.args {
+					if a == "PID" && line == "BACKGROUND" {
+						c.args[j] = strings.TrimSpace(r.stdout)
+					}
+				}
 			}
-		}})
+			runFault(t, f, c)
+		})
+	}
 }

@@ -59,8 +59,8 @@ type reply struct {
 }
 
 // call sends one API request and decodes a JSON answer into out (when out
-// is not nil and the body is not empty). Any status outside ok is turned
-// into an *abxerr.Error. The call, its retries included, has the
+// is not nil: an empty body is then E5004). Any status outside ok is
+// turned into an *abxerr.Error. The call, its retries included, has the
 // configured request timeout.
 func (c *Client) call(ctx context.Context, method, path string, query url.Values, in, out any, ok ...int) (reply, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)

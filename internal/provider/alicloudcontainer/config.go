@@ -60,7 +60,7 @@ var Settings = []provider.Setting{
 	{Key: "retries", Flag: "retries", Env: envPrefix + "RETRIES", Default: "3", Kind: provider.Int,
 		Usage: "how often an idempotent API call is tried again after a connection error, 429, 502, 503 or 504 (0 for never)"},
 	{Key: "idle_timeout", Flag: "idle-timeout", Env: envPrefix + "IDLE_TIMEOUT", Default: "60s",
-		Kind: provider.Duration, Usage: "how long a stream (exec, ps attach, run-code, file transfers) may pass no byte, keepalives included, before abx gives up on it (0 for no bound)"},
+		Kind: provider.Duration, Usage: "how long a stream (exec, ps attach, run-code, file transfers) may pass no byte, keepalives included, before abx gives up on it (at least 10s; 0 for no bound)"},
 }
 
 // Descriptor registers this provider.
@@ -101,7 +101,11 @@ func (c *Config) Problems() []error {
 		out = append(out, abxerr.New(abxerr.MissingConfig, "no domain configured").
 			WithHint("set %sDOMAIN or --domain (or %sBASE_URL)", envPrefix, envPrefix))
 	}
-	if c.Domain != "" {
+	if strings.Contains(c.Domain, "@") {
+		// Not echoed: what comes before the @ may be a password.
+		out = append(out, abxerr.New(abxerr.InvalidConfig, "the domain carries a user or password (@)").
+			WithHint("set %sDOMAIN or --domain to the host name alone, like agents.example.com", envPrefix))
+	} else if c.Domain != "" {
 		if u, err := url.Parse("https://" + c.Domain); err != nil || u.Host != c.Domain || u.Hostname() == "" || !validPort(u.Port()) {
 			out = append(out, abxerr.New(abxerr.InvalidConfig, "domain %q is not a host name", c.Domain).
 				WithHint("set %sDOMAIN or --domain to a name like agents.example.com, without scheme or path", envPrefix))
@@ -124,8 +128,8 @@ func (c *Config) Problems() []error {
 		out = append(out, abxerr.New(abxerr.InvalidConfig, "request timeout must be positive").
 			WithHint("set %sREQUEST_TIMEOUT or --request-timeout to a duration like 30s", envPrefix))
 	}
-	if c.IdleTimeout < 0 || (c.IdleTimeout > 0 && c.IdleTimeout < time.Second) {
-		out = append(out, abxerr.New(abxerr.InvalidConfig, "idle timeout %s is below 1s", c.IdleTimeout).
+	if c.IdleTimeout < 0 || (c.IdleTimeout > 0 && c.IdleTimeout < MinIdleTimeout) {
+		out = append(out, abxerr.New(abxerr.InvalidConfig, "idle timeout %s is below %s", c.IdleTimeout, MinIdleTimeout).
 			WithHint("set %sIDLE_TIMEOUT or --idle-timeout to a duration like 60s, or 0 for no bound", envPrefix))
 	}
 	if c.Retries < 0 || c.Retries > maxRetries {
@@ -180,6 +184,11 @@ func redactURL(raw string) string {
 	}
 	return ""
 }
+
+// MinIdleTimeout is the shortest idle bound: a quiet stream must fit its
+// keepalives (envd's at a third of the bound, the code interpreter's every
+// 5 s) with room to spare.
+const MinIdleTimeout = 10 * time.Second
 
 // maxRetries bounds --retries: past it a call is waiting on a service
 // that is down, and the deadline says so better.
