@@ -149,7 +149,16 @@ func runKill(ctx context.Context, opts *KillOptions) error {
 }
 
 func killOne(ctx context.Context, p provider.Provider, id string, ignoreNotFound bool) killResult {
-	err := p.Kill(ctx, id)
+	// An ID --all got from the service goes into a URL's path: one that
+	// could change the path (.., a slash) is not sent. The user's own
+	// were checked before anything was sent.
+	var err error
+	if bad := cmdutil.CheckID("sandbox ID", id); bad != nil {
+		err = abxerr.New(abxerr.BadResponse, "the service listed the sandbox ID %q, which abx will not send", id).
+			WithHint("the service's listing is malformed; this sandbox was not killed")
+	} else {
+		err = p.Kill(ctx, id)
+	}
 	if err == nil {
 		return killResult{SandboxID: id, Status: "killed"}
 	}
