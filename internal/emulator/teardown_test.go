@@ -52,8 +52,9 @@ func stuckProcess(t *testing.T, e *Emulator, id string) (release func()) {
 		defer close(ended)
 		var out strings.Builder
 		sent := false
-		// set -m puts the background job in a process group of its own.
-		_, _ = c.Start(context.Background(), client.Command{Cmd: "/bin/bash", Args: []string{"-c", "set -m; sleep 600 & echo $!; wait"}},
+		// setsid puts the background job in a session of its own, out of
+		// reach of the signals that stop the sandbox's sessions.
+		_, _ = c.Start(context.Background(), client.Command{Cmd: "/bin/bash", Args: []string{"-c", "setsid sleep 600 & echo $!; wait"}},
 			func(ev client.Event) error {
 				out.Write(ev.Stdout)
 				if line, _, ok := strings.Cut(out.String(), "\n"); ok && !sent {
