@@ -83,8 +83,13 @@ func New(hc *http.Client, ep Endpoint, user string) *Client {
 		base:      base,
 		http:      withHeaders,
 		keepalive: ep.Keepalive,
+		// Command output is not compressed: envd would gzip every chunk and
+		// abx gunzip it, which halves throughput on a fast link for what
+		// little it saves (docs/performance.md, "Compression"). Its events
+		// are decoded into one reused buffer (outputCodec).
 		Process: processconnect.NewProcessClient(withHeaders, base, connect.WithInterceptors(deadline(ep.Timeout)),
-			connect.WithReadMaxBytes(MaxMessage)),
+			connect.WithReadMaxBytes(MaxMessage), connect.WithAcceptCompression("gzip", nil, nil),
+			connect.WithCodec(outputCodec{})),
 		Filesystem: filesystemconnect.NewFilesystemClient(withHeaders, base, connect.WithInterceptors(deadline(ep.Timeout)),
 			connect.WithReadMaxBytes(MaxMessage)),
 	}

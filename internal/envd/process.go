@@ -3,6 +3,7 @@ package envd
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -62,7 +63,12 @@ func (c *Client) Start(ctx context.Context, cmd Command, on func(Event) error) (
 		return nil, err
 	}
 	defer func() { _ = stream.Close() }()
-	return follow(stream.Receive, func() *pb.ProcessEvent { return stream.Msg().GetEvent() }, stream.Err, on)
+	conn, err := stream.Conn()
+	if err != nil {
+		return nil, err
+	}
+	var msg pb.StartResponse
+	return follow(conn, &msg, func() *pb.ProcessEvent { return msg.GetEvent() }, on)
 }
 
 // Connect attaches to a running process by pid and follows it like Start.
@@ -76,7 +82,12 @@ func (c *Client) Connect(ctx context.Context, pid uint32, on func(Event) error) 
 		return nil, err
 	}
 	defer func() { _ = stream.Close() }()
-	return follow(stream.Receive, func() *pb.ProcessEvent { return stream.Msg().GetEvent() }, stream.Err, on)
+	conn, err := stream.Conn()
+	if err != nil {
+		return nil, err
+	}
+	var msg pb.ConnectResponse
+	return follow(conn, &msg, func() *pb.ProcessEvent { return msg.GetEvent() }, on)
 }
 
 // askKeepalive asks envd for a keepalive event every so often while the
@@ -96,9 +107,18 @@ func (c *Client) askKeepalive(h http.Header) {
 // ErrNoEnd is a stream that closed before the process ended.
 var ErrNoEnd = errors.New("the stream ended before the process did")
 
-func follow(receive func() bool, msg func() *pb.ProcessEvent, streamErr func() error, on func(Event) error) (*End, error) {
-	for receive() {
-		ev := msg()
+// follow receives the stream's events into one message, msg, which event
+// reads: each is handed to on, which must be done with its bytes when it
+// returns, as the next event is decoded into the same ones (outputCodec).
+func follow(conn connect.StreamingClientConn, msg any, event func() *pb.ProcessEvent, on func(Event) error) (*End, error) {
+	for {
+		if err := conn.Receive(msg); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, ErrNoEnd
+			}
+			return nil, err
+		}
+		ev := event()
 		var out Event
 		switch e := ev.GetEvent().(type) {
 		case *pb.ProcessEvent_Start:
@@ -122,10 +142,6 @@ func follow(receive func() bool, msg func() *pb.ProcessEvent, streamErr func() e
 			return out.End, nil
 		}
 	}
-	if err := streamErr(); err != nil {
-		return nil, err
-	}
-	return nil, ErrNoEnd
 }
 
 // Process is a running process as List shows it.

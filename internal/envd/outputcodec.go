@@ -1,0 +1,93 @@
+package envd
+
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/abx-dev/abx/internal/envd/gen/process"
+)
+
+// outputCodec is the binary codec of the process service with one fast
+// path: an output event decoded into a message that already holds output
+// reuses its bytes. A command's output arrives as a stream of such events,
+// and follow decodes each into the same message once the last one was
+// written out, so a stream of any length runs on one buffer instead of a
+// fresh one per chunk for the collector to reclaim.
+type outputCodec struct{}
+
+func (outputCodec) Name() string { return "proto" }
+
+func (outputCodec) Marshal(m any) ([]byte, error) { return proto.Marshal(m.(proto.Message)) }
+
+func (outputCodec) Unmarshal(b []byte, m any) error {
+	var ev **pb.ProcessEvent
+	switch r := m.(type) {
+	case *pb.StartResponse:
+		ev = &r.Event
+	case *pb.ConnectResponse:
+		ev = &r.Event
+	}
+	if ev != nil && reuseOutput(b, *ev) {
+		return nil
+	}
+	return proto.Unmarshal(b, m.(proto.Message))
+}
+
+// reuseOutput decodes b, a response holding one output event and nothing
+// else, into ev when ev holds output already, copying the bytes into ev's
+// own. It reports false, having changed nothing, for anything else.
+func reuseOutput(b []byte, ev *pb.ProcessEvent) bool {
+	data, ok := ev.GetEvent().(*pb.ProcessEvent_Data)
+	if !ok || data.Data == nil {
+		return false
+	}
+	event, ok := only(b, 1) // StartResponse.event, ConnectResponse.event
+	if !ok {
+		return false
+	}
+	out, ok := only(event, 2) // ProcessEvent.data
+	if !ok {
+		return false
+	}
+	num, typ, n := protowire.ConsumeTag(out)
+	if n < 0 || typ != protowire.BytesType || num < 1 || num > 3 {
+		return false
+	}
+	chunk, m := protowire.ConsumeBytes(out[n:])
+	if m < 0 || n+m != len(out) {
+		return false
+	}
+	var buf []byte
+	switch o := data.Data.GetOutput().(type) {
+	case *pb.ProcessEvent_DataEvent_Stdout:
+		buf = o.Stdout
+	case *pb.ProcessEvent_DataEvent_Stderr:
+		buf = o.Stderr
+	case *pb.ProcessEvent_DataEvent_Pty:
+		buf = o.Pty
+	}
+	buf = append(buf[:0], chunk...)
+	switch num {
+	case 1:
+		data.Data.Output = &pb.ProcessEvent_DataEvent_Stdout{Stdout: buf}
+	case 2:
+		data.Data.Output = &pb.ProcessEvent_DataEvent_Stderr{Stderr: buf}
+	default:
+		data.Data.Output = &pb.ProcessEvent_DataEvent_Pty{Pty: buf}
+	}
+	return true
+}
+
+// only is the value of b's one field, when b holds exactly one field, of
+// number num and of the bytes type.
+func only(b []byte, num protowire.Number) ([]byte, bool) {
+	n, typ, l := protowire.ConsumeTag(b)
+	if l < 0 || n != num || typ != protowire.BytesType {
+		return nil, false
+	}
+	v, m := protowire.ConsumeBytes(b[l:])
+	if m < 0 || l+m != len(b) {
+		return nil, false
+	}
+	return v, true
+}
