@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,23 +19,39 @@ func BenchmarkExecuteStdout(b *testing.B) {
 		reply.WriteString(line)
 	}
 	reply.WriteString(`{"type":"end_of_execution"}` + "\n")
-	benchReply(b, reply.Bytes())
+	benchReply(b, reply.Bytes(), nil)
 }
 
 // BenchmarkExecuteImage reads one result carrying a 16 MiB PNG in base64
-// on one line: the largest kind of line run-code meets.
+// on one line, the largest kind of line run-code meets: held in the Result
+// (Execute), and passed on as it is read (ExecuteSpooled, as run-code
+// does), which should allocate next to nothing whatever the image.
 func BenchmarkExecuteImage(b *testing.B) {
-	png := base64.StdEncoding.EncodeToString(make([]byte, 16<<20))
-	reply := []byte(`{"type":"result","is_main_result":true,"png":"` + png + `"}` + "\n" + `{"type":"end_of_execution"}` + "\n")
-	benchReply(b, reply)
+	reply := imageReply(16 << 20)
+	b.Run("held", func(b *testing.B) { benchReply(b, reply, nil) })
+	b.Run("spooled", func(b *testing.B) { benchReply(b, reply, discardSpool{}) })
 }
 
-func benchReply(b *testing.B, reply []byte) {
+// imageReply is a reply whose one result displays n bytes as a PNG, in
+// the words of the code interpreter (json.dumps' spaces).
+func imageReply(n int) []byte {
+	png := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0, 1, 2, 0xfe, 0xff}, n/5+1)[:n])
+	return []byte(`{"type": "number_of_executions", "execution_count": 3}` + "\n" +
+		`{"type": "result", "text": "<Figure size 640x480>", "html": null, "png": "` + png + `", "extra": {}, "is_main_result": false}` + "\n" +
+		`{"type": "end_of_execution"}` + "\n")
+}
+
+type discardSpool struct{}
+
+func (discardSpool) Format(Format) io.Writer { return io.Discard }
+func (discardSpool) Drop()                   {}
+
+func benchReply(b *testing.B, reply []byte, spool Spool) {
 	c := New(&http.Client{Transport: replyTransport(reply)}, Endpoint{URL: "http://interp"})
 	b.SetBytes(int64(len(reply)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := c.Execute(context.Background(), Request{Code: "x"}, func(Event) error { return nil }); err != nil {
+		if err := c.ExecuteSpooled(context.Background(), Request{Code: "x"}, spool, func(Event) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}

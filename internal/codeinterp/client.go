@@ -28,6 +28,8 @@ type Endpoint struct {
 	// Timeout is the deadline of each contexts call; 0 for none. /execute
 	// has none: code runs as long as it runs (see Execute).
 	Timeout time.Duration
+	// MaxLine bounds the reply lines of /execute; 0 for MaxLine.
+	MaxLine int
 }
 
 // Client talks to one sandbox's code interpreter.
@@ -36,8 +38,8 @@ type Client struct {
 	header  http.Header
 	http    *http.Client
 	timeout time.Duration
-	// maxLine is MaxLine; tests lower it.
-	maxLine int
+	// maxLine and maxHeld are MaxLine and MaxHeld; tests lower them.
+	maxLine, maxHeld int
 }
 
 // New builds a client over hc.
@@ -49,7 +51,11 @@ func New(hc *http.Client, ep Endpoint) *Client {
 	// The API key belongs to the control plane only.
 	h.Del("X-API-Key")
 	h.Set("User-Agent", "abx")
-	return &Client{base: strings.TrimRight(ep.URL, "/"), header: h, http: hc, timeout: ep.Timeout, maxLine: MaxLine}
+	c := &Client{base: strings.TrimRight(ep.URL, "/"), header: h, http: hc, timeout: ep.Timeout, maxLine: MaxLine, maxHeld: MaxHeld}
+	if ep.MaxLine > 0 {
+		c.maxLine = ep.MaxLine
+	}
+	return c
 }
 
 // send makes one request with the client's headers and a JSON body (nil for

@@ -2,19 +2,23 @@ package codeinterp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 )
 
-// MaxLine is the longest reply line abx reads. A line carries one output
-// event, and a result carries its images base64-encoded, so lines can be
-// large; past this the reply is refused rather than held in memory.
-const MaxLine = 64 << 20
+// MaxLine is the longest reply line abx reads. A result carries its images
+// base64-encoded on one line, so lines can be large; the values of its
+// formats go to the caller's Spool as they are read (to files, for
+// run-code), so this bounds what one result can write, not memory.
+const MaxLine = 1 << 30
+
+// MaxHeld is the most of a line held in memory: all of it but the values a
+// Spool takes. Without one, it is the longest line.
+const MaxHeld = 64 << 20
 
 // Request is one POST /execute. ContextID and Language exclude each other:
 // the server refuses both.
@@ -57,6 +61,14 @@ type line struct {
 	Traceback      string `json:"traceback"`
 	ExecutionCount int    `json:"execution_count"`
 	wireResult
+	// spooled are the formats whose values went to the Spool.
+	spooled []string
+}
+
+// unspool forgets a spooled value of format name: another value of it
+// came later in the line, and the last one counts.
+func (l *line) unspool(name string) {
+	l.spooled = slices.DeleteFunc(l.spooled, func(s string) bool { return s == name })
 }
 
 // ErrCut reports a reply that ended without end_of_execution.
@@ -70,33 +82,46 @@ var ErrCut = errors.New("the reply ended before end_of_execution")
 // every release of the server interrupts the code then, so callers must not
 // count on it (docs/protocol.md, "Where the servers' sources disagree").
 func (c *Client) Execute(ctx context.Context, req Request, on func(Event) error) error {
+	return c.ExecuteSpooled(ctx, req, nil, on)
+}
+
+// ExecuteSpooled is Execute with the string values of results' formats
+// going to spool while their lines are read (Spool), so that no image is
+// ever held whole; a result event then lists them in Result.Spooled. An
+// error of spool's writers stops reading and is returned as is.
+func (c *Client) ExecuteSpooled(ctx context.Context, req Request, spool Spool, on func(Event) error) error {
 	resp, err := c.send(ctx, "POST", "/execute", req)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = resp.Body.Close() }()
-	r := bufio.NewReaderSize(resp.Body, 64<<10)
+	d := &decoder{r: bufio.NewReaderSize(resp.Body, 64<<10), spool: spool, maxLine: c.maxLine, maxHeld: min(c.maxHeld, c.maxLine)}
 	for {
-		raw, err := readLine(r, c.maxLine)
-		if len(bytes.TrimSpace(raw)) > 0 {
-			var l line
-			if jerr := json.Unmarshal(raw, &l); jerr != nil {
-				if err != nil {
-					return readError(ctx, err) // cut in the middle of a line
-				}
-				return abxerr.New(abxerr.BadResponse, "the code interpreter sent a line abx cannot read: %v", jerr)
-			}
-			if l.Type == "end_of_execution" {
-				return nil
-			}
-			if ev, ok := eventOf(&l); ok {
-				if err := on(ev); err != nil {
-					return err
-				}
-			}
-		}
+		var l line
+		ok, err := d.next(&l)
 		if err != nil {
-			return readError(ctx, err)
+			if d.used {
+				spool.Drop()
+			}
+			return lineError(ctx, err)
+		}
+		if !ok {
+			continue
+		}
+		if l.Type == "end_of_execution" {
+			if d.used {
+				spool.Drop()
+			}
+			return nil
+		}
+		ev, ok := eventOf(&l)
+		if d.used && ev.Result == nil {
+			spool.Drop()
+		}
+		if ok {
+			if err := on(ev); err != nil {
+				return err
+			}
 		}
 	}
 }
@@ -109,6 +134,7 @@ func eventOf(l *line) (Event, bool) {
 		return Event{Stderr: &Log{Text: l.Text, Timestamp: l.Timestamp}}, true
 	case "result":
 		r := l.result(l.Text)
+		r.Spooled = l.spooled
 		return Event{Result: &r}, true
 	case "error":
 		return Event{Error: &ExecError{Name: l.Name, Value: l.Value, Traceback: l.Traceback}}, true
@@ -118,41 +144,26 @@ func eventOf(l *line) (Event, bool) {
 	return Event{}, false
 }
 
-// readLine reads one line of at most maxLine bytes, without its newline.
-func readLine(r *bufio.Reader, maxLine int) ([]byte, error) {
-	var long []byte
-	for {
-		frag, err := r.ReadSlice('\n')
-		if err == nil {
-			// The last fragment counts too: the buffer may be larger
-			// than the limit.
-			if len(long)+len(frag)-1 > maxLine {
-				return nil, errLineTooLong
-			}
-			if long == nil {
-				return frag[:len(frag)-1], nil
-			}
-			return append(long, frag[:len(frag)-1]...), nil
-		}
-		if len(long)+len(frag) > maxLine {
-			return nil, errLineTooLong
-		}
-		long = append(long, frag...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return long, err
-		}
+// lineError explains why a line could not be read.
+func lineError(ctx context.Context, err error) error {
+	var syntax *syntaxError
+	var long *tooLongError
+	var cut *cutError
+	switch {
+	case errors.As(err, &syntax):
+		return abxerr.New(abxerr.BadResponse, "the code interpreter sent a line abx cannot read: %v", syntax)
+	case errors.As(err, &long):
+		return abxerr.New(abxerr.BadResponse, "a line of the code interpreter's reply is too long (the limit is %s)", size(long.limit))
+	case errors.As(err, &cut):
+		return readError(ctx, cut.err)
 	}
+	return err
 }
-
-var errLineTooLong = errors.New("line too long")
 
 // readError explains why the reply stopped before its end.
 func readError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return abxerr.From(ctx.Err())
-	}
-	if errors.Is(err, errLineTooLong) {
-		return abxerr.New(abxerr.BadResponse, "a line of the code interpreter's reply is too long (the limit is %d MiB)", MaxLine>>20)
 	}
 	reason := "the connection closed"
 	if !errors.Is(err, io.EOF) {

@@ -27,6 +27,9 @@ type Result struct {
 	// Files are where abx saved the formats (format name → path), when it
 	// did: not part of the wire.
 	Files map[string]string `json:"files,omitempty"`
+	// Spooled are the formats whose values went to the Spool of
+	// ExecuteSpooled instead of these fields: not part of the wire.
+	Spooled []string `json:"-"`
 }
 
 // wireResult is a result line as the server words it.
@@ -51,30 +54,98 @@ type Format struct {
 	Data string // as sent: base64 when Base64
 	// Base64 is set for the binary formats.
 	Base64 bool
+	// Spooled is set when the value went to a Spool: Data is empty.
+	Spooled bool
+}
+
+// formats are the formats of a result with a field of their own, in the
+// order Formats lists them.
+var formats = []Format{
+	{Name: "png", Ext: "png", Base64: true},
+	{Name: "jpeg", Ext: "jpg", Base64: true},
+	{Name: "svg", Ext: "svg"},
+	{Name: "pdf", Ext: "pdf", Base64: true},
+	{Name: "html", Ext: "html"},
+	{Name: "markdown", Ext: "md"},
+	{Name: "latex", Ext: "tex"},
+	{Name: "json", Ext: "json"},
+	{Name: "javascript", Ext: "js"},
+	{Name: "chart", Ext: "chart.json"},
+	{Name: "data", Ext: "data.json"},
+}
+
+// formatNamed is the format of a field.
+func formatNamed(name string) Format {
+	for _, f := range formats {
+		if f.Name == name {
+			return f
+		}
+	}
+	return Format{Name: name, Ext: name}
+}
+
+// str is where the value of a format sent as a JSON string is held; nil
+// for the others, which are JSON values.
+func (r *Result) str(name string) *string {
+	switch name {
+	case "png":
+		return &r.PNG
+	case "jpeg":
+		return &r.JPEG
+	case "svg":
+		return &r.SVG
+	case "pdf":
+		return &r.PDF
+	case "html":
+		return &r.HTML
+	case "markdown":
+		return &r.Markdown
+	case "latex":
+		return &r.LaTeX
+	case "javascript":
+		return &r.JavaScript
+	}
+	return nil
+}
+
+// SetFormat puts the value of a spooled format back into r.
+func (r *Result) SetFormat(name, data string) {
+	if p := r.str(name); p != nil {
+		*p = data
+		r.Spooled = slices.DeleteFunc(slices.Clone(r.Spooled), func(s string) bool { return s == name })
+		if len(r.Spooled) == 0 {
+			r.Spooled = nil
+		}
+	}
 }
 
 // Formats lists the rich representations of r, in a fixed order; text is
 // not one of them.
 func (r *Result) Formats() []Format {
 	var out []Format
-	add := func(name, ext, data string, b64 bool) {
+	add := func(f Format, data string) {
 		if data != "" && data != "null" {
-			out = append(out, Format{Name: name, Ext: ext, Data: data, Base64: b64})
+			f.Data = data
+			out = append(out, f)
 		}
 	}
-	add("png", "png", r.PNG, true)
-	add("jpeg", "jpg", r.JPEG, true)
-	add("svg", "svg", r.SVG, false)
-	add("pdf", "pdf", r.PDF, true)
-	add("html", "html", r.HTML, false)
-	add("markdown", "md", r.Markdown, false)
-	add("latex", "tex", r.LaTeX, false)
-	add("json", "json", string(r.JSON), false)
-	add("javascript", "js", r.JavaScript, false)
-	add("chart", "chart.json", string(r.Chart), false)
-	add("data", "data.json", string(r.Data), false)
+	for _, f := range formats {
+		switch p := r.str(f.Name); {
+		case p != nil && slices.Contains(r.Spooled, f.Name):
+			f.Spooled = true
+			out = append(out, f)
+		case p != nil:
+			add(f, *p)
+		case f.Name == "json":
+			add(f, string(r.JSON))
+		case f.Name == "chart":
+			add(f, string(r.Chart))
+		case f.Name == "data":
+			add(f, string(r.Data))
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.Extra)) {
-		add(k, "extra.json", string(r.Extra[k]), false)
+		add(Format{Name: k, Ext: "extra.json"}, string(r.Extra[k]))
 	}
 	return out
 }
