@@ -3,6 +3,7 @@ package codeinterp
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,7 @@ type decoder struct {
 	spooled int  // of which went to the spool
 	used    bool // the spool was given a value of this line
 
+	out *bufio.Writer     // in front of the spool's writer
 	str bytes.Buffer      // the held string being read
 	raw []byte            // the raw value being read
 	enc [utf8.UTFMax]byte // a character unescaped
@@ -192,7 +194,18 @@ func (d *decoder) value(l *line, f *field, c byte) error {
 				d.used = true
 				*f.str(l) = ""
 				v := &spooledValue{w: w}
-				if err := d.string(v, true); err != nil {
+				// Escapes come out a character at a time: gathered, so
+				// that the writer sees pieces of a useful size.
+				if d.out == nil {
+					d.out = bufio.NewWriterSize(v, 32<<10)
+				}
+				d.out.Reset(v)
+				err := d.string(d.out, true)
+				if err == nil {
+					err = d.out.Flush()
+				}
+				d.out.Reset(nil)
+				if err != nil {
 					return err
 				}
 				l.unspool(f.name)
@@ -363,7 +376,7 @@ func (d *decoder) string(w io.Writer, spooled bool) error {
 // scanPlain returns how many bytes at the start of b need no unescaping:
 // plain ASCII and whole, valid UTF-8 characters.
 func scanPlain(b []byte) int {
-	i := 0
+	i := plainWords(b)
 	for i < len(b) {
 		c := b[i]
 		if c < utf8.RuneSelf {
@@ -381,6 +394,21 @@ func scanPlain(b []byte) int {
 			return i
 		}
 		i += n
+	}
+	return i
+}
+
+// plainWords returns how many bytes at the start of b, eight at a time,
+// are plain ASCII: the bulk of a base64 image, checked a word at a time.
+func plainWords(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		quote, backslash := w^('"'*ones), w^('\\'*ones)
+		if (w|(w-' '*ones)&^w|(quote-ones)&^quote|(backslash-ones)&^backslash)&highs != 0 {
+			break // a byte that is not ASCII, a control, '"' or '\\'
+		}
 	}
 	return i
 }

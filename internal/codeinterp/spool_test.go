@@ -241,3 +241,18 @@ func TestHeldResultsAsBefore(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, wantJSON)
 	}
 }
+
+// TestPlainWords: a word is taken whole only when none of its bytes needs
+// a look of its own.
+func TestPlainWords(t *testing.T) {
+	for c := range 256 {
+		for pos := range 8 {
+			b := []byte("abcdefghABCDEFGH")
+			b[8+pos] = byte(c)
+			special := c < ' ' || c >= 0x80 || c == '"' || c == '\\'
+			if got := plainWords(b); (got == 16) == special || got < 8 {
+				t.Errorf("byte %#x at %d: %d plain", c, 8+pos, got)
+			}
+		}
+	}
+}

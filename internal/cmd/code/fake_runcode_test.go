@@ -3,7 +3,9 @@
 package code
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -153,5 +155,38 @@ func TestFakeRunCodeCommand(t *testing.T) {
 	}
 	if streams.Out.String() != "3\n" {
 		t.Errorf("stdout %q", streams.Out.String())
+	}
+}
+
+// TestFakeRunCodeLargeImage: a 32 MiB image the kernel displays comes out
+// of the fake code interpreter byte for byte, saved and printed.
+func TestFakeRunCodeLargeImage(t *testing.T) {
+	t.Parallel()
+	fk := newFake(t)
+	code := "class Big:\n    def _repr_png_(self):\n        return bytes(range(256)) * (32 * 4096)\n\ndisplay(Big())"
+	want := bytes.Repeat(func() []byte {
+		b := make([]byte, 256)
+		for i := range b {
+			b[i] = byte(i)
+		}
+		return b
+	}(), 32*4096)
+
+	dir := t.TempDir()
+	streams, err := fk.run(t, output.JSON, codeinterp.Request{Code: code}, func(o *RunCodeOptions) {
+		o.SaveDir, o.spillDir = dir, t.TempDir()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x codeinterp.Execution
+	if err := json.Unmarshal(streams.Out.Bytes(), &x); err != nil || len(x.Results) != 1 {
+		t.Fatalf("%v: %d results", err, len(x.Results))
+	}
+	if x.Results[0].PNG != base64.StdEncoding.EncodeToString(want) {
+		t.Errorf("the printed image differs: %d bytes of base64", len(x.Results[0].PNG))
+	}
+	if got, err := os.ReadFile(x.Results[0].Files["png"]); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("the saved image differs: %d bytes (%v)", len(got), err)
 	}
 }

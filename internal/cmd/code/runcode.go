@@ -38,6 +38,9 @@ type RunCodeOptions struct {
 	// Execution object at the end. The root has already made the Printer
 	// print JSON (errors included); this says which JSON.
 	Stream bool
+	// spillDir is where the JSON output keeps large results until it
+	// prints them; "" for the system's temporary directory.
+	spillDir string
 }
 
 // runCodeFlags are the flags that are parsed into RunCodeOptions rather
@@ -166,7 +169,8 @@ func runRunCode(ctx context.Context, opts *RunCodeOptions) error {
 		defer cancel()
 	}
 	sink := newCodeSink(opts)
-	err = c.Execute(runCtx, opts.Request, sink.add)
+	defer sink.close()
+	err = c.ExecuteSpooled(runCtx, opts.Request, sink, sink.add)
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:

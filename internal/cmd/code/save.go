@@ -1,7 +1,6 @@
 package code
 
 import (
-	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
@@ -13,11 +12,123 @@ import (
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
+// pendingFormat takes the value of one format of the result being read
+// (codeinterp.Spool) and passes it on as it comes: to its file under
+// --save-dir, base64-decoded on the way, and to a spill when the JSON
+// output prints it. With neither, it is dropped: only the format's name is
+// shown. Nothing of it is held but a spill's first bytes.
+type pendingFormat struct {
+	f       codeinterp.Format
+	file    *partFile // nil when not saving, or once saving failed
+	dst     io.Writer // file, or a base64 decoder writing to it
+	dec     *base64Writer
+	saveErr error  // why it cannot be saved
+	spill   *spill // nil unless the JSON output prints it
+}
+
+// Write never fails for the file: a result that cannot be saved is noted
+// and the run goes on. It fails when the JSON output can no longer be
+// printed whole.
+func (p *pendingFormat) Write(b []byte) (int, error) {
+	if p.spill != nil {
+		if _, err := p.spill.Write(b); err != nil {
+			return 0, err
+		}
+	}
+	if p.dst != nil {
+		if _, err := p.dst.Write(b); err != nil {
+			p.failSave(err)
+		}
+	}
+	return len(b), nil
+}
+
+func (p *pendingFormat) failSave(err error) {
+	if p.saveErr == nil {
+		p.saveErr = err
+	}
+	if p.file != nil {
+		p.file.abort()
+	}
+	p.file, p.dst, p.dec = nil, nil, nil
+}
+
+// commit puts the saved file in its place, once the result is whole.
+func (p *pendingFormat) commit() (string, error) {
+	if p.dec != nil {
+		if err := p.dec.Close(); err != nil {
+			p.failSave(err)
+		}
+	}
+	if p.saveErr != nil {
+		return "", p.saveErr
+	}
+	path := p.file.path
+	if err := p.file.commit(); err != nil {
+		p.file = nil
+		p.failSave(err)
+		return "", err
+	}
+	p.file, p.dst = nil, nil
+	return path, nil
+}
+
+// discard removes whatever was written of a value that belongs to no
+// result.
+func (p *pendingFormat) discard() {
+	if p.file != nil {
+		p.file.abort()
+	}
+	if p.spill != nil {
+		p.spill.close()
+	}
+	*p = pendingFormat{f: p.f}
+}
+
+// Format is codeinterp.Spool's: where the value of a format of the result
+// being read goes.
+func (s *codeSink) Format(f codeinterp.Format) io.Writer {
+	if old := s.pending[f.Name]; old != nil {
+		old.discard() // the format came twice in the line: the last counts
+	}
+	p := &pendingFormat{f: f}
+	if dir := s.opts.SaveDir; dir != "" {
+		// The result being read is the next one.
+		file, err := createPart(dir, filepath.Join(dir, s.fileName(s.n+1, f)))
+		if err != nil {
+			p.saveErr = err
+		} else {
+			p.file, p.dst = file, file
+			if f.Base64 {
+				p.dec = newBase64Writer(file, f.Name)
+				p.dst = p.dec
+			}
+		}
+	}
+	if s.opts.Printer.JSON() {
+		p.spill = &spill{dir: s.opts.spillDir}
+	}
+	if s.pending == nil {
+		s.pending = map[string]*pendingFormat{}
+	}
+	s.pending[f.Name] = p
+	return p
+}
+
+// Drop is codeinterp.Spool's: the line being read was no result.
+func (s *codeSink) Drop() {
+	for _, p := range s.pending {
+		p.discard()
+	}
+	clear(s.pending)
+}
+
 // save writes each rich format of a result to --save-dir, named by the
 // execution count and the result's place (result-3-1.png), notes each path
-// and records it in the result's files, or notes what was skipped. Existing
-// files of the same name are replaced (docs/run-code.md). A file that
-// cannot be written is noted and remembered; the run goes on.
+// and records it in the result's files, or notes what was skipped. Spooled
+// formats are in their files already, which are put in place here.
+// Existing files of the same name are replaced (docs/run-code.md). A file
+// that cannot be written is noted and remembered; the run goes on.
 func (s *codeSink) save(r *codeinterp.Result) {
 	formats := r.Formats()
 	if len(formats) == 0 {
@@ -33,8 +144,18 @@ func (s *codeSink) save(r *codeinterp.Result) {
 		return
 	}
 	for _, f := range formats {
-		path := filepath.Join(s.opts.SaveDir, s.fileName(f))
-		if err := saveFormat(s.opts.SaveDir, path, f); err != nil {
+		path := filepath.Join(s.opts.SaveDir, s.fileName(s.n, f))
+		var err error
+		if f.Spooled {
+			pf := s.pending[f.Name]
+			if pf == nil {
+				continue // not asked of this sink's Format: nothing to put in place
+			}
+			path, err = pf.commit()
+		} else {
+			err = saveFormat(s.opts.SaveDir, path, f)
+		}
+		if err != nil {
 			p.Note("result %d: %s not saved: %s", s.n, f.Name, abxerr.From(err).Message)
 			if s.saveErr == nil {
 				s.saveErr = err
@@ -49,29 +170,36 @@ func (s *codeSink) save(r *codeinterp.Result) {
 	}
 }
 
+// saveFormat writes a format that was held: a JSON value, or a string
+// that came before its line said it was a result.
 func saveFormat(dir, path string, f codeinterp.Format) error {
-	data := []byte(f.Data)
-	if f.Base64 {
-		var err error
-		if data, err = base64.StdEncoding.DecodeString(strings.TrimSpace(f.Data)); err != nil {
-			return abxerr.New(abxerr.BadResponse, "its %s is not base64: %v", f.Name, err)
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return abxerr.New(abxerr.InvalidInput, "cannot make --save-dir: %v", transfer.LocalReason(err))
-	}
-	return transfer.WriteFile(path, func(w io.Writer) error {
-		_, err := w.Write(data)
+	file, err := createPart(dir, path)
+	if err != nil {
 		return err
-	})
+	}
+	var w io.Writer = file
+	var dec *base64Writer
+	if f.Base64 {
+		dec = newBase64Writer(file, f.Name)
+		w = dec
+	}
+	_, err = io.WriteString(w, f.Data)
+	if err == nil && dec != nil {
+		err = dec.Close()
+	}
+	if err != nil {
+		file.abort()
+		return err
+	}
+	return file.commit()
 }
 
-func (s *codeSink) fileName(f codeinterp.Format) string {
+func (s *codeSink) fileName(n int, f codeinterp.Format) string {
 	name := "result"
 	if s.count > 0 {
 		name += fmt.Sprintf("-%d", s.count)
 	}
-	name += fmt.Sprintf("-%d", s.n)
+	name += fmt.Sprintf("-%d", n)
 	if f.Ext == "extra.json" {
 		// Extra formats are named after their MIME type, which has a '/'.
 		name += "-" + strings.Map(func(r rune) rune {
@@ -82,4 +210,59 @@ func (s *codeSink) fileName(f codeinterp.Format) string {
 		}, f.Name)
 	}
 	return name + "." + f.Ext
+}
+
+// partFile is a file of --save-dir being written: a temporary file in the
+// same directory, renamed into place once whole, as transfer.WriteFile
+// does, so that a reader never sees half a file and a failure leaves
+// nothing behind.
+type partFile struct {
+	path string
+	tmp  *os.File
+}
+
+func createPart(dir, path string) (*partFile, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, abxerr.New(abxerr.InvalidInput, "cannot make --save-dir: %v", transfer.LocalReason(err))
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".abx-*")
+	if err != nil {
+		return nil, writeError(path, err).WithHint("choose a --save-dir you can write to")
+	}
+	// CreateTemp makes the file private; give it an ordinary file's mode.
+	if err := tmp.Chmod(0o644); err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return nil, writeError(path, err)
+	}
+	return &partFile{path: path, tmp: tmp}, nil
+}
+
+func (p *partFile) Write(b []byte) (int, error) {
+	n, err := p.tmp.Write(b)
+	if err != nil {
+		return n, writeError(p.path, err)
+	}
+	return n, nil
+}
+
+func (p *partFile) commit() error {
+	err := p.tmp.Close()
+	if err == nil {
+		err = os.Rename(p.tmp.Name(), p.path)
+	}
+	if err != nil {
+		_ = os.Remove(p.tmp.Name())
+		return writeError(p.path, err)
+	}
+	return nil
+}
+
+func (p *partFile) abort() {
+	_ = p.tmp.Close()
+	_ = os.Remove(p.tmp.Name())
+}
+
+func writeError(path string, err error) *abxerr.Error {
+	return abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", path, transfer.LocalReason(err))
 }

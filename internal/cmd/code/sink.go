@@ -10,7 +10,10 @@ import (
 
 // codeSink takes run-code's events as they arrive and shows them as the
 // output asks: as text on abx's streams, as JSON Lines events (--stream),
-// or gathered into one Execution printed at the end (-o json).
+// or gathered into one Execution printed at the end (-o json). It is also
+// the codeinterp.Spool of the run: the values of results' formats reach it
+// while their lines are read, and go straight where they are needed
+// (save.go), so that memory stays flat whatever the size of an image.
 type codeSink struct {
 	opts   *RunCodeOptions
 	exec   *codeinterp.Execution // gathered for -o json; nil otherwise
@@ -23,6 +26,10 @@ type codeSink struct {
 	// saveErr is the first result that could not be written; the others
 	// are still tried, and the run goes on.
 	saveErr error
+	// pending are the formats of the result being read, by name.
+	pending map[string]*pendingFormat
+	// spilled are the values the JSON output prints, kept until it does.
+	spilled spilledJSON
 }
 
 // serverErrors are the names of the error lines the code interpreter
@@ -77,6 +84,13 @@ func (s *codeSink) add(ev codeinterp.Event) error {
 	if ev.Result != nil {
 		s.n++
 		s.save(ev.Result)
+		for _, name := range ev.Result.Spooled {
+			if p := s.pending[name]; p != nil && p.spill != nil {
+				s.spilled.hold(ev.Result, name, p.spill)
+				p.spill = nil
+			}
+		}
+		s.Drop() // what is left belongs to no format of the result
 	}
 	switch {
 	case s.exec != nil:
@@ -95,7 +109,9 @@ func (s *codeSink) writeEvent(ev codeinterp.Event) error {
 	case ev.Stderr != nil:
 		return p.Event(codeLogEvent{"stderr", *ev.Stderr})
 	case ev.Result != nil:
-		return p.Event(codeResultEvent{"result", *ev.Result})
+		// Its spills are printed now, and not needed after.
+		defer s.spilled.close()
+		return s.spilled.print(p.Out(), codeResultEvent{"result", *ev.Result}, output.WriteJSONLine)
 	case ev.Error != nil:
 		return p.Event(codeErrorEvent{"error", *ev.Error})
 	}
@@ -131,11 +147,18 @@ func (s *codeSink) writeText(ev codeinterp.Event) error {
 func (s *codeSink) finish() error {
 	switch {
 	case s.exec != nil:
-		return s.opts.Printer.Value(s.exec)
+		return s.spilled.print(s.opts.Printer.Out(), s.exec, output.WriteJSON)
 	case s.opts.Stream:
 		return s.opts.Printer.Event(codeEndEvent{"end", s.raised})
 	}
 	return nil
+}
+
+// close removes what the sink still keeps: the spills of -o json, and the
+// formats of a result that was being read when the run stopped.
+func (s *codeSink) close() {
+	s.Drop()
+	s.spilled.close()
 }
 
 // errorText is how a raised error reads on stderr: IPython's traceback
