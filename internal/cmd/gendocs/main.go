@@ -85,7 +85,9 @@ func run(mdDir, manDir string) error {
 func newRoot() *cobra.Command {
 	streams := &output.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard, Now: time.Now}
 	// No environment: the pages are the same wherever they are made.
-	tree := root.NewCmdRoot(cmdutil.New(streams, func(string) string { return "" }))
+	f := cmdutil.New(streams, func(string) string { return "" })
+	tree := root.NewCmdRoot(f)
+	root.ExpandHelpTopics(tree, f)
 	tree.InitDefaultHelpCmd()
 	tree.InitDefaultCompletionCmd()
 	tree.InitDefaultVersionFlag()

@@ -17,25 +17,48 @@ import (
 // text is also the body of their reference page and man page, so blocks
 // meant to keep their layout (tables, lists) are indented four spaces after
 // a blank line, which Markdown and man both render as preformatted.
+//
+// A topic's text is built when the topic is shown, not with the tree:
+// every run builds the tree, few read a topic.
+
+const annotTopic = "abx/topic"
 
 // newHelpTopics builds the topics: environment, exit-codes, formatting.
 func newHelpTopics(f *cmdutil.Factory) []*cobra.Command {
-	return []*cobra.Command{
-		{
-			Use:   "environment",
-			Short: "Environment variables abx reads",
-			Long:  environmentHelp(f.Registry),
-		},
-		{
-			Use:   "exit-codes",
-			Short: "What abx's exit status means",
-			Long:  exitCodesHelp(),
-		},
-		{
-			Use:   "formatting",
-			Short: "Output formats: tables, JSON, names, and --jq",
-			Long:  formattingHelp,
-		},
+	topics := []*cobra.Command{
+		{Use: "environment", Short: "Environment variables abx reads"},
+		{Use: "exit-codes", Short: "What abx's exit status means"},
+		{Use: "formatting", Short: "Output formats: tables, JSON, names, and --jq"},
+	}
+	for _, t := range topics {
+		t.Annotations = map[string]string{annotTopic: "true"}
+		t.SetHelpFunc(func(c *cobra.Command, args []string) {
+			expandTopic(c, f)
+			c.Parent().HelpFunc()(c, args)
+		})
+	}
+	return topics
+}
+
+// ExpandHelpTopics fills in the text of the tree's help topics, for what
+// reads it without showing a topic (the reference pages).
+func ExpandHelpTopics(tree *cobra.Command, f *cmdutil.Factory) {
+	for _, c := range tree.Commands() {
+		expandTopic(c, f)
+	}
+}
+
+func expandTopic(c *cobra.Command, f *cmdutil.Factory) {
+	if c.Annotations[annotTopic] == "" || c.Long != "" {
+		return
+	}
+	switch c.Name() {
+	case "environment":
+		c.Long = environmentHelp(f.Registry)
+	case "exit-codes":
+		c.Long = exitCodesHelp()
+	case "formatting":
+		c.Long = formattingHelp
 	}
 }
 
