@@ -372,3 +372,22 @@ func TestRunCodeImageAllocatesLittle(t *testing.T) {
 		t.Logf("%s: allocated %d bytes for a reply of %d", format, got, len(reply))
 	}
 }
+
+// TestRunCodeCannotSpill: when a large value cannot be kept for the JSON
+// output, the run stops (125) rather than print it in part.
+func TestRunCodeCannotSpill(t *testing.T) {
+	t.Parallel()
+	reply := joinLines(
+		`{"type": "result", "png": "`+base64.StdEncoding.EncodeToString(pattern(1<<20))+`"}`,
+		`{"type": "end_of_execution"}`,
+	)
+	opts, streams := bigServer(t, output.JSON, 0, reply)
+	opts.spillDir = filepath.Join(t.TempDir(), "missing")
+	err := runRunCode(context.Background(), opts)
+	if e := abxerr.From(err); exitOf(err) != abxerr.ExitOwnFailure || !strings.Contains(e.Message, "cannot keep a result until it is printed") || !strings.Contains(e.Hint, "TMPDIR") {
+		t.Fatalf("exit %d: %v (hint %q)", exitOf(err), err, e.Hint)
+	}
+	if streams.Out.Len() != 0 {
+		t.Errorf("printed %d bytes", streams.Out.Len())
+	}
+}
