@@ -13,8 +13,8 @@ import (
 
 // A reply line is decoded while its bytes arrive instead of being read
 // whole first: a result carries its images base64-encoded on one line, and
-// the line, its decoded string and the saved bytes used to be held at once,
-// several times the image. Here the string values of a result's formats go
+// holding the line, then its decoded string, then the saved bytes would
+// cost several times the image. The string values of a result's formats go
 // to a Spool piece by piece as they are unescaped; the rest of a line is
 // small and held, up to maxHeld. Anything that is not a plain string of a
 // known field is captured raw and left to encoding/json, so that what is
