@@ -68,7 +68,7 @@ func (c *Client) Start(ctx context.Context, cmd Command, on func(Event) error) (
 		return nil, err
 	}
 	var msg pb.StartResponse
-	return follow(conn, &msg, func() *pb.ProcessEvent { return msg.GetEvent() }, on)
+	return follow(conn, &msg, msg.GetEvent, on)
 }
 
 // Connect attaches to a running process by pid and follows it like Start.
@@ -87,7 +87,7 @@ func (c *Client) Connect(ctx context.Context, pid uint32, on func(Event) error) 
 		return nil, err
 	}
 	var msg pb.ConnectResponse
-	return follow(conn, &msg, func() *pb.ProcessEvent { return msg.GetEvent() }, on)
+	return follow(conn, &msg, msg.GetEvent, on)
 }
 
 // askKeepalive asks envd for a keepalive event every so often while the
