@@ -23,21 +23,21 @@ import (
 
 const annotTopic = "abx/topic"
 
-// newHelpTopics builds the topics: environment, exit-codes, formatting.
-func newHelpTopics(f *cmdutil.Factory) []*cobra.Command {
-	topics := []*cobra.Command{
-		{Use: "environment", Short: "Environment variables abx reads"},
-		{Use: "exit-codes", Short: "What abx's exit status means"},
-		{Use: "formatting", Short: "Output formats: tables, JSON, names, and --jq"},
-	}
-	for _, t := range topics {
-		t.Annotations = map[string]string{annotTopic: "true"}
-		t.SetHelpFunc(func(c *cobra.Command, args []string) {
-			expandTopic(c, f)
-			c.Parent().HelpFunc()(c, args)
-		})
-	}
-	return topics
+// topicShort is each topic's one-line summary, by name.
+var topicShort = map[string]string{
+	"environment": "Environment variables abx reads",
+	"exit-codes":  "What abx's exit status means",
+	"formatting":  "Output formats: tables, JSON, names, and --jq",
+}
+
+// newHelpTopic builds a topic: environment, exit-codes or formatting.
+func newHelpTopic(f *cmdutil.Factory, name string) *cobra.Command {
+	t := &cobra.Command{Use: name, Short: topicShort[name], Annotations: map[string]string{annotTopic: "true"}}
+	t.SetHelpFunc(func(c *cobra.Command, args []string) {
+		expandTopic(c, f)
+		c.Parent().HelpFunc()(c, args)
+	})
+	return t
 }
 
 // ExpandHelpTopics fills in the text of the tree's help topics, for what

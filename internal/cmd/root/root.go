@@ -7,35 +7,29 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/cmd/code"
-	"github.com/abx-dev/abx/internal/cmd/emulator"
-	"github.com/abx-dev/abx/internal/cmd/files"
 	"github.com/abx-dev/abx/internal/cmd/meta"
-	"github.com/abx-dev/abx/internal/cmd/process"
-	"github.com/abx-dev/abx/internal/cmd/providers"
-	"github.com/abx-dev/abx/internal/cmd/sandbox"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
 
 // Main runs abx with the process's arguments and returns the exit status.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := newInterruptContext(context.Background())
+	defer ctx.stop()
 	return Run(ctx, cmdutil.New(output.System(), nil), os.Args[1:])
 }
 
 // Run executes one command line and prints its error, if any, once.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
-	root := NewCmdRoot(f)
+	t := newTree(f)
+	t.lazy(args)
+	root := t.root
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
@@ -135,6 +129,13 @@ var groups = []*cobra.Group{
 
 // NewCmdRoot builds the whole command tree.
 func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+	t := newTree(f)
+	t.complete()
+	return t.root
+}
+
+// newTree builds the root, with its flags and nothing below it.
+func newTree(f *cmdutil.Factory) *tree {
 	var g globals
 	root := &cobra.Command{
 		Use:   "abx",
@@ -172,26 +173,12 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 	})
 
 	root.AddGroup(groups...)
-	add := func(group string, cmds ...*cobra.Command) {
-		for _, c := range cmds {
-			c.GroupID = group
-			root.AddCommand(c)
-		}
-	}
-	add("sandboxes", sandbox.Commands(f)...)
-	add("inside", process.NewCmdExec(f, nil), process.NewCmdPs(f), files.NewCmdFiles(f), code.NewCmdRunCode(f, nil))
-	add("local", emulator.NewCmdEmulator(f))
-	add("settings", providers.NewCmdProvider(f), meta.NewCmdCapabilities(f, nil), meta.NewCmdConfig(f, nil), meta.NewCmdVersion(f, nil))
-	root.AddCommand(newHelpTopics(f)...)
 	root.Version = meta.BuildInfo().String()
 	root.SetVersionTemplate("{{.Version}}\n")
-	addUnsupportedCommands(root, f)
 	root.SetHelpCommandGroupID("settings")
 	root.SetCompletionCommandGroupID("settings")
-	addCompletions(root, f)
 	setUsage(root)
-	markRunErrors(root)
-	return root
+	return &tree{f: f, root: root, built: make([]bool, len(topCommands))}
 }
 
 // globals are the root's own flags, applied before any command runs.

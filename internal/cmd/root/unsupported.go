@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/files"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -33,10 +34,10 @@ shows what the selected provider supports.`,
 	return cmdutil.Needs(cmd, c)
 }
 
-// addUnsupportedCommands declares the family's commands this tree has no
-// implementation of: templates, file watching, presigned transfer URLs and
-// the interactive terminal.
-func addUnsupportedCommands(root *cobra.Command, f *cmdutil.Factory) {
+// The family's commands this tree has no implementation of: templates,
+// file watching, presigned transfer URLs and the interactive terminal.
+
+func newCmdTemplate(f *cmdutil.Factory) *cobra.Command {
 	template := &cobra.Command{Use: "template", Short: "Work with sandbox templates",
 		Long: `Templates are what sandboxes start from ('abx create --template T'). Listing and
 building them need the capabilities templates.read and templates.build, which no provider
@@ -46,28 +47,20 @@ abx knows has yet: these commands exit 5 (E8004) before any request.`,
 		familyCommand(f, "list", "List templates", provider.TemplatesRead),
 		familyCommand(f, "build", "Build a template", provider.TemplatesBuild),
 	)
-	template.GroupID = "sandboxes"
-	root.AddCommand(template)
+	return template
+}
 
-	files := filesCommand(root)
-	files.AddCommand(
+// newCmdFiles is the files group with the family's file commands.
+func newCmdFiles(f *cmdutil.Factory) *cobra.Command {
+	c := files.NewCmdFiles(f)
+	c.AddCommand(
 		familyCommand(f, "watch ID PATH", "Watch a directory for changes", provider.FilesWatch),
 		familyCommand(f, "upload-url ID PATH", "Print a presigned upload URL", provider.FilesTransfer),
 		familyCommand(f, "download-url ID PATH", "Print a presigned download URL", provider.FilesTransfer),
 	)
-	terminal := familyCommand(f, "terminal ID", "Open an interactive terminal in a sandbox", provider.PTY)
-	terminal.GroupID = "inside"
-	root.AddCommand(terminal)
+	return c
 }
 
-// filesCommand returns the `files` group, creating it on first use.
-func filesCommand(root *cobra.Command) *cobra.Command {
-	for _, c := range root.Commands() {
-		if c.Name() == "files" {
-			return c
-		}
-	}
-	files := &cobra.Command{Use: "files", Short: "Read, write and move files in a sandbox"}
-	root.AddCommand(files)
-	return files
+func newCmdTerminal(f *cmdutil.Factory) *cobra.Command {
+	return familyCommand(f, "terminal ID", "Open an interactive terminal in a sandbox", provider.PTY)
 }

@@ -12,15 +12,6 @@ import (
 	"github.com/abx-dev/abx/internal/provider"
 )
 
-// Commands builds the group, in the order help lists it.
-func Commands(f *cmdutil.Factory) []*cobra.Command {
-	return []*cobra.Command{
-		NewCmdCreate(f, nil), NewCmdConnect(f, nil), NewCmdList(f, nil), NewCmdInfo(f, nil),
-		NewCmdKill(f, nil), NewCmdTimeout(f, nil), NewCmdPause(f, nil), NewCmdResume(f, nil),
-		NewCmdURL(f, nil), NewCmdPortForward(f, nil),
-	}
-}
-
 // CreateOptions are the inputs of `abx create`.
 type CreateOptions struct {
 	IO       *output.Streams
