@@ -5,11 +5,11 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 
 	"github.com/abx-dev/abx/internal/abxerr"
@@ -34,8 +34,8 @@ type BoundSetting struct {
 }
 
 // BindSettings resolves the provider's settings from its flags, its
-// variables and its defaults (flag > env > default) and fills the
-// provider's Config struct with them. Nothing but the provider's own variables is
+// variables and its defaults (flag > env > default) and decodes them into
+// the provider's Config struct. Nothing but the provider's own variables is
 // read, through f.Getenv. A nil stdin leaves a '-' file setting unread.
 // Values are checked per setting first, so an error names the variable and
 // flag to fix.
@@ -65,48 +65,25 @@ func (f *Factory) BindSettings(d *provider.Descriptor, stdin io.Reader) (provide
 			return nil, bound, err
 		}
 	}
+	values := make(map[string]any, len(bound))
+	for _, b := range bound {
+		values[b.Key] = b.Value
+	}
 	cfg := d.NewConfig()
-	if err := decodeSettings(cfg, bound); err != nil {
+	// Weakly typed, so that the checked strings become the struct's ints
+	// and durations.
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		WeaklyTypedInput: true,
+		DecodeHook:       mapstructure.DecodeHookFuncType(durationHook),
+		Result:           cfg,
+	})
+	if err == nil {
+		err = dec.Decode(values)
+	}
+	if err != nil {
 		return nil, bound, abxerr.New(abxerr.InvalidConfig, "cannot read the configuration: %v", err)
 	}
 	return cfg, bound, nil
-}
-
-// decodeSettings fills cfg, a pointer to a struct whose fields are tagged
-// `setting:"key"`, from the bound values, which checkKind has accepted. An
-// empty number is 0; an empty duration is refused, as 0 would mean "no
-// bound" to some of them.
-func decodeSettings(cfg provider.Config, bound []BoundSetting) error {
-	v := reflect.ValueOf(cfg).Elem()
-	for i := range v.NumField() {
-		key := v.Type().Field(i).Tag.Get("setting")
-		j := slices.IndexFunc(bound, func(b BoundSetting) bool { return b.Key == key })
-		if key == "" || j < 0 {
-			continue
-		}
-		value, field := bound[j].Value, v.Field(i)
-		switch {
-		case field.Type() == reflect.TypeFor[time.Duration]():
-			d, err := ParseDurationOrSeconds(value)
-			if err != nil {
-				return fmt.Errorf("%s: %w", key, err)
-			}
-			field.SetInt(int64(d))
-		case field.Kind() == reflect.String:
-			field.SetString(value)
-		case field.Kind() == reflect.Int && value == "":
-			field.SetInt(0)
-		case field.Kind() == reflect.Int:
-			n, err := strconv.Atoi(value)
-			if err != nil {
-				return fmt.Errorf("%s: %w", key, err)
-			}
-			field.SetInt(int64(n))
-		default:
-			return fmt.Errorf("%s: a setting cannot fill a %s", key, field.Type())
-		}
-	}
-	return nil
 }
 
 func sourceOf(s provider.Setting, flags *pflag.FlagSet, env map[string]any) string {
@@ -188,6 +165,15 @@ func checkKind(b BoundSetting) error {
 			WithHint("set %s or --%s to %s", b.Env, b.Flag, want)
 	}
 	return nil
+}
+
+// durationHook lets duration settings take plain seconds as well as Go
+// durations.
+func durationHook(from, to reflect.Type, data any) (any, error) {
+	if to != reflect.TypeFor[time.Duration]() || from.Kind() != reflect.String {
+		return data, nil
+	}
+	return ParseDurationOrSeconds(data.(string))
 }
 
 // ParseDurationOrSeconds reads Go durations ("90s", "5m", "2h30m"), whole

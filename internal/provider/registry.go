@@ -20,11 +20,10 @@ const (
 	Duration
 )
 
-// Setting is one configuration value of a provider: the key its Config
-// field is tagged with (`setting:"key"`), the flag and the environment
-// variable that set it.
+// Setting is one configuration value of a provider: the mapstructure key of
+// its Config field, the flag and the environment variable that set it.
 type Setting struct {
-	Key     string // the Config field's tag, e.g. "base_url"
+	Key     string // mapstructure key, e.g. "base_url"
 	Flag    string // flag name without dashes, e.g. "base-url"
 	Env     string // full variable name, e.g. ABX_ALICLOUD_CONTAINER_BASE_URL
 	Default string

@@ -31,14 +31,14 @@ const DefaultEnvdPort = 49983
 
 // Config is this provider's configuration, filled from flags and environment.
 type Config struct {
-	Domain         string        `setting:"domain"`
-	BaseURL        string        `setting:"base_url"`
-	APIKey         string        `setting:"api_key"`
-	Protocol       string        `setting:"protocol"`
-	EnvdPort       int           `setting:"envd_port"`
-	RequestTimeout time.Duration `setting:"request_timeout"`
-	Retries        int           `setting:"retries"`
-	IdleTimeout    time.Duration `setting:"idle_timeout"`
+	Domain         string        `mapstructure:"domain"`
+	BaseURL        string        `mapstructure:"base_url"`
+	APIKey         string        `mapstructure:"api_key"`
+	Protocol       string        `mapstructure:"protocol"`
+	EnvdPort       int           `mapstructure:"envd_port"`
+	RequestTimeout time.Duration `mapstructure:"request_timeout"`
+	Retries        int           `mapstructure:"retries"`
+	IdleTimeout    time.Duration `mapstructure:"idle_timeout"`
 }
 
 // Settings are the values this provider reads, with their flags and variables.
