@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/provider"
@@ -33,31 +34,36 @@ type BoundSetting struct {
 	Source string
 }
 
-// BindSettings resolves the provider's settings from its flags, its
-// variables and its defaults (flag > env > default) and decodes them into
-// the provider's Config struct. Nothing but the provider's own variables is
-// read, through f.Getenv. A nil stdin leaves a '-' file setting unread.
-// Values are checked per setting first, so an error names the variable and
-// flag to fix.
+// BindSettings fills a fresh viper from the provider's flags and variables
+// (flag > env > default) and decodes it into the provider's Config struct.
+// Nothing but the provider's own variables is read, through f.Getenv: they
+// make viper's config layer, which ranks between flags and defaults as the
+// environment would. A nil stdin leaves a '-' file setting unread. Values
+// are checked per setting first, so an error names the variable and flag to
+// fix.
 func (f *Factory) BindSettings(d *provider.Descriptor, stdin io.Reader) (provider.Config, []BoundSetting, error) {
+	v := viper.New()
 	env := map[string]any{}
 	for _, s := range d.Settings {
 		if val := f.Getenv(s.Env); val != "" {
 			env[s.Key] = val
 		}
+		v.SetDefault(s.Key, s.Default)
+	}
+	if err := v.MergeConfigMap(env); err != nil {
+		return nil, nil, err
 	}
 	bound := make([]BoundSetting, 0, len(d.Settings))
 	for _, s := range d.Settings {
-		b := BoundSetting{Setting: s, Value: s.Default, Source: sourceOf(s, f.Flags, env)}
-		switch b.Source {
-		case sourceFlag:
-			b.Value = f.Flags.Lookup(s.Flag).Value.String()
-		case sourceEnv:
-			b.Value = env[s.Key].(string)
+		if fl := f.Flags.Lookup(s.Flag); fl != nil {
+			if err := v.BindPFlag(s.Key, fl); err != nil {
+				return nil, nil, err
+			}
 		}
+		b := BoundSetting{Setting: s, Value: v.GetString(s.Key), Source: sourceOf(s, f.Flags, env)}
 		bound = append(bound, b)
 	}
-	if err := resolveFiles(bound, stdin); err != nil {
+	if err := resolveFiles(v, bound, stdin); err != nil {
 		return nil, bound, err
 	}
 	for _, b := range bound {
@@ -65,22 +71,8 @@ func (f *Factory) BindSettings(d *provider.Descriptor, stdin io.Reader) (provide
 			return nil, bound, err
 		}
 	}
-	values := make(map[string]any, len(bound))
-	for _, b := range bound {
-		values[b.Key] = b.Value
-	}
 	cfg := d.NewConfig()
-	// Weakly typed, so that the checked strings become the struct's ints
-	// and durations.
-	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
-		WeaklyTypedInput: true,
-		DecodeHook:       mapstructure.DecodeHookFuncType(durationHook),
-		Result:           cfg,
-	})
-	if err == nil {
-		err = dec.Decode(values)
-	}
-	if err != nil {
+	if err := v.Unmarshal(cfg, viper.DecodeHook(mapstructure.DecodeHookFuncType(durationHook))); err != nil {
 		return nil, bound, abxerr.New(abxerr.InvalidConfig, "cannot read the configuration: %v", err)
 	}
 	return cfg, bound, nil
@@ -102,7 +94,7 @@ func sourceOf(s provider.Setting, flags *pflag.FlagSet, env map[string]any) stri
 // resolveFiles reads settings given as files (FileOf), so that a secret can
 // stay out of the process list: --api-key-file PATH, or '-' for stdin. A nil
 // stdin leaves '-' unread.
-func resolveFiles(bound []BoundSetting, stdin io.Reader) error {
+func resolveFiles(v *viper.Viper, bound []BoundSetting, stdin io.Reader) error {
 	for _, fileSetting := range bound {
 		if fileSetting.FileOf == "" || fileSetting.Value == "" {
 			continue
@@ -119,6 +111,7 @@ func resolveFiles(bound []BoundSetting, stdin io.Reader) error {
 			if fileSetting.Value == "-" && stdin == nil {
 				// abx config does not consume stdin: it shows that the
 				// value will come from there.
+				v.Set(target.Key, "(stdin)")
 				target.Value, target.Source = "(stdin)", sourceFile
 				continue
 			}
@@ -128,6 +121,7 @@ func resolveFiles(bound []BoundSetting, stdin io.Reader) error {
 					WithHint("set %s or --%s to a readable file, or '-' for stdin", fileSetting.Env, fileSetting.Flag)
 			}
 			value := strings.TrimSpace(string(data))
+			v.Set(target.Key, value)
 			target.Value, target.Source = value, sourceFile
 		}
 	}

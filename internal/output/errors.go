@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/lipgloss/v2"
+
 	"github.com/abx-dev/abx/internal/abxerr"
 )
 
@@ -18,6 +20,8 @@ type jsonError struct {
 		ExitCode   int         `json:"exitCode"`
 	} `json:"error"`
 }
+
+var errorStyle = lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true)
 
 // printError writes err once on stderr: one line for people, or one JSON
 // object when the command's output is JSON. A server's message may echo
@@ -44,7 +48,7 @@ func (s *Streams) printError(e *abxerr.Error, exit int, asJSON bool) {
 func (s *Streams) ErrorLine(e *abxerr.Error) string {
 	label := fmt.Sprintf("error[%s]:", e.Code)
 	if s.StderrTTY && s.Color {
-		label = errorStyle.render(label)
+		label = errorStyle.Render(label)
 	}
 	var b strings.Builder
 	b.WriteString(label + " " + s.safeLine(e.Message))

@@ -152,7 +152,7 @@ func TestErrorLineEscapesTheServersWords(t *testing.T) {
 				t.Errorf("tty=%v: %q missing from %q", tty, want, line)
 			}
 		}
-		if tty && !strings.HasPrefix(line, errorStyle.render("error[E5002]:")) {
+		if tty && !strings.HasPrefix(line, errorStyle.Render("error[E5002]:")) {
 			t.Errorf("the label lost its colour: %q", line)
 		}
 	}

@@ -1,13 +1,16 @@
 package output
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/clipperhouse/displaywidth"
+	"charm.land/lipgloss/v2"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
 )
 
 // TablePrinter prints rows for people on a terminal (aligned, upper-case
@@ -50,102 +53,76 @@ func (t *TablePrinter) Render() error {
 		}
 		return nil
 	}
+	var buf bytes.Buffer
+	tbl := tablewriter.NewTable(&buf,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+			},
+		})),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithPadding(tw.Padding{Left: "", Right: "  ", Overwrite: true}),
+		tablewriter.WithTrimSpace(tw.Off),
+		tablewriter.WithHeaderAutoFormat(tw.Off), // headers are upper-cased here, before styling
+	)
 	header := make([]string, len(t.header))
 	for i, h := range t.header {
 		header[i] = t.s.style(headerStyle, strings.ToUpper(Escape(h)))
 	}
-	return writeAligned(t.s.Out, append([][]string{header}, t.rows...))
-}
-
-// writeAligned writes rows as left-aligned columns two blanks apart, each
-// as wide as its widest cell, with no blanks at the end of a line.
-func writeAligned(w io.Writer, rows [][]string) error {
-	var widths []int
-	for _, r := range rows {
-		for i, c := range r {
-			if i == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], displayWidth(c))
+	tbl.Header(header)
+	for _, r := range t.rows {
+		if err := tbl.Append(r); err != nil {
+			return err
 		}
 	}
-	var line strings.Builder
-	for _, r := range rows {
-		line.Reset()
-		for i, width := range widths {
-			c := ""
-			if i < len(r) {
-				c = r[i]
-			}
-			line.WriteString(c)
-			line.WriteString(strings.Repeat(" ", width-displayWidth(c)+2))
+	if err := tbl.Render(); err != nil {
+		return err
+	}
+	// The last column's padding would leave trailing blanks on every line.
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if line == "" {
+			continue
 		}
-		if _, err := io.WriteString(w, strings.TrimRight(line.String(), " ")+"\n"); err != nil {
+		if _, err := io.WriteString(t.s.Out, trimTrailing(line)+"\n"); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// displayWidth is the number of terminal columns text takes, colour
-// sequences aside. Cells are escaped before they get here, so the only
-// sequences are abx's own styling; widths are counted a rune at a time.
-func displayWidth(text string) int {
-	n := 0
-	for i := 0; i < len(text); {
-		if text[i] == '\x1b' {
-			i += csiLen(text[i:])
-			continue
+// trimTrailing drops a line's trailing blanks and the colour resets
+// tablewriter puts after them; styled cells reset themselves.
+func trimTrailing(line string) string {
+	for {
+		trimmed := strings.TrimRight(line, " \n")
+		trimmed = strings.TrimSuffix(trimmed, "\x1b[0m")
+		if trimmed == line {
+			return line
 		}
-		r, size := utf8.DecodeRuneInString(text[i:])
-		n += displaywidth.Rune(r)
-		i += size
+		line = trimmed
 	}
-	return n
 }
 
-// csiLen is the length of the CSI sequence at the start of s (ESC [
-// parameters, intermediates, one final byte), or 1 for a lone ESC.
-func csiLen(s string) int {
-	i := 2
-	if len(s) < 2 || s[1] != '[' {
-		return 1
-	}
-	for i < len(s) && s[i] >= 0x30 && s[i] <= 0x3f {
-		i++
-	}
-	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2f {
-		i++
-	}
-	if i < len(s) && s[i] >= 0x40 && s[i] <= 0x7e {
-		return i + 1
-	}
-	return 1
-}
-
-// A style is an SGR parameter list. Styled text resets every attribute at
-// its end, so it never runs into what follows it.
-type style string
-
-const (
-	headerStyle  style = "1"  // bold
-	runningStyle style = "32" // green
-	pausedStyle  style = "33" // yellow
-	otherStyle   style = "31" // red
-	faintStyle   style = "2"
-	errorStyle   style = "1;31" // bold red
+var (
+	headerStyle  = lipgloss.NewStyle().Bold(true)
+	runningStyle = lipgloss.NewStyle().Foreground(lipgloss.Green)
+	pausedStyle  = lipgloss.NewStyle().Foreground(lipgloss.Yellow)
+	otherStyle   = lipgloss.NewStyle().Foreground(lipgloss.Red)
+	faintStyle   = lipgloss.NewStyle().Faint(true)
 )
-
-func (st style) render(text string) string { return "\x1b[" + string(st) + "m" + text + "\x1b[m" }
 
 // style colours text, which must be safe already (see Safe): the escape
 // sequences it adds are abx's own, and a table passes the result through
 // as it is.
-func (s *Streams) style(st style, text string) string {
+func (s *Streams) style(st lipgloss.Style, text string) string {
 	if !s.Color || text == "" {
 		return text
 	}
-	out := st.render(text)
+	out := st.Render(text)
 	s.styled.Store(out, struct{}{})
 	return out
 }
