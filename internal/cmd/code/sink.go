@@ -3,6 +3,7 @@ package code
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/output"
@@ -167,8 +168,8 @@ func errorText(e *codeinterp.ExecError, color bool) string {
 	// The server joins IPython's traceback chunks with nothing, which glues
 	// the opening rule and the header to the lines after them; put the line
 	// breaks back.
-	tb := tracebackRule.ReplaceAllString(e.Traceback, "$1\n$2")
-	tb = tracebackHeader.ReplaceAllString(tb, "$1\n$2")
+	tb := tracebackRule().ReplaceAllString(e.Traceback, "$1\n$2")
+	tb = tracebackHeader().ReplaceAllString(tb, "$1\n$2")
 	if !color {
 		tb = output.StripANSI(tb)
 	}
@@ -183,9 +184,16 @@ func errorText(e *codeinterp.ExecError, color bool) string {
 	return withNewline(tb)
 }
 
-var tracebackHeader = regexp.MustCompile(`(Traceback \(most recent call last\)(?:\x1b\[[0-9;]*m)*)([^\n:])`)
-
-var tracebackRule = regexp.MustCompile(`^((?:\x1b\[[0-9;]*m)*-{20,}(?:\x1b\[[0-9;]*m)*)([^\n])`)
+// The traceback patterns are compiled when a traceback is shown, not with
+// every run of abx.
+var (
+	tracebackHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(Traceback \(most recent call last\)(?:\x1b\[[0-9;]*m)*)([^\n:])`)
+	})
+	tracebackRule = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^((?:\x1b\[[0-9;]*m)*-{20,}(?:\x1b\[[0-9;]*m)*)([^\n])`)
+	})
+)
 
 func withNewline(s string) string {
 	if strings.HasSuffix(s, "\n") {

@@ -224,7 +224,7 @@ func (s *Server) restartContext(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusNotFound, "Context "+id+" not found")
 		return
 	}
-	cx.stop(false, connectionClosed) // the real server closes its socket first
+	cx.stop(false, connectionClosed()) // the real server closes its socket first
 	writeJSON(w, http.StatusOK, nil)
 }
 
@@ -236,6 +236,6 @@ func (s *Server) deleteContext(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.remove(cx)
-	cx.stop(true, connectionClosed)
+	cx.stop(true, connectionClosed())
 	writeJSON(w, http.StatusOK, nil)
 }

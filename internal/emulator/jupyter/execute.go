@@ -124,7 +124,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 		run, err = k.begin(*req.Code, req.EnvVars)
 	}
 	if err != nil {
-		out.line(connectionClosed)
+		out.line(connectionClosed())
 		out.line(endOfExecution)
 		return
 	}

@@ -109,7 +109,7 @@ func (s *Server) Close() {
 	contexts := append([]*codeContext(nil), s.contexts...)
 	s.mu.Unlock()
 	for _, cx := range contexts {
-		cx.stop(true, connectionClosed)
+		cx.stop(true, connectionClosed())
 	}
 }
 

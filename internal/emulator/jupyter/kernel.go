@@ -30,11 +30,16 @@ const (
 
 // The errors an execution in progress ends with when its kernel goes: the
 // real server's words for a restarted kernel (Jupyter restarts one that
-// died, too) and for a connection to the kernel it closed.
+// died, too) and for a connection to the kernel it closed. Made on first
+// use, since every abx run, not only the emulator's, would build them.
 var (
-	contextRestarting = errorLine("ContextRestarting", "Context was restarted")
-	connectionClosed  = errorLine("UnexpectedEndOfExecution",
-		"Connection to the execution was closed before the execution was finished")
+	contextRestarting = sync.OnceValue(func() []byte {
+		return errorLine("ContextRestarting", "Context was restarted")
+	})
+	connectionClosed = sync.OnceValue(func() []byte {
+		return errorLine("UnexpectedEndOfExecution",
+			"Connection to the execution was closed before the execution was finished")
+	})
 )
 
 // event is one line of an execution's stream; last is end_of_execution.
@@ -156,7 +161,7 @@ func (k *kernel) wait(read <-chan struct{}, protoR *os.File) {
 	k.run = nil
 	k.mu.Unlock()
 	if reason == nil {
-		reason = contextRestarting
+		reason = contextRestarting()
 	}
 	if r != nil {
 		r.deliver(event{line: reason})
