@@ -72,21 +72,22 @@ func (t *idleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // watchdog stalls the exchange when it has been waiting on the network
 // for d with no byte moving. waiting counts the ways it waits at once: for
-// the answer, and for the server to take the body.
+// the answer, and for the server to take the body. Progress only records
+// the time: the hot path of a stream touches no timer, and the one timer,
+// when it goes off, checks how long the wait has really lasted.
 type watchdog struct {
 	d     time.Duration
 	stall func()
 
 	mu      sync.Mutex
 	waiting int
+	since   time.Time // the start of the current wait without progress
 	timer   *time.Timer
+	running bool // the timer is set
 	fired   bool
 	stopped bool
 	// answer: the wait for the headers began; headed: it is over.
 	answer, headed bool
-	// armed counts the timer's starts: a fire from an earlier one, which
-	// raced a byte, is stale.
-	armed uint64
 	// body is the request's body, whose pending wait an early answer ends.
 	body *sentBody
 }
@@ -125,20 +126,18 @@ func (w *watchdog) wait() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.waiting++
-	if w.waiting > 1 || w.stopped {
+	if w.waiting == 1 {
+		w.since = time.Now()
+	}
+	if w.running || w.stopped {
 		return
 	}
-	w.arm()
-}
-
-// arm (re)starts the timer; w.mu is held.
-func (w *watchdog) arm() {
-	w.armed++
-	gen := w.armed
-	if w.timer != nil {
-		w.timer.Stop()
+	w.running = true
+	if w.timer == nil {
+		w.timer = time.AfterFunc(w.d, w.fire)
+	} else {
+		w.timer.Reset(w.d)
 	}
-	w.timer = time.AfterFunc(w.d, func() { w.fire(gen) })
 }
 
 // done ends a wait; moved says bytes came or went, which restarts the
@@ -147,18 +146,20 @@ func (w *watchdog) done(moved bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.waiting--
-	switch {
-	case w.timer == nil || w.stopped:
-	case w.waiting == 0:
-		w.timer.Stop()
-	case moved:
-		w.arm()
+	if moved {
+		w.since = time.Now()
 	}
 }
 
-func (w *watchdog) fire(gen uint64) {
+func (w *watchdog) fire() {
 	w.mu.Lock()
-	if w.stopped || w.waiting == 0 || gen != w.armed {
+	if w.stopped || w.waiting == 0 {
+		w.running = false
+		w.mu.Unlock()
+		return
+	}
+	if left := w.d - time.Since(w.since); left > 0 {
+		w.timer.Reset(left)
 		w.mu.Unlock()
 		return
 	}
