@@ -123,6 +123,9 @@ func (c *Client) Read(ctx context.Context, path string, w io.Writer) (int64, err
 	return n, nil
 }
 
+// uploadChunk is how much of a file an upload moves at a time.
+const uploadChunk = 256 << 10
+
 // Write streams r into path, creating parents and overwriting. The body is
 // a multipart form, the only upload envd 0.2.10 takes, built as it is sent.
 func (c *Client) Write(ctx context.Context, path string, r io.Reader) error {
@@ -131,7 +134,8 @@ func (c *Client) Write(ctx context.Context, path string, r io.Reader) error {
 	go func() {
 		part, err := mw.CreateFormFile("file", lastElem(path))
 		if err == nil {
-			_, err = io.Copy(part, r)
+			// Large pieces: each one crosses the pipe and the transport.
+			_, err = io.CopyBuffer(part, r, make([]byte, uploadChunk))
 		}
 		if err == nil {
 			err = mw.Close()
