@@ -18,6 +18,8 @@ trap 'kill "$emu" 2>/dev/null || true; wait "$emu" 2>/dev/null || true; rm -rf "
 
 # shellcheck source=bench/sandbox.sh
 source bench/sandbox.sh
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 "$abx" kill "$id" > /dev/null 2>&1
 api=$ABX_ALICLOUD_CONTAINER_BASE_URL
 key=(-H "X-API-Key: $ABX_ALICLOUD_CONTAINER_API_KEY")
@@ -53,12 +55,6 @@ for id in \$("$abx" list -o name); do
 	curl -fsS -o /dev/null -X DELETE ${key[*]@Q} "$api/sandboxes/\$id"
 done
 EOF
-
-timed() {
-	local out=$1; shift
-	/usr/bin/time -f "%e %M" -o "$work/t" "$@" > /dev/null 2> "$work/err" || { cat "$work/err" >&2; return 1; }
-	cat "$work/t" >> "$out"
-}
 
 row() {
 	python3 - "$@" <<'PY'

@@ -20,26 +20,11 @@ trap 'for p in $engine $emu; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>
 
 # shellcheck source=bench/sandbox.sh
 source bench/sandbox.sh
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 direct_hdr=(-H "E2b-Sandbox-Id: $id" -H "E2b-Sandbox-Port: 49983" -H "X-Access-Token: $token" -H "Authorization: Basic dXNlcjo=")
 engine_token=abx_eng_bench
 engine_hdr=(-H "E2b-Sandbox-Id: $id" -H "E2b-Sandbox-Port: 49983" -H "X-Access-Token: $engine_token" -H "Authorization: Basic dXNlcjo=")
-
-# start_body BYTES: a Connect Start request, binary codec, enveloped, for a
-# command that writes BYTES to stdout.
-start_body() {
-	python3 - "$1" <<'PY'
-import struct, sys
-def field(n, b): # a length-delimited protobuf field
-    out, size = bytes([n << 3 | 2]), len(b)
-    while size >= 0x80:
-        out += bytes([size & 0x7f | 0x80]); size >>= 7
-    return out + bytes([size]) + b
-args = [b"-c", f"exec </dev/null; head -c {sys.argv[1]} /dev/zero".encode()]
-config = field(1, b"/bin/bash") + b"".join(field(2, a) for a in args)
-msg = field(1, config)
-sys.stdout.buffer.write(b"\x00" + struct.pack(">I", len(msg)) + msg)
-PY
-}
 
 # timed MIN_BYTES CURL_ARGS...: prints the wall seconds of one curl, which
 # must succeed and move at least MIN_BYTES.
@@ -66,7 +51,7 @@ echo "| transfer | size | direct (median of $REPS) | through the engine | engine
 echo "| --- | --- | --- | --- | --- | --- |"
 for mib in "${SIZES[@]}"; do
 	bytes=$((mib * 1024 * 1024))
-	start_body "$bytes" > "$work/start.body"
+	start_body "exec </dev/null; head -c $bytes /dev/zero" > "$work/start.body"
 	head -c "$bytes" /dev/urandom > "$work/up.bin"
 	# A fresh engine per size, so its peak memory is this size's.
 	"$abx" provider engine serve --addr 127.0.0.1:0 --token "$engine_token" > "$work/engine.env" 2> "$work/engine.err" &

@@ -23,6 +23,8 @@ trap 'if [ -n "$cid" ]; then "$abx" kill "$cid" > /dev/null 2>&1 || true; fi
 
 # shellcheck source=bench/sandbox.sh
 source bench/sandbox.sh
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 "$abx" kill "$id" > /dev/null 2>&1
 # sandbox.sh makes a base sandbox; the code interpreter needs its template.
 cid=$("$abx" create --template code-interpreter -q)
@@ -36,30 +38,6 @@ interp="$base/kruise/$cid/49999"
 # The kernel keeps each size's bytes, so that a run times the reply, not
 # the making of the image; the first run also starts the kernel.
 "$abx" run-code "$cid" '_blobs = {}' > /dev/null
-
-# timed OUT CMD...: appends "seconds peak-KiB" of one run of CMD to OUT.
-timed() {
-	local out=$1; shift
-	/usr/bin/time -f "%e %M" -o "$work/t" "$@" > /dev/null 2> "$work/err" || { cat "$work/err" >&2; return 1; }
-	cat "$work/t" >> "$out"
-}
-
-# row LABEL MIB ABX FLOOR: one Markdown row from two files of timings.
-row() {
-	python3 - "$@" <<'PY'
-import statistics, sys
-label, mib, abx, floor = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-def load(p):
-    rows = [l.split() for l in open(p) if l.strip()]
-    return [float(r[0]) for r in rows], [int(r[1]) for r in rows]
-a, arss = load(abx)
-f, _ = load(floor)
-ma, mf = statistics.median(a), statistics.median(f)
-ratio = mf / max(ma, 0.001)
-print(f"| {label} | {mib} MiB | {ma:.2f} s ({min(a):.2f}–{max(a):.2f}) | {mf:.2f} s ({min(f):.2f}–{max(f):.2f}) | "
-      f"{ratio:.2f}× | {max(arss) / 1024:.1f} MiB | {'yes' if ratio >= 0.8 and max(arss) <= 50 * 1024 else 'NO'} |")
-PY
-}
 
 echo "| abx run-code | image | abx: median (min–max) | floor: curl POST /execute | curl / abx | abx peak RSS | ≥ 0.8× and ≤ 50 MiB |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
@@ -89,7 +67,7 @@ import sys
 want = bytes(range(256)) * (int(sys.argv[1]) * 4096)
 assert open(sys.argv[2], "rb").read() == want, "the saved image differs"
 PY
-	row "saves it (--save-dir)" "$mib" "$work/save" "$work/floor"
-	row "prints it (-o json)" "$mib" "$work/json" "$work/floor"
+	throughput_row "saves it (--save-dir)" "$mib" "$work/save" "$work/floor"
+	throughput_row "prints it (-o json)" "$mib" "$work/json" "$work/floor"
 	"$abx" run-code "$cid" "del _blobs[$mib]" > /dev/null
 done

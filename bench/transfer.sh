@@ -19,48 +19,11 @@ work=$(mktemp -d)
 emu=
 trap 'kill "$emu" 2>/dev/null || true; wait "$emu" 2>/dev/null || true; rm -rf "$work"' EXIT
 
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 # shellcheck source=bench/sandbox.sh
 source bench/sandbox.sh
 hdr=(-H "E2b-Sandbox-Id: $id" -H "E2b-Sandbox-Port: 49983" -H "X-Access-Token: $token" -H "Authorization: Basic dXNlcjo=")
-
-# start_body LINE: a Connect Start request in the binary codec, enveloped,
-# for /bin/bash -c LINE: what abx sends, less its process-group wrapper.
-start_body() {
-	python3 - "$1" <<'PY'
-import struct, sys
-def field(n, b):  # a length-delimited protobuf field
-    out, size = bytes([n << 3 | 2]), len(b)
-    while size >= 0x80:
-        out += bytes([size & 0x7f | 0x80]); size >>= 7
-    return out + bytes([size]) + b
-config = field(1, b"/bin/bash") + field(2, b"-c") + field(2, sys.argv[1].encode())
-sys.stdout.buffer.write(b"\x00" + struct.pack(">I", len(field(1, config))) + field(1, config))
-PY
-}
-
-# timed OUT CMD...: appends "seconds peak-KiB" of one run of CMD to OUT.
-timed() {
-	local out=$1; shift
-	/usr/bin/time -f "%e %M" -o "$work/t" "$@" > /dev/null 2> "$work/err" || { cat "$work/err" >&2; return 1; }
-	cat "$work/t" >> "$out"
-}
-
-# row LABEL MIB ABX FLOOR: one Markdown row from two files of timings.
-row() {
-	python3 - "$@" <<'PY'
-import statistics, sys
-label, mib, abx, floor = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-def load(p):
-    rows = [l.split() for l in open(p) if l.strip()]
-    return [float(r[0]) for r in rows], [int(r[1]) for r in rows]
-a, arss = load(abx)
-f, _ = load(floor)
-ma, mf = statistics.median(a), statistics.median(f)
-ratio = mf / max(ma, 0.001)
-print(f"| {label} | {mib} MiB | {ma:.2f} s ({min(a):.2f}–{max(a):.2f}) | {mf:.2f} s ({min(f):.2f}–{max(f):.2f}) | "
-      f"{ratio:.2f}× | {max(arss) / 1024:.1f} MiB | {'yes' if ratio >= 0.8 and max(arss) <= 50 * 1024 else 'NO'} |")
-PY
-}
 
 echo "| transfer | size | abx: median (min–max) | floor: curl, same wire | abx / floor | abx peak RSS | ≥ 0.8× and ≤ 50 MiB |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
@@ -87,9 +50,9 @@ for mib in "${SIZES[@]}"; do
 		done
 	done
 	cmp "$work/big.bin" "$work/back.bin"
-	row "exec (stdout; Connect Start, proto)" "$mib" "$work/exec.abx" "$work/exec.floor"
-	row "files write (POST /files, multipart)" "$mib" "$work/write.abx" "$work/write.floor"
-	row "files read (GET /files)" "$mib" "$work/read.abx" "$work/read.floor"
+	throughput_row "exec (stdout; Connect Start, proto)" "$mib" "$work/exec.abx" "$work/exec.floor"
+	throughput_row "files write (POST /files, multipart)" "$mib" "$work/write.abx" "$work/write.floor"
+	throughput_row "files read (GET /files)" "$mib" "$work/read.abx" "$work/read.floor"
 	rm -f "$work/big.bin" "$work/back.bin" "$work/back2.bin"
 done
 "$abx" kill "$id" > /dev/null 2>&1
