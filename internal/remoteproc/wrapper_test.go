@@ -114,42 +114,35 @@ func TestWrapperPassesOutputInputAndStatusThrough(t *testing.T) {
 	}
 }
 
+// SIGTERM reaches the whole group; a group that ignores it is killed when
+// the grace is over.
 func TestWrapperSendsTERMToTheWholeGroup(t *testing.T) {
 	t.Parallel()
-	a, b := sleepMark(), sleepMark()
-	cmd, stdout, _ := wrapped(t, "sleep "+a+" & sleep "+b+"; echo done", "")
-	waitSleepers(t, a, 1)
-	waitSleepers(t, b, 1)
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code := exitOfWait(t, cmd, 20*time.Second); code != 143 {
-		t.Errorf("exit %d, want 143", code)
-	}
-	waitSleepers(t, a, 0)
-	waitSleepers(t, b, 0)
-	if stdout.Len() != 0 {
-		t.Errorf("stdout %q", stdout)
-	}
-}
-
-// A group that ignores SIGTERM is killed when the grace is over.
-func TestWrapperKillsAGroupThatIgnoresTERM(t *testing.T) {
-	t.Parallel()
-	a, b := sleepMark(), sleepMark()
-	cmd, stdout, _ := wrapped(t, `trap "" TERM; sleep `+a+" & sleep "+b+"; echo done", "")
-	waitSleepers(t, a, 1)
-	waitSleepers(t, b, 1)
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code := exitOfWait(t, cmd, 20*time.Second); code != 137 {
-		t.Errorf("exit %d, want 137", code)
-	}
-	waitSleepers(t, a, 0)
-	waitSleepers(t, b, 0)
-	if stdout.Len() != 0 {
-		t.Errorf("stdout %q", stdout)
+	for _, tc := range []struct {
+		name, prefix string
+		want         int
+	}{
+		{"it ends", "", 143},
+		{"it ignores TERM", `trap "" TERM; `, 137},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a, b := sleepMark(), sleepMark()
+			cmd, stdout, _ := wrapped(t, tc.prefix+"sleep "+a+" & sleep "+b+"; echo done", "")
+			waitSleepers(t, a, 1)
+			waitSleepers(t, b, 1)
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if code := exitOfWait(t, cmd, 20*time.Second); code != tc.want {
+				t.Errorf("exit %d, want %d", code, tc.want)
+			}
+			waitSleepers(t, a, 0)
+			waitSleepers(t, b, 0)
+			if stdout.Len() != 0 {
+				t.Errorf("stdout %q", stdout)
+			}
+		})
 	}
 }
 
