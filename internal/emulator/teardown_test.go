@@ -53,8 +53,10 @@ func stuckProcess(t *testing.T, e *Emulator, id string) (release func()) {
 		var out strings.Builder
 		sent := false
 		// setsid puts the background job in a session of its own, out of
-		// reach of the signals that stop the sandbox's sessions.
-		_, _ = c.Start(context.Background(), client.Command{Cmd: "/bin/bash", Args: []string{"-c", "setsid sleep 600 & echo $!; wait"}},
+		// reach of the signals that stop the sandbox's sessions. The job
+		// prints its PID itself, once it is in that session: $! would be
+		// known before, and a kill in between would reach it.
+		_, _ = c.Start(context.Background(), client.Command{Cmd: "/bin/bash", Args: []string{"-c", "setsid sh -c 'echo $$; exec sleep 600' & wait"}},
 			func(ev client.Event) error {
 				out.Write(ev.Stdout)
 				if line, _, ok := strings.Cut(out.String(), "\n"); ok && !sent {
