@@ -106,8 +106,12 @@ const wrapperName = "abx-exec"
 //     down) cannot be caught: a watcher in a group of its own holds the
 //     read end of a pipe only the wrapper writes to, and kills the group
 //     when the pipe closes without the wrapper's word that it ended by
-//     itself. Children a command leaves behind on purpose (nohup, &) keep
-//     running after a normal end, as they did before.
+//     itself. The watcher is in place before the command starts, and is
+//     told the group at once, so a KILL that comes as soon as envd has
+//     reported the start (a wrapper still starting up under load) finds
+//     it there; only a KILL between the command's fork and the next
+//     statement can miss it. Children a command leaves behind on purpose
+//     (nohup, &) keep running after a normal end, as they did before.
 //   - The wrapper's own stderr is /dev/null (bash with job control reports
 //     finished jobs on it); the command gets the real one from fd 3.
 //   - Only processes that are not zombies count as left in the group: an
@@ -128,9 +132,10 @@ on() {
 trap 'on TERM' TERM
 trap 'on INT' INT
 trap 'on HUP' HUP
-/bin/bash -l -c "$1" 2>&3 3>&- &
+exec 4> >(exec 5<&0 >/dev/null 3>&-; set -m; { read -r q <&5 && { read -r _ <&5 || kill -KILL -- -$q; }; } &)
+/bin/bash -l -c "$1" 2>&3 3>&- 4>&- &
 p=$!
-exec 4> >(exec 5<&0 >/dev/null 3>&-; set -m; { read -r _ <&5 || kill -KILL -- -$p; } &)
+echo $p >&4
 [ $n = 0 ] || kill -TERM -- -$p
 alive() {
   kill -0 -- -$p || return 1
