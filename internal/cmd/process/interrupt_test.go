@@ -83,6 +83,32 @@ func (s *sandbox) exec(t *testing.T, line string, sigs chan os.Signal) (*ExecOpt
 	return &ExecOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient, ID: s.id, Argv: []string{line}, Signals: sigs}, io
 }
 
+// background runs 'abx exec ID --background -- line' (with -i when
+// interactive) and returns the pid it printed.
+func (s *sandbox) background(t *testing.T, line string, interactive bool) uint32 {
+	t.Helper()
+	opts, out := s.exec(t, line, nil)
+	opts.Background, opts.Interactive = true, interactive
+	if err := runExec(t.Context(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var pid uint32
+	if _, err := fmt.Sscan(out.Out.String(), &pid); err != nil {
+		t.Fatalf("pid %q: %v", out.Out, err)
+	}
+	return pid
+}
+
+// wantStopped waits until the sleeps marked are gone, and fails if the
+// command printed its last word, "done": it went on after it was stopped.
+func wantStopped(t *testing.T, out fmt.Stringer, marks ...string) {
+	t.Helper()
+	waitSleepers(t, 0, marks...)
+	if strings.Contains(out.String(), "done") {
+		t.Errorf("the command went on after it was stopped: stdout %q", out)
+	}
+}
+
 // start runs fn in the background; the returned func waits (up to within)
 // for its error.
 func start(t *testing.T, fn func() error) func() error {
@@ -106,8 +132,15 @@ func start(t *testing.T, fn func() error) func() error {
 // by it (an ended sleep, even a zombie, has no arguments left).
 func sleepMark() string { return fmt.Sprintf("%d.%06d", 5000+rand.IntN(1000), rand.IntN(1000000)) }
 
-// waitSleepers waits until n 'sleep MARK' are running.
-func waitSleepers(t *testing.T, mark string, n int) {
+// waitSleepers waits until n 'sleep MARK' are running, for each mark.
+func waitSleepers(t *testing.T, n int, marks ...string) {
+	t.Helper()
+	for _, mark := range marks {
+		waitSleeper(t, n, mark)
+	}
+}
+
+func waitSleeper(t *testing.T, n int, mark string) {
 	t.Helper()
 	want := "sleep\x00" + mark + "\x00"
 	count := func() int {
@@ -159,19 +192,14 @@ func TestExecCtrlCStopsTheWholeCommand(t *testing.T) {
 			opts, io := s.exec(t, c.trap+"sleep "+a+" & sleep "+b+"; echo done", sigs)
 			ctx, cancel := context.WithCancel(t.Context())
 			wait := start(t, func() error { return runExec(ctx, opts) })
-			waitSleepers(t, a, 1)
-			waitSleepers(t, b, 1)
+			waitSleepers(t, 1, a, b)
 			cancel() // what the first Ctrl-C does to the root context
 			if c.second {
 				sigs <- os.Interrupt
 			}
 			err := wait()
 			wantInterrupted(t, err)
-			waitSleepers(t, a, 0)
-			waitSleepers(t, b, 0)
-			if strings.Contains(io.Out.String(), "done") {
-				t.Errorf("the command went on after Ctrl-C: stdout %q", io.Out)
-			}
+			wantStopped(t, io.Out, a, b)
 		})
 	}
 }
@@ -188,11 +216,7 @@ func TestExecTimeoutStopsTheWholeCommand(t *testing.T) {
 	if e := abxerr.From(err); e == nil || e.Code != abxerr.Timeout || abxerr.Exit(err, true) != abxerr.ExitTimeout {
 		t.Errorf("error %v, want E6001 (exit 124)", err)
 	}
-	waitSleepers(t, a, 0)
-	waitSleepers(t, b, 0)
-	if strings.Contains(io.Out.String(), "done") {
-		t.Errorf("stdout %q", io.Out)
-	}
+	wantStopped(t, io.Out, a, b)
 }
 
 // exec -i with nothing on stdin: Ctrl-C is not held up by the read.
@@ -207,10 +231,10 @@ func TestExecInteractiveCtrlCWithStdinBlocked(t *testing.T) {
 	opts.IO.In = stdin
 	ctx, cancel := context.WithCancel(t.Context())
 	wait := start(t, func() error { return runExec(ctx, opts) })
-	waitSleepers(t, a, 1)
+	waitSleepers(t, 1, a)
 	cancel()
 	wantInterrupted(t, wait())
-	waitSleepers(t, a, 0)
+	waitSleepers(t, 0, a)
 }
 
 // ps stdin reading a stdin nobody writes to stops at Ctrl-C.
@@ -218,16 +242,8 @@ func TestPsStdinCtrlCWithStdinBlocked(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, "0.2.10")
 	a := sleepMark()
-	opts, out := s.exec(t, "sleep "+a+" & cat >/dev/null", nil)
-	opts.Background, opts.Interactive = true, true
-	if err := runExec(t.Context(), opts); err != nil {
-		t.Fatal(err)
-	}
-	var pid uint32
-	if _, err := fmt.Sscan(out.Out.String(), &pid); err != nil {
-		t.Fatalf("pid %q: %v", out.Out, err)
-	}
-	waitSleepers(t, a, 1)
+	pid := s.background(t, "sleep "+a+" & cat >/dev/null", true)
+	waitSleepers(t, 1, a)
 
 	f, _ := s.factory(t)
 	stdin, w := io.Pipe()
@@ -246,7 +262,7 @@ func TestPsStdinCtrlCWithStdinBlocked(t *testing.T) {
 	if err := runPsKill(t.Context(), &PsKillOptions{Printer: f.Printer, Envd: f.EnvdClient, ID: s.id, PID: pid}); err != nil {
 		t.Fatal(err)
 	}
-	waitSleepers(t, a, 0)
+	waitSleepers(t, 0, a)
 }
 
 // ps shows the command as it was asked for, and ps kill's SIGTERM reaches
@@ -256,17 +272,8 @@ func TestPsKillStopsTheWholeBackgroundCommand(t *testing.T) {
 	s := newSandbox(t, "0.2.10")
 	a, b := sleepMark(), sleepMark()
 	line := "sleep " + a + " & sleep " + b
-	opts, out := s.exec(t, line, nil)
-	opts.Background = true
-	if err := runExec(t.Context(), opts); err != nil {
-		t.Fatal(err)
-	}
-	var pid uint32
-	if _, err := fmt.Sscan(out.Out.String(), &pid); err != nil {
-		t.Fatalf("pid %q: %v", out.Out, err)
-	}
-	waitSleepers(t, a, 1)
-	waitSleepers(t, b, 1)
+	pid := s.background(t, line, false)
+	waitSleepers(t, 1, a, b)
 
 	f, io := s.factory(t)
 	if err := runPs(t.Context(), &PsOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient, ID: s.id}); err != nil {
@@ -280,6 +287,5 @@ func TestPsKillStopsTheWholeBackgroundCommand(t *testing.T) {
 	if err := runPsKill(t.Context(), &PsKillOptions{Printer: f.Printer, Envd: f.EnvdClient, ID: s.id, PID: pid}); err != nil {
 		t.Fatal(err)
 	}
-	waitSleepers(t, a, 0)
-	waitSleepers(t, b, 0)
+	waitSleepers(t, 0, a, b)
 }
