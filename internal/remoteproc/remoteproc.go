@@ -104,14 +104,16 @@ const wrapperName = "abx-exec"
 //   - A KILL to the wrapper itself (envd's --timeout deadline, a second
 //     Ctrl-C, 'ps kill --signal KILL', the emulator tearing a sandbox
 //     down) cannot be caught: a watcher in a group of its own holds the
-//     read end of a pipe only the wrapper writes to, and kills the group
-//     when the pipe closes without the wrapper's word that it ended by
-//     itself. The watcher is in place before the command starts, and is
-//     told the group at once, so a KILL that comes as soon as envd has
-//     reported the start (a wrapper still starting up under load) finds
-//     it there; only a KILL between the command's fork and the next
-//     statement can miss it. Children a command leaves behind on purpose
-//     (nohup, &) keep running after a normal end, as they did before.
+//     read end of a pipe, and kills the group when the pipe closes
+//     without the wrapper's word ("end") that the command ended by
+//     itself. The watcher is in place before the command starts, and the
+//     command's first act is to write its group to the pipe (the wrapper
+//     writes it too, for a bash without $BASHPID), so a KILL at any
+//     moment of the start, even right after the fork, finds the group
+//     known: envd reports a start as soon as it has forked the wrapper,
+//     and a 'ps kill --signal KILL' may follow at once. Children a
+//     command leaves behind on purpose (nohup, &) keep running after a
+//     normal end, as they did before.
 //   - The wrapper's own stderr is /dev/null (bash with job control reports
 //     finished jobs on it); the command gets the real one from fd 3.
 //   - Only processes that are not zombies count as left in the group: an
@@ -132,8 +134,8 @@ on() {
 trap 'on TERM' TERM
 trap 'on INT' INT
 trap 'on HUP' HUP
-exec 4> >(exec 5<&0 >/dev/null 3>&-; set -m; { read -r q <&5 && { read -r _ <&5 || kill -KILL -- -$q; }; } &)
-/bin/bash -l -c "$1" 2>&3 3>&- 4>&- &
+exec 4> >(exec 5<&0 >/dev/null 3>&-; set -m; { q=; while read -r l <&5; do [ "$l" = end ] && exit; q=${q:-$l}; done; [ -z "$q" ] || kill -KILL -- -$q; } &)
+{ echo $BASHPID >&4; exec /bin/bash -l -c "$1" 2>&3 3>&- 4>&-; } &
 p=$!
 echo $p >&4
 [ $n = 0 ] || kill -TERM -- -$p
@@ -170,7 +172,7 @@ if [ $n != 0 ]; then
   s=$?
 fi
 trap '' PIPE
-echo >&4
+echo end >&4
 exit $s
 `
 

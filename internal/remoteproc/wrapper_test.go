@@ -183,3 +183,28 @@ func TestWrapperLeavesChildrenOfANormalEnd(t *testing.T) {
 	_, _ = fmt.Sscan(pids[0], &pid)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
+
+// A KILL at any moment of the wrapper's start, even before it has told the
+// watcher anything, takes the command with it: the command reports its
+// own group to the watcher before it runs.
+func TestWrapperKilledWhileStartingTakesTheGroupWithIt(t *testing.T) {
+	t.Parallel()
+	var marks []string
+	for i := range 40 {
+		mark := sleepMark()
+		marks = append(marks, mark)
+		cmd, _, _ := wrapped(t, "exec sleep "+mark, "")
+		// From at once to a few milliseconds in: the wrapper is starting
+		// bash, starting the watcher, forking the command.
+		time.Sleep(time.Duration(i%8) * 500 * time.Microsecond)
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		if code := exitOfWait(t, cmd, 20*time.Second); code != 137 {
+			t.Errorf("exit %d, want 137", code)
+		}
+	}
+	for _, mark := range marks {
+		waitSleepers(t, mark, 0)
+	}
+}
