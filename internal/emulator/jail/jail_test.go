@@ -110,11 +110,18 @@ func TestEverythingElseIsReadOnly(t *testing.T) {
 func TestSandboxesDoNotSeeEachOthersFilesOrTheHosts(t *testing.T) {
 	t.Parallel()
 	a, b := newBox(t), newBox(t)
-	marker := filepath.Join(os.TempDir(), "abx-jail-marker-"+filepath.Base(a.dir))
-	if err := os.WriteFile(marker, []byte("host"), 0o644); err != nil {
+	// A file of the host's /tmp, named for this run alone: another test
+	// process on this machine may be doing the same.
+	f, err := os.CreateTemp("", "abx-jail-marker-")
+	if err != nil {
 		t.Fatal(err)
 	}
+	marker := f.Name()
 	t.Cleanup(func() { _ = os.Remove(marker) })
+	if _, err := f.WriteString("host"); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
 	if _, code := a.run(t, false, "echo secret > /tmp/a; echo secret > ~/a"); code != 0 {
 		t.Fatal("write in a")
 	}
