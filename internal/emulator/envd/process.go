@@ -177,10 +177,19 @@ func (p *proc) run(ps *processes) {
 	p.end = ev
 	p.mu.Unlock()
 	p.publish(ev)
-	ps.mu.Lock()
-	delete(ps.byID, p.pid) // 0.2.10 keeps no end event after exit
-	ps.mu.Unlock()
+	ps.forget(p) // 0.2.10 keeps no end event after exit
 	close(p.done)
+}
+
+// forget drops an ended process from the table. Its pid was free for
+// reuse from the reap on, and publishing the end waits on slow
+// subscribers: a process started since may hold the entry now, and stays.
+func (ps *processes) forget(p *proc) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.byID[p.pid] == p {
+		delete(ps.byID, p.pid)
+	}
 }
 
 func (ps *processes) get(sel *pb.ProcessSelector) (*proc, error) {
