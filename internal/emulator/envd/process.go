@@ -50,10 +50,13 @@ type proc struct {
 type processes struct {
 	s    *Server
 	mu   sync.Mutex
-	byID map[uint32]*proc
+	byID map[uint32]*proc // running: not yet reaped
+	live map[*proc]bool   // not yet done: reaped, perhaps, but the end not yet published
 }
 
-func newProcesses(s *Server) *processes { return &processes{s: s, byID: map[uint32]*proc{}} }
+func newProcesses(s *Server) *processes {
+	return &processes{s: s, byID: map[uint32]*proc{}, live: map[*proc]bool{}}
+}
 
 // subscribe attaches a stream; the returned func detaches it.
 func (p *proc) subscribe() (chan *pb.ProcessEvent, func()) {
@@ -127,6 +130,7 @@ func (ps *processes) start(req *pb.StartRequest, user string) (*proc, error) {
 	p.pid = uint32(cmd.Process.Pid)
 	ps.mu.Lock()
 	ps.byID[p.pid] = p
+	ps.live[p] = true
 	ps.mu.Unlock()
 	p.stdout, p.stderr = stdout, stderr
 	return p, nil
@@ -159,6 +163,10 @@ func (p *proc) run(ps *processes) {
 	})
 	wg.Wait()
 	err := p.cmd.Wait()
+	// Gone from the table at once: from the reap on its pid may be another
+	// process's, which no signal meant for this one must reach. (0.2.10
+	// keeps no end event after exit either.)
+	ps.forget(p)
 	end := &pb.ProcessEvent_EndEvent{ExitCode: 0, Exited: true, Status: "exit status 0"}
 	if st := p.cmd.ProcessState; st != nil {
 		end.Status = st.String()
@@ -177,18 +185,29 @@ func (p *proc) run(ps *processes) {
 	p.end = ev
 	p.mu.Unlock()
 	p.publish(ev)
-	ps.forget(p) // 0.2.10 keeps no end event after exit
+	ps.mu.Lock()
+	delete(ps.live, p)
+	ps.mu.Unlock()
 	close(p.done)
 }
 
-// forget drops an ended process from the table. Its pid was free for
-// reuse from the reap on, and publishing the end waits on slow
-// subscribers: a process started since may hold the entry now, and stays.
+// forget drops a reaped process from the table. A process started since
+// the reap may have its pid and hold the entry already: that one stays.
 func (ps *processes) forget(p *proc) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.byID[p.pid] == p {
 		delete(ps.byID, p.pid)
+	}
+}
+
+// killGroup kills p's process group while p is in the table, that is not
+// yet reaped: after that its pid may name another process's group.
+func (ps *processes) killGroup(p *proc) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.byID[p.pid] == p {
+		_ = syscall.Kill(-int(p.pid), syscall.SIGKILL)
 	}
 }
 
@@ -214,12 +233,13 @@ func (ps *processes) get(sel *pb.ProcessSelector) (*proc, error) {
 
 func (ps *processes) killAll() { ps.signalAll(syscall.SIGKILL) }
 
-// wait returns when every process has been reaped, or after limit: a
-// process that left its group can hold the output pipes open.
+// wait returns when every process has been reaped and its end
+// published, or after limit: a process that left its group can hold the
+// output pipes open.
 func (ps *processes) wait(limit time.Duration) {
 	ps.mu.Lock()
 	var dones []chan struct{}
-	for _, p := range ps.byID {
+	for p := range ps.live {
 		dones = append(dones, p.done)
 	}
 	ps.mu.Unlock()
@@ -309,7 +329,7 @@ func (h *processService) Start(ctx context.Context, req *connect.Request[pb.Star
 	// Connect-Timeout-Ms is the process's own deadline: when it passes the
 	// process is killed, whether or not anyone is still attached.
 	if deadline, ok := ctx.Deadline(); ok {
-		timer := time.AfterFunc(time.Until(deadline), func() { _ = syscall.Kill(-int(p.pid), syscall.SIGKILL) })
+		timer := time.AfterFunc(time.Until(deadline), func() { h.s.procs.killGroup(p) })
 		go func() { <-p.done; timer.Stop() }()
 	}
 	if err := stream.Send(&pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_Start{
@@ -405,7 +425,11 @@ func (h *processService) SendSignal(_ context.Context, req *connect.Request[pb.S
 	default:
 		return nil, connect.NewError(connect.CodeUnimplemented, fmt.Errorf("invalid signal: %s", req.Msg.GetSignal()))
 	}
-	if err := syscall.Kill(int(p.pid), sig); err != nil {
+	// Through the process handle (a pidfd), so that a process reaped since
+	// the look-up is not mistaken for whoever has its pid now.
+	if err := p.cmd.Process.Signal(sig); errors.Is(err, os.ErrProcessDone) {
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("process with pid %d not found", p.pid))
+	} else if err != nil {
 		return nil, connect.NewError(connect.CodeInternal, err)
 	}
 	return connect.NewResponse(&pb.SendSignalResponse{}), nil
