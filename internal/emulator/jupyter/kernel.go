@@ -78,6 +78,7 @@ type kernel struct {
 
 	mu     sync.Mutex
 	run    *run
+	reaped bool // from here on its pid may be another process's
 	ended  bool
 	reason []byte // the error line the execution in progress ends with
 }
@@ -143,9 +144,15 @@ func startKernel(command func(extra []*os.File) (*exec.Cmd, error)) (*kernel, er
 
 // wait reaps the process, then ends the execution in progress.
 func (k *kernel) wait(read <-chan struct{}, protoR *os.File) {
-	_ = k.cmd.Wait()
-	// What the kernel started goes with it, as when Jupyter restarts one.
+	// What the kernel started goes with it, as when Jupyter restarts one:
+	// its group is killed while its pid is still its own, then it is
+	// reaped.
+	awaitExit(k.pid)
+	k.mu.Lock()
 	_ = syscall.Kill(-k.pid, syscall.SIGKILL)
+	k.reaped = true
+	k.mu.Unlock()
+	_ = k.cmd.Wait()
 	// Events written before the end are still in the pipe; a process that
 	// escaped the group may hold it open, though.
 	select {
@@ -242,7 +249,7 @@ func (k *kernel) begin(code string, env map[string]string) (*run, error) {
 func (k *kernel) signal(sig syscall.Signal) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if !k.ended {
+	if !k.reaped {
 		_ = syscall.Kill(-k.pid, sig)
 	}
 }
