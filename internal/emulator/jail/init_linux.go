@@ -114,13 +114,16 @@ func supervise(cmd *exec.Cmd, signals chan os.Signal) (syscall.WaitStatus, error
 		_ = f.Close()
 	}
 	pid := cmd.Process.Pid
-	defer signal.Stop(signals) // no signal goes on to a pid reused after the reap
+	defer signal.Stop(signals)
 	go func() {
 		for sig := range signals {
 			if sig == syscall.SIGCHLD || sig == syscall.SIGURG {
 				continue // the init's own business: a child ended, the runtime preempts
 			}
-			_ = syscall.Kill(pid, sig.(syscall.Signal))
+			// Through the process handle (a pidfd where the kernel has
+			// them): a signal taken just before the reap below does not
+			// go on to whoever has the pid after it.
+			_ = cmd.Process.Signal(sig)
 		}
 	}()
 	for {
