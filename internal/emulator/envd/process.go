@@ -201,8 +201,9 @@ func (ps *processes) forget(p *proc) {
 	}
 }
 
-// killGroup kills p's process group while p is in the table, that is not
-// yet reaped: after that its pid may name another process's group.
+// killGroup kills p's process group while p is in the table, which it
+// leaves right after the reap: from then on its pid may name another
+// process's group.
 func (ps *processes) killGroup(p *proc) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
