@@ -14,12 +14,12 @@ N=${1:-200}
 REPS=${REPS:-5}
 work=$(mktemp -d)
 emu=
-trap 'kill "$emu" 2>/dev/null || true; wait "$emu" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'stop "$emu"; rm -rf "$work"' EXIT
 
-# shellcheck source=bench/sandbox.sh
-source bench/sandbox.sh
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
+# shellcheck source=bench/sandbox.sh
+source bench/sandbox.sh
 "$abx" kill "$id" > /dev/null 2>&1
 api=$ABX_ALICLOUD_CONTAINER_BASE_URL
 key=(-H "X-API-Key: $ABX_ALICLOUD_CONTAINER_API_KEY")

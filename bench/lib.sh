@@ -1,6 +1,17 @@
 # Sourced by the bench scripts: the helpers they share. The caller sets
 # $work (a scratch directory).
 
+# stop PID...: ends each process started in the background (SIGTERM) and
+# waits for it; an empty PID, a process not started yet, is skipped.
+stop() {
+	local p
+	for p in "$@"; do
+		[[ -n $p ]] || continue
+		kill "$p" 2> /dev/null || true
+		wait "$p" 2> /dev/null || true
+	done
+}
+
 # start_body LINE: a Connect Start request in the binary codec, enveloped,
 # for /bin/bash -c LINE: what abx sends, less its process-group wrapper.
 start_body() {

@@ -19,12 +19,12 @@ REPS=${REPS:-5}
 work=$(mktemp -d)
 emu= cid=
 trap 'if [ -n "$cid" ]; then "$abx" kill "$cid" > /dev/null 2>&1 || true; fi
-	kill "$emu" 2>/dev/null || true; wait "$emu" 2>/dev/null || true; rm -rf "$work"' EXIT
+	stop "$emu"; rm -rf "$work"' EXIT
 
-# shellcheck source=bench/sandbox.sh
-source bench/sandbox.sh
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
+# shellcheck source=bench/sandbox.sh
+source bench/sandbox.sh
 "$abx" kill "$id" > /dev/null 2>&1
 # sandbox.sh makes a base sandbox; the code interpreter needs its template.
 cid=$("$abx" create --template code-interpreter -q)

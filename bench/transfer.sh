@@ -17,7 +17,7 @@ read -r -a SIZES <<< "${*:-16 256 1024}"
 REPS=${REPS:-5}
 work=$(mktemp -d)
 emu=
-trap 'kill "$emu" 2>/dev/null || true; wait "$emu" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'stop "$emu"; rm -rf "$work"' EXIT
 
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
