@@ -27,23 +27,24 @@ func TestFaultsRedirects(t *testing.T) {
 	offsite := `^error\[E5004\]: the service redirected .* to another origin`
 	var cases []faultCase
 	for _, code := range []int{301, 302, 303, 307, 308} {
-		to := func(method, path string) []faultproxy.Rule {
-			return []faultproxy.Rule{{Method: method, Path: path, Fault: faultproxy.Redirect(code, other.URL)}}
+		// Each redirect is refused, and sent once: a refusal would come
+		// back the same on every try.
+		refused := func(name string, args []string, method, path string, want int, wantErr string) {
+			cases = append(cases, faultCase{name: fmt.Sprintf("%d %s", code, name), args: args, want: want, wantErr: wantErr,
+				rules: []faultproxy.Rule{{Method: method, Path: path, Fault: faultproxy.Redirect(code, other.URL)}},
+				check: func(t *testing.T, f *faulty, _ result) {
+					if n := f.proxy.Count(method, path); n != 1 {
+						t.Errorf("%s %s sent %d times, want once", method, path, n)
+					}
+				}})
 		}
-		cases = append(cases,
-			faultCase{name: fmt.Sprintf("%d info", code), args: []string{"info", "ID"},
-				rules: to("GET", `^/kruise/api/sandboxes/`), want: 1, wantErr: offsite},
-			faultCase{name: fmt.Sprintf("%d create", code), args: []string{"create", "--template", "base"},
-				rules: to("POST", `^/kruise/api/sandboxes$`), want: 1, wantErr: offsite},
-			faultCase{name: fmt.Sprintf("%d kill", code), args: []string{"kill", "ID"},
-				rules: to("DELETE", `^/kruise/api/sandboxes/`), want: 1, wantErr: offsite},
-			faultCase{name: fmt.Sprintf("%d exec", code), args: []string{"exec", "ID", "--", "true"},
-				rules: to("POST", startPath), want: 125, wantErr: offsite},
-			faultCase{name: fmt.Sprintf("%d files read", code), args: []string{"files", "read", "ID", "/etc/hostname"},
-				rules: to("GET", filesPath), want: 1, wantErr: offsite},
-			faultCase{name: fmt.Sprintf("%d files write", code), args: []string{"files", "write", "ID", "/home/user/up.txt", "--from", local},
-				rules: to("POST", filesPath), want: 1, wantErr: `^error\[E5004\]: .*redirected`},
-		)
+		refused("info", []string{"info", "ID"}, "GET", `^/kruise/api/sandboxes/`, 1, offsite)
+		refused("create", []string{"create", "--template", "base"}, "POST", `^/kruise/api/sandboxes$`, 1, offsite)
+		refused("kill", []string{"kill", "ID"}, "DELETE", `^/kruise/api/sandboxes/`, 1, offsite)
+		refused("exec", []string{"exec", "ID", "--", "true"}, "POST", startPath, 125, offsite)
+		refused("files read", []string{"files", "read", "ID", "/etc/hostname"}, "GET", filesPath, 1, offsite)
+		refused("files write", []string{"files", "write", "ID", "/home/user/up.txt", "--from", local}, "POST", filesPath, 1,
+			`^error\[E5004\]: .*redirected`)
 	}
 	runFaults(t, f, cases)
 	if reqs := other.Requests(); len(reqs) != 0 {

@@ -95,6 +95,11 @@ func worthRetrying(ctx context.Context, t try, idempotent bool) bool {
 		return false
 	}
 	if t.status == 0 { // no answer
+		if abxerr.From(t.err).Code == abxerr.BadResponse {
+			// abx refused what came back, a redirect to another
+			// origin: the next try would be refused the same way.
+			return false
+		}
 		var cert *tls.CertificateVerificationError
 		if errors.As(t.err, &cert) {
 			return false // it will not verify the next time either

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/httpclient"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -119,6 +120,32 @@ func TestNoRetryWhereItCannotHelp(t *testing.T) {
 		if _, err := c.Get(context.Background(), "sbx-1"); err == nil || count.Load() != 1 {
 			t.Errorf("%d with %d retries: %d requests, %v", tc.status, tc.retries, count.Load(), err)
 		}
+	}
+}
+
+// A redirect abx refuses comes back the same every time: it is not tried
+// again, nor sent to where it pointed.
+func TestRefusedRedirectIsNotRetried(t *testing.T) {
+	t.Parallel()
+	var elsewhere, here atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { elsewhere.Add(1) }))
+	t.Cleanup(other.Close)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		here.Add(1)
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+	}))
+	t.Cleanup(ts.Close)
+	c, err := New(Config{BaseURL: ts.URL, APIKey: "k", Protocol: "native", EnvdPort: 49983, RequestTimeout: 30 * time.Second,
+		Retries: 3}, provider.Deps{HTTP: httpclient.New(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Get(context.Background(), "sbx-1")
+	if e := abxerr.From(err); e.Code != abxerr.BadResponse || strings.Contains(e.Message, "tries") {
+		t.Errorf("got %s %q, want E5004 after one try", e.Code, e.Message)
+	}
+	if here.Load() != 1 || elsewhere.Load() != 0 {
+		t.Errorf("%d requests here and %d elsewhere, want 1 and 0", here.Load(), elsewhere.Load())
 	}
 }
 
