@@ -19,6 +19,11 @@ const (
 	brokeError = `^error\[E5001\]: .*(broke|reset|closed|EOF)`
 )
 
+// testIdle is the idle bound of the stalled-stream cases: short, so that
+// waiting it out is quick, yet three times envd's shortest keepalive (1 s),
+// so that a quiet stream is told from a stalled one on a busy machine.
+var testIdle = env{"ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT": "4s"}
+
 // A connection that breaks under an envd call is the service's failure:
 // E5001, exit 1 (125 for the commands that pass a status through), never
 // "interrupted".
@@ -62,14 +67,14 @@ func TestFaultsCodeInterpreterStream(t *testing.T) {
 	t.Parallel()
 	f := newFaulty(t, "code-interpreter")
 	execute := `^/kruise/[^/]+/49999/execute$`
-	idle := env{"ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT": "10s"}
+	idle := testIdle
 	runFaults(t, f, []faultCase{
 		{name: "reset", args: []string{"run-code", "ID", "print(1)"}, want: 125, wantErr: brokeError,
 			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Reset()}}},
 		{name: "cut", args: []string{"run-code", "ID", "for i in range(100): print(i)"}, want: 125, wantErr: brokeError,
 			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Cut(20)}}},
-		{name: "stalled", args: []string{"run-code", "ID", "import time; time.sleep(300)"}, env: idle, bound: 30 * time.Second,
-			want: 125, wantErr: `^error\[E5001\]: .*the sandbox sent nothing for 10s`,
+		{name: "stalled", args: []string{"run-code", "ID", "import time; time.sleep(300)"}, env: idle, bound: 20 * time.Second,
+			want: 125, wantErr: `^error\[E5001\]: .*the sandbox sent nothing for 4s`,
 			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Stall(0)}}},
 	})
 }
@@ -80,9 +85,9 @@ func TestFaultsCodeInterpreterStream(t *testing.T) {
 // by side.
 func TestFaultsStalledStreams(t *testing.T) {
 	t.Parallel()
-	idle := env{"ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT": "10s"}
-	stalled := `^error\[E5001\]: the sandbox sent nothing for 10s`
-	bound := 30 * time.Second
+	idle := testIdle
+	stalled := `^error\[E5001\]: the sandbox sent nothing for 4s`
+	bound := 20 * time.Second
 	out := t.TempDir()
 	big := filepath.Join(t.TempDir(), "big.bin")
 	if err := os.WriteFile(big, make([]byte, 32<<20), 0o600); err != nil {
@@ -95,7 +100,7 @@ func TestFaultsStalledStreams(t *testing.T) {
 			rules: []faultproxy.Rule{{Path: startPath, Fault: faultproxy.StallBefore()}}, want: 125, wantErr: stalled},
 		{name: "ps attach", args: []string{"ps", "attach", "ID", "PID"}, env: idle, bound: bound,
 			rules: []faultproxy.Rule{{Path: envdPath + `process\.Process/Connect$`, Fault: faultproxy.Stall(10)}}, want: 125, wantErr: stalled},
-		{name: "files read with a request timeout", args: []string{"files", "read", "ID", "/home/user/big", "--out", filepath.Join(out, "big"), "--request-timeout", "5s"},
+		{name: "files read with a request timeout", args: []string{"files", "read", "ID", "/home/user/big", "--out", filepath.Join(out, "big"), "--request-timeout", "2s"},
 			env: idle, bound: bound, rules: []faultproxy.Rule{{Method: "GET", Path: filesPath, Fault: faultproxy.Stall(1000)}}, want: 1, wantErr: stalled,
 			check: func(t *testing.T, _ *faulty, _ result) {
 				if left, _ := os.ReadDir(out); len(left) != 0 {
@@ -105,9 +110,9 @@ func TestFaultsStalledStreams(t *testing.T) {
 		// A server that stops taking an upload's body stalls it as well.
 		{name: "files write to a server that stops reading", args: []string{"files", "write", "ID", "/home/user/up.bin", "--from", big},
 			env: idle, bound: bound, want: 1, wantErr: stalled,
-			rules: []faultproxy.Rule{{Method: "POST", Path: filesPath, Fault: faultproxy.Hold(20 * time.Second)}}},
+			rules: []faultproxy.Rule{{Method: "POST", Path: filesPath, Fault: faultproxy.Hold(8 * time.Second)}}},
 		// A quiet command is not a stalled stream: envd's keepalives keep it.
-		{name: "quiet command", args: []string{"exec", "ID", "--", "sleep 14; echo done"}, env: idle, bound: bound,
+		{name: "quiet command", args: []string{"exec", "ID", "--", "sleep 7; echo done"}, env: idle, bound: bound,
 			check: func(t *testing.T, _ *faulty, r result) {
 				if r.stdout != "done\n" {
 					t.Errorf("stdout %q", r.stdout)

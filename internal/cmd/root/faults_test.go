@@ -69,6 +69,9 @@ type faultCase struct {
 	bound time.Duration
 	// stdin replaces the command's empty stdin.
 	stdin io.Reader
+	// before are command lines run first, with no fault, to put the
+	// sandbox in the state the case needs (ID stands for its ID).
+	before [][]string
 	// interrupt, a path pattern, presses Ctrl-C (cancels the command's
 	// context) a moment after a request for it reached the proxy; "*" a
 	// moment after the start, requests or not.
@@ -80,6 +83,18 @@ type faultCase struct {
 // promises: the exit status, one error line matching wantErr, the bound.
 func runFault(t *testing.T, f *faulty, c faultCase) result {
 	t.Helper()
+	withID := func(line []string) []string {
+		out := make([]string, len(line))
+		for i, a := range line {
+			out[i] = strings.ReplaceAll(a, "ID", f.id)
+		}
+		return out
+	}
+	for _, line := range c.before {
+		if r := run(t, f.env, false, withID(line)...); r.code != 0 {
+			t.Fatalf("%v: %d %s", line, r.code, r.stderr)
+		}
+	}
 	f.proxy.Reset()
 	for _, rule := range c.rules {
 		f.proxy.Add(rule)
@@ -91,10 +106,7 @@ func runFault(t *testing.T, f *faulty, c faultCase) result {
 	for k, v := range c.env {
 		e[k] = v
 	}
-	args := make([]string, len(c.args))
-	for i, a := range c.args {
-		args[i] = strings.ReplaceAll(a, "ID", f.id)
-	}
+	args := withID(c.args)
 	bound := c.bound
 	if bound == 0 {
 		bound = 20 * time.Second
@@ -143,5 +155,18 @@ func runFaults(t *testing.T, f *faulty, cases []faultCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { runFault(t, f, c) })
+	}
+}
+
+// runFaultsApart runs each case as a parallel subtest on a cluster and a
+// proxy of its own (a sandbox from template, as newFaulty makes): for cases
+// that mostly wait, such as retries' backoff, so that the waits overlap.
+func runFaultsApart(t *testing.T, template string, cases []faultCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			runFault(t, newFaulty(t, template), c)
+		})
 	}
 }

@@ -14,19 +14,19 @@ import (
 // succeeds; a create whose request may have arrived is not, and says so.
 func TestFaultsTransient(t *testing.T) {
 	t.Parallel()
-	f := newFaulty(t, "base")
 	api := "^/kruise/api/"
 	unavailable := func(method, path string, code int) []faultproxy.Rule {
 		return []faultproxy.Rule{{Method: method, Path: path, Times: 2,
 			Fault: faultproxy.Status(code, fmt.Sprintf(`{"code":%d,"message":"try later"}`, code))}}
 	}
-	cases := []faultCase{
+	runFaultsApart(t, "base", []faultCase{
 		{name: "503 on info", args: []string{"info", "ID"}, rules: unavailable("GET", api+"sandboxes/", 503)},
 		{name: "502 on list", args: []string{"list"}, rules: unavailable("GET", api, 502)},
 		{name: "504 on connect", args: []string{"connect", "ID"}, rules: unavailable("POST", "/connect$", 504)},
 		{name: "503 on timeout", args: []string{"timeout", "ID", "10m"}, rules: unavailable("POST", "/timeout$", 503)},
 		{name: "429 on pause", args: []string{"pause", "ID"}, rules: unavailable("POST", "/pause$", 429)},
-		{name: "503 on resume", args: []string{"resume", "ID"}, rules: unavailable("POST", "/resume$", 503)},
+		{name: "503 on resume", before: [][]string{{"pause", "ID"}}, args: []string{"resume", "ID"},
+			rules: unavailable("POST", "/resume$", 503)},
 		{name: "reset before kill", args: []string{"kill", "ID"},
 			rules: []faultproxy.Rule{{Method: "DELETE", Path: api, Times: 1, Fault: faultproxy.Reset()}},
 			check: func(t *testing.T, f *faulty, _ result) {
@@ -34,23 +34,24 @@ func TestFaultsTransient(t *testing.T) {
 					t.Errorf("%d DELETEs, want 2", n)
 				}
 			}},
-	}
-	runFaults(t, f, cases)
+		// Still failing after every try: the last answer, how many tries.
+		{name: "503 for ever", args: []string{"info", "ID", "--retries", "2"}, want: 1,
+			wantErr: `^error\[E5002\]: .*\(after 3 tries\)`,
+			rules:   []faultproxy.Rule{{Method: "GET", Path: api + "sandboxes/", Fault: faultproxy.Status(503, `{"code":503,"message":"down"}`)}}},
+	})
 
 	// Retry-After is honoured: the second try waits the second it asks.
-	r := create(t, f.env)
-	start := time.Now()
-	runFault(t, f, faultCase{name: "Retry-After", args: []string{"info", r},
-		rules: []faultproxy.Rule{{Method: "GET", Path: api + "sandboxes/", Times: 1,
-			Fault: faultproxy.Status(429, `{"code":429,"message":"slow down"}`, "Retry-After", "1")}}})
-	if took := time.Since(start); took < time.Second {
-		t.Errorf("the retry came after %s, before Retry-After's 1s", took)
-	}
-
-	// Still failing after every try: the last answer, how many tries.
-	runFault(t, f, faultCase{name: "503 for ever", args: []string{"info", "ID", "--retries", "2"}, want: 1,
-		wantErr: `^error\[E5002\]: .*\(after 3 tries\)`,
-		rules:   []faultproxy.Rule{{Method: "GET", Path: api + "sandboxes/", Fault: faultproxy.Status(503, `{"code":503,"message":"down"}`)}}})
+	t.Run("Retry-After", func(t *testing.T) {
+		t.Parallel()
+		f := newFaulty(t, "base")
+		start := time.Now()
+		runFault(t, f, faultCase{args: []string{"info", "ID"},
+			rules: []faultproxy.Rule{{Method: "GET", Path: api + "sandboxes/", Times: 1,
+				Fault: faultproxy.Status(429, `{"code":429,"message":"slow down"}`, "Retry-After", "1")}}})
+		if took := time.Since(start); took < time.Second {
+			t.Errorf("the retry came after %s, before Retry-After's 1s", took)
+		}
+	})
 }
 
 // A create that reached the server before the connection broke may have

@@ -3,9 +3,11 @@ package root
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
 )
 
 // These tests wait on fake servers, child processes and deadlines far more
@@ -13,5 +15,8 @@ import (
 func TestMain(m *testing.M) {
 	jail.Init() // the test cluster's sandbox processes start this binary
 	cmdtest.RaiseParallel()
+	// The stalled-stream cases wait out an idle bound of testIdle rather
+	// than the shortest a user may set.
+	alicloudcontainer.MinIdleTimeout = time.Second
 	os.Exit(m.Run())
 }

@@ -187,8 +187,10 @@ func redactURL(raw string) string {
 
 // MinIdleTimeout is the shortest idle bound: a quiet stream must fit its
 // keepalives (envd's at a third of the bound, the code interpreter's every
-// 5 s) with room to spare.
-const MinIdleTimeout = 10 * time.Second
+// 5 s) with room to spare. It is a variable only so that tests which wait
+// out a stalled stream can lower it before they start: the bound works the
+// same at any length.
+var MinIdleTimeout = 10 * time.Second
 
 // maxRetries bounds --retries: past it a call is waiting on a service
 // that is down, and the deadline says so better.

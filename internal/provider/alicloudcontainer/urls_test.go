@@ -95,6 +95,9 @@ func TestConfigProblems(t *testing.T) {
 		"domain with path": {func(c *Config) { c.Domain = "a.example.com/x" }, "ABX_ALICLOUD_CONTAINER_DOMAIN"},
 		"port":             {func(c *Config) { c.EnvdPort = 0 }, "ABX_ALICLOUD_CONTAINER_ENVD_PORT"},
 		"timeout":          {func(c *Config) { c.RequestTimeout = 0 }, "ABX_ALICLOUD_CONTAINER_REQUEST_TIMEOUT"},
+		"idle below 10s":   {func(c *Config) { c.IdleTimeout = 9 * time.Second }, "idle timeout 9s is below 10s"},
+		"negative idle":    {func(c *Config) { c.IdleTimeout = -time.Second }, "ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT"},
+		"retries":          {func(c *Config) { c.Retries = 11 }, "ABX_ALICLOUD_CONTAINER_RETRIES"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -108,6 +111,13 @@ func TestConfigProblems(t *testing.T) {
 				t.Errorf("problem %q (hint %q) does not name %s", p[0].Error(), hintOf(p[0]), tc.want)
 			}
 		})
+	}
+	for _, idle := range []time.Duration{0, 10 * time.Second} {
+		c := ok
+		c.IdleTimeout = idle
+		if p := c.Problems(); len(p) != 0 {
+			t.Errorf("idle timeout %s: %v", idle, p)
+		}
 	}
 	base := Config{BaseURL: "http://127.0.0.1:1", APIKey: "k", Protocol: "private", EnvdPort: 1, RequestTimeout: time.Second}
 	if p := base.Problems(); len(p) != 0 {
