@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -139,7 +140,8 @@ func TestOfficialSDKsThroughTheEngine(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "node", run)
 	cmd.Dir = filepath.Dir(run)
 	domain := "localhost:" + fx.url[strings.LastIndex(fx.url, ":")+1:]
-	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain)
+	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain,
+		"SERVE_PORT="+strconv.Itoa(sdktest.FreePort(t)))
 	out, err := cmd.CombinedOutput()
 	sdktest.Steps(t, out, err, 15)
 	for _, r := range fx.emu.Manager.Requests() {

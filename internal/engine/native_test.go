@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,7 @@ func TestOfficialSDKsThroughTheEngineOverTheNativeProtocol(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	port := sdktest.FreePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, abxCommand(t), "provider", "engine", "exec", "--", "node", run)
@@ -52,7 +54,7 @@ func TestOfficialSDKsThroughTheEngineOverTheNativeProtocol(t *testing.T) {
 		"HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
 		"ABX_PROVIDER=alicloud-container", "ABX_ALICLOUD_CONTAINER_API_KEY="+key,
 		"ABX_ALICLOUD_CONTAINER_DOMAIN=abx.test", "ABX_ALICLOUD_CONTAINER_PROTOCOL=native",
-		"HTTPS_PROXY="+proxy.URL, "SSL_CERT_FILE="+ca)
+		"HTTPS_PROXY="+proxy.URL, "SSL_CERT_FILE="+ca, "SERVE_PORT="+strconv.Itoa(port))
 	out, err := cmd.CombinedOutput()
 	sdktest.Steps(t, out, err, 15)
 
@@ -61,7 +63,7 @@ func TestOfficialSDKsThroughTheEngineOverTheNativeProtocol(t *testing.T) {
 	for _, h := range proxy.Hosts() {
 		api = api || h == "api.abx.test:443"
 		envd = envd || strings.HasPrefix(h, "49983-") && strings.HasSuffix(h, ".abx.test:443")
-		served = served || strings.HasPrefix(h, "38431-")
+		served = served || strings.HasPrefix(h, strconv.Itoa(port)+"-")
 	}
 	if !api || !envd || !served {
 		t.Errorf("the proxy was asked for %v", proxy.Hosts())

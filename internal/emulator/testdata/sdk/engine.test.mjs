@@ -2,12 +2,17 @@
 // them: the engine's environment (E2B_API_URL, E2B_SANDBOX_URL,
 // E2B_API_KEY, E2B_DOMAIN) is all they are given.
 // One line per step: "ok NAME" or "not ok NAME: why".
+// SERVE_PORT is the port a server in the sandbox listens on: the emulator's
+// sandboxes share this machine's network, so runs side by side each need
+// one of their own.
 import { Sandbox as CodeSandbox } from '@e2b/code-interpreter'
 import { CommandExitError, Sandbox } from 'e2b'
 import http from 'node:http'
 import { equal, expect, finish, step } from './steps.mjs'
 
 
+const servePort = Number(process.env.SERVE_PORT)
+if (!servePort) throw new Error('set SERVE_PORT to a free port')
 const tag = { suite: 'engine', run: String(process.pid) }
 let sbx
 await step('Sandbox.create with metadata and envs', async () => {
@@ -72,9 +77,9 @@ await step('files: make dir, text and 1 MiB binary, list, exists, rename, remove
 })
 await step('getHost: a server started in the sandbox answers through the engine', async () => {
   await sbx.files.write('/home/user/www/index.html', 'hello from the sandbox\n')
-  const server = await sbx.commands.run('python3 -m http.server 38431 --bind 127.0.0.1 --directory /home/user/www', { background: true })
-  const host = sbx.getHost(38431)
-  expect(host.startsWith(`38431-${sbx.sandboxId}.localhost:`), `host ${host}`)
+  const server = await sbx.commands.run(`python3 -m http.server ${servePort} --bind 127.0.0.1 --directory /home/user/www`, { background: true })
+  const host = sbx.getHost(servePort)
+  expect(host.startsWith(`${servePort}-${sbx.sandboxId}.localhost:`), `host ${host}`)
   // *.localhost is loopback (RFC 6761), but not every resolver says so:
   // connect to the engine and name the host, as a browser would.
   const port = Number(host.split(':').pop())
