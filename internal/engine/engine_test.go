@@ -22,6 +22,7 @@ import (
 	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/sdktest"
 	"github.com/abx-dev/abx/internal/engine"
+	"github.com/abx-dev/abx/internal/fakenet"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -141,7 +142,7 @@ func TestOfficialSDKsThroughTheEngine(t *testing.T) {
 	cmd.Dir = filepath.Dir(run)
 	domain := "localhost:" + fx.url[strings.LastIndex(fx.url, ":")+1:]
 	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain,
-		"SERVE_PORT="+strconv.Itoa(sdktest.FreePort(t)))
+		"SERVE_PORT="+strconv.Itoa(fakenet.FreePort(t)))
 	out, err := cmd.CombinedOutput()
 	sdktest.Steps(t, out, err, 15)
 	for _, r := range fx.emu.Manager.Requests() {

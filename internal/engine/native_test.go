@@ -45,7 +45,7 @@ func TestOfficialSDKsThroughTheEngineOverTheNativeProtocol(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	port := sdktest.FreePort(t)
+	port := fakenet.FreePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, abxCommand(t), "provider", "engine", "exec", "--", "node", run)

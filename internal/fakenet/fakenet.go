@@ -1,7 +1,7 @@
 // Package fakenet gives tests the network a real user has: a TLS origin
-// with its own CA and host names (so SSL_CERT_FILE is exercised), and an
+// with its own CA and host names (so SSL_CERT_FILE is exercised), an
 // HTTPS_PROXY that tunnels every CONNECT to it (so names like
-// api.abx.test resolve without DNS).
+// api.abx.test resolve without DNS), and free loopback ports.
 package fakenet
 
 import (
@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -124,4 +125,18 @@ func (p *Proxy) Hosts() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.hosts...)
+}
+
+// FreePort is a loopback TCP port nothing listens on at the moment: for a
+// URL that must refuse connections, or a server a test starts elsewhere
+// (in an emulated sandbox, which shares this machine's network, so tests
+// side by side need ports of their own).
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port
 }

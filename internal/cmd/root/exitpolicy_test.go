@@ -4,7 +4,6 @@ package root
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/fakenet"
 	"github.com/abx-dev/abx/internal/output"
 )
 
@@ -113,11 +113,5 @@ func TestPassThroughCommandsShareOneExitPolicy(t *testing.T) {
 // closedPort is a loopback URL nothing listens on.
 func closedPort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return "http://" + addr
+	return "http://127.0.0.1:" + strconv.Itoa(fakenet.FreePort(t))
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,19 +45,6 @@ func SDKScript(t *testing.T, testdata, name string) string {
 		}
 	}
 	return filepath.Join(dir, name)
-}
-
-// FreePort is a loopback TCP port nothing listens on now: for a server a
-// script starts in a sandbox, since the emulator's sandboxes share this
-// machine's network and tests run side by side.
-func FreePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // Steps runs a step script's output check: every "ok NAME" line counts,
