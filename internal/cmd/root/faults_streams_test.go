@@ -5,6 +5,7 @@ package root
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -123,24 +124,15 @@ func TestFaultsStalledStreams(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFaulty(t, "base")
-			setup := []string{"head -c 200000 /dev/zero > /home/user/big"}
+			c.before = [][]string{{"exec", "ID", "--", "head -c 200000 /dev/zero > /home/user/big"}}
 			if c.name == "ps attach" {
-				setup = append(setup, "BACKGROUND")
-			}
-			for _, line := range setup {
-				args := []string{"exec", f.id, "--", line}
-				if line == "BACKGROUND" {
-					args = []string{"exec", f.id, "--background", "--", "sleep 300"}
-				}
-				r := run(t, f.env, false, args...)
+				// A process to attach to; its PID takes the place of "PID".
+				r := run(t, f.env, false, "exec", f.id, "--background", "--", "sleep 300")
 				if r.code != 0 {
-					t.Fatalf("set-up %q: %d %s", line, r.code, r.stderr)
+					t.Fatalf("set-up: %d %s", r.code, r.stderr)
 				}
-				for j, a := range c.args {
-					if a == "PID" && line == "BACKGROUND" {
-						c.args[j] = strings.TrimSpace(r.stdout)
-					}
-				}
+				c.args = slices.Clone(c.args)
+				c.args[slices.Index(c.args, "PID")] = strings.TrimSpace(r.stdout)
 			}
 			runFault(t, f, c)
 		})
