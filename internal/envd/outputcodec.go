@@ -19,7 +19,21 @@ func (outputCodec) Name() string { return "proto" }
 
 func (outputCodec) Marshal(m any) ([]byte, error) { return proto.Marshal(m.(proto.Message)) }
 
+// received is what follow hands to Receive: the response to decode into,
+// and a mark the codec sets. connect takes an empty message as the zero
+// value and calls no codec for it, which would leave the last event in a
+// reused response to be handed on twice; the mark tells follow that
+// nothing was decoded.
+type received struct {
+	msg     proto.Message
+	decoded bool
+}
+
 func (outputCodec) Unmarshal(b []byte, m any) error {
+	if r, ok := m.(*received); ok {
+		r.decoded = true
+		m = r.msg
+	}
 	var ev **pb.ProcessEvent
 	switch r := m.(type) {
 	case *pb.StartResponse:

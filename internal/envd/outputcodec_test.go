@@ -2,6 +2,8 @@ package envd
 
 import (
 	"bytes"
+	"context"
+	"net/http"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -71,5 +73,25 @@ func TestOutputCodecReusesOneBuffer(t *testing.T) {
 	// Bytes that are not one output event are left to the standard codec.
 	if err := c.Unmarshal(append(dataResponse(t, "stdout", []byte("y")), 0x08, 0x01), &msg); err != nil {
 		t.Errorf("an extra field: %v", err)
+	}
+}
+
+// An empty message is a response with no event: connect decodes nothing
+// for it, and the output before it must not be handed on a second time.
+func TestAnEmptyMessageRepeatsNoOutput(t *testing.T) {
+	t.Parallel()
+	out := envelope(0, dataResponse(t, "stdout", []byte("once\n")))
+	end := eventEnvelope(t, &pb.ProcessEvent{Event: &pb.ProcessEvent_End{End: &pb.ProcessEvent_EndEvent{Exited: true}}})
+	body := bytes.Join([][]byte{out, envelope(0, nil), out, envelope(0, nil), envelope(0, nil), end, envelope(2, []byte("{}"))}, nil)
+	c := New(&http.Client{Transport: fuzzTransport{body: body}}, Endpoint{URL: "http://envd.test", Version: "0.5.2"}, "")
+	var stdout bytes.Buffer
+	if _, err := c.Start(context.Background(), Command{Cmd: "true"}, func(e Event) error {
+		stdout.Write(e.Stdout)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != "once\nonce\n" {
+		t.Errorf("stdout %q, want each output event once", stdout.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	pb "github.com/abx-dev/abx/internal/envd/gen/process"
@@ -110,13 +111,18 @@ var ErrNoEnd = errors.New("the stream ended before the process did")
 // follow receives the stream's events into one message, msg, which event
 // reads: each is handed to on, which must be done with its bytes when it
 // returns, as the next event is decoded into the same ones (outputCodec).
-func follow(conn connect.StreamingClientConn, msg any, event func() *pb.ProcessEvent, on func(Event) error) (*End, error) {
+func follow(conn connect.StreamingClientConn, msg proto.Message, event func() *pb.ProcessEvent, on func(Event) error) (*End, error) {
+	in := &received{msg: msg}
 	for {
-		if err := conn.Receive(msg); err != nil {
+		in.decoded = false
+		if err := conn.Receive(in); err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil, ErrNoEnd
 			}
 			return nil, err
+		}
+		if !in.decoded {
+			continue // an empty message: no event
 		}
 		ev := event()
 		var out Event
