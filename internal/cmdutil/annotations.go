@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -66,3 +67,33 @@ func NeedsProvider(cmd *cobra.Command) bool {
 	}
 	return true
 }
+
+// Annotations a verb's flag carries for the root: what the flag asks of
+// the output when it is set.
+const (
+	annotJSONLines = "abx/json-lines" // a bool flag that asks for JSON Lines (run-code --stream)
+	annotBareIDs   = "abx/bare-ids"   // a bool flag that asks for bare IDs (create -q)
+)
+
+func annotateFlag(cmd *cobra.Command, name, key string) {
+	fl := cmd.Flags().Lookup(name)
+	if fl.Annotations == nil {
+		fl.Annotations = map[string][]string{}
+	}
+	fl.Annotations[key] = []string{"true"}
+}
+
+// AsksJSONLines marks cmd's bool flag name as asking for JSON Lines: set,
+// the command prints JSON, its stream's events one a line, and its errors
+// as JSON.
+func AsksJSONLines(cmd *cobra.Command, name string) { annotateFlag(cmd, name, annotJSONLines) }
+
+// AsksBareIDs marks cmd's bool flag name as asking for bare IDs: set, the
+// command prints its result's names alone, whatever -o says.
+func AsksBareIDs(cmd *cobra.Command, name string) { annotateFlag(cmd, name, annotBareIDs) }
+
+// IsJSONLinesFlag and IsBareIDsFlag tell what a flag asks of the output.
+func IsJSONLinesFlag(fl *pflag.Flag) bool { return len(fl.Annotations[annotJSONLines]) > 0 }
+
+// IsBareIDsFlag tells whether a flag asks for bare IDs.
+func IsBareIDsFlag(fl *pflag.Flag) bool { return len(fl.Annotations[annotBareIDs]) > 0 }

@@ -2,7 +2,7 @@ package cmdutil
 
 import (
 	"context"
-
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,19 +23,40 @@ func RangeArgs(minArgs int, names ...string) cobra.PositionalArgs {
 		if len(args) >= minArgs && len(args) <= len(names) {
 			return nil
 		}
-		return ArgsError(cmd, len(args), minArgs, names)
+		return ArgsError(cmd, args, minArgs, names)
 	}
 }
 
-// ArgsError says what cmd needs when it got the wrong number of arguments.
-func ArgsError(cmd *cobra.Command, got, minArgs int, names []string) error {
+// ArgsError says what cmd needs when it got the wrong number of arguments:
+// "abx pause needs ID", "abx url takes ID PORT, got 3 arguments", "abx
+// create takes no arguments, got "x"".
+func ArgsError(cmd *cobra.Command, args []string, minArgs int, names []string) error {
 	want := strings.Join(names, " ")
-	if got < minArgs {
-		return abxerr.New(abxerr.Usage, "%s needs %s", cmd.CommandPath(), want).
-			WithHint("usage: %s", cmd.UseLine())
+	var e *abxerr.Error
+	switch {
+	case len(args) < minArgs:
+		e = abxerr.New(abxerr.Usage, "%s needs %s", cmd.CommandPath(), want)
+	case len(names) == 0:
+		e = abxerr.New(abxerr.Usage, "%s takes no arguments, got %s", cmd.CommandPath(), quoted(args))
+	default:
+		e = abxerr.New(abxerr.Usage, "%s takes %s, got %d arguments", cmd.CommandPath(), want, len(args))
 	}
-	return abxerr.New(abxerr.Usage, "%s takes %s, got %d arguments", cmd.CommandPath(), want, got).
-		WithHint("usage: %s", cmd.UseLine())
+	return e.WithHint("usage: %s", cmd.UseLine())
+}
+
+// quoted lists the first few arguments as Go quotes them, so that a stray
+// control character shows as an escape.
+func quoted(args []string) string {
+	const shown = 3
+	parts := make([]string, 0, shown+1)
+	for i, a := range args {
+		if i == shown {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, strconv.Quote(a))
+	}
+	return strings.Join(parts, " ")
 }
 
 // UsageError is a usage mistake in cmd, with the usage line as the hint.

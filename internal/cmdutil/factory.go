@@ -1,27 +1,29 @@
 // Package cmdutil is what every command of abx's tree shares: the Factory
-// (streams, printer, provider and clients, made on first use), argument and
-// value parsing, the annotations the root checks, and the binding of the
-// provider's settings from flags and the environment.
+// (what a command asks for: streams, the printer, the provider and its
+// clients), argument and value parsing, the annotations the root reads,
+// the binding of the provider's settings from flags and the environment,
+// and the pieces of command-line wiring more than one group uses. It knows
+// what a command needs, not how it is made: internal/cmd/factory builds
+// the Factory with the concrete provider and HTTP client.
 package cmdutil
 
 import (
-	"io"
+	"context"
 	"net/http"
-	"os"
 
 	"github.com/spf13/pflag"
 
-	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/httpclient"
+	"github.com/abx-dev/abx/internal/codeinterp"
+	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
-	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
 )
 
-// Factory carries what commands share. Commands copy its fields and methods
-// into their Options when they are built; the root fills in the rest
-// (format, provider, flags) before any command runs, so everything is read
-// lazily.
+// Factory carries what commands share. It is built once per run, before
+// the command tree, and nothing in it changes after: commands copy its
+// fields into their Options when they are built, and what depends on the
+// command line (--provider, --debug, the providers' settings) is read
+// through Flags when a command first asks for it, once the line is parsed.
 type Factory struct {
 	IO      *output.Streams
 	Printer *output.Printer
@@ -30,95 +32,52 @@ type Factory struct {
 	// parallel.
 	Getenv   func(string) string
 	Registry *provider.Registry
+	// Flags are the flags the Factory reads: --provider, --debug and
+	// every provider's settings. The root adds them to its own.
+	Flags *pflag.FlagSet
 
-	// Set by the root command before any command runs.
-	Descriptor *provider.Descriptor
-	Flags      *pflag.FlagSet // the global flags, provider settings among them
-	Debug      bool
+	// Made on first use, once per run.
 
-	http     *http.Client
-	provider provider.Provider
-}
-
-// New returns a factory over these streams and this environment (nil:
-// the process's), with every known provider.
-func New(io *output.Streams, getenv func(string) string) *Factory {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if io.Secrets == nil {
-		io.Secrets = &output.Secrets{}
-	}
-	return &Factory{
-		IO:       io,
-		Printer:  output.NewPrinter(io),
-		Getenv:   getenv,
-		Registry: provider.NewRegistry(alicloudcontainer.Descriptor()),
-	}
-}
-
-// HTTPClient is the one client every request goes through. Its --debug
-// trace goes through the redacting writer, since a server may echo a secret
-// in a header; and every credential it sends is registered first, so that
-// the answer finds it known.
-func (f *Factory) HTTPClient() *http.Client {
-	if f.http == nil {
-		var trace io.Writer
-		if f.Debug {
-			trace = f.IO.SafeErrOut()
-		}
-		f.http = httpclient.New(trace)
-		f.http.Transport = &secretsTransport{next: f.http.Transport, secrets: f.IO.Secrets}
-	}
-	return f.http
-}
-
-// Provider binds and checks the configuration and opens the provider. A
-// missing or bad setting is refused here, before any request.
-func (f *Factory) Provider() (provider.Provider, error) {
-	if f.provider != nil {
-		return f.provider, nil
-	}
-	if f.Descriptor == nil {
-		return nil, abxerr.New(abxerr.UnknownProvider, "no provider selected")
-	}
-	cfg, bound, err := f.BindSettings(f.Descriptor, f.IO.In)
-	f.RegisterSettingSecrets(f.Descriptor, bound)
-	if err != nil {
-		return nil, err
-	}
-	if problems := cfg.Problems(); len(problems) > 0 {
-		return nil, problems[0]
-	}
-	deps := provider.Deps{HTTP: f.HTTPClient(), Warn: f.IO.SafeErrOut()}
-	if f.Debug {
-		deps.Log = f.IO.SafeErrOut()
-	}
-	p, err := f.Descriptor.Open(cfg, deps)
-	if err != nil {
-		return nil, err
-	}
-	f.provider = p
-	return p, nil
+	// Selected is the provider --provider or ABX_PROVIDER names.
+	Selected func() (*provider.Descriptor, error)
+	// Settings are the selected provider's settings, bound from flags,
+	// variables and defaults and checked; their secrets are known to the
+	// printers from then on. stdin is not read: a setting given as '-'
+	// waits for Provider. The error is the first setting that could not
+	// be bound; the Settings still say what was.
+	Settings func() (*Settings, error)
+	// Provider opens the selected provider with its settings. A missing
+	// or bad setting is refused here, before any request.
+	Provider func() (provider.Provider, error)
+	// HTTPClient is the one client every request goes through.
+	HTTPClient func() *http.Client
+	// Envd reads the sandbox (GET, no side effects) and returns an envd
+	// client for it, as user ("" for envd's default).
+	Envd func(ctx context.Context, id, user string) (*envd.Client, error)
+	// Interpreter reads the sandbox and returns a client of its code
+	// interpreter.
+	Interpreter func(ctx context.Context, id string) (*codeinterp.Client, error)
+	// PortEndpoint is how to reach a port of the sandbox through its data
+	// plane.
+	PortEndpoint func(ctx context.Context, id string, port int) (*provider.Endpoint, error)
+	// Debug tells whether --debug asked for a trace of every request.
+	Debug func() bool
 }
 
 // ProviderName is the provider --provider or ABX_PROVIDER names; "" when
 // neither does.
 func (f *Factory) ProviderName() string {
-	if f.Flags != nil {
-		if fl := f.Flags.Lookup("provider"); fl != nil && fl.Value.String() != "" {
-			return fl.Value.String()
-		}
+	if fl := f.Flags.Lookup("provider"); fl != nil && fl.Value.String() != "" {
+		return fl.Value.String()
 	}
 	return f.Getenv("ABX_PROVIDER")
 }
 
-// SelectProvider picks the provider named by --provider or ABX_PROVIDER.
-func (f *Factory) SelectProvider() (*provider.Descriptor, error) {
-	d, err := f.Registry.Lookup(f.ProviderName())
-	if err != nil {
-		return nil, err
+// ProviderLabel names the selected provider in a message, or says that
+// none is.
+func (f *Factory) ProviderLabel() string {
+	if d, err := f.Selected(); err == nil {
+		return d.Name
 	}
-	f.Descriptor = d
-	return d, nil
+	return "(none selected)"
 }

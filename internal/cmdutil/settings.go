@@ -34,48 +34,77 @@ type BoundSetting struct {
 	Source string
 }
 
-// BindSettings fills a fresh viper from the provider's flags and variables
-// (flag > env > default) and decodes it into the provider's Config struct.
-// Nothing but the provider's own variables is read, through f.Getenv: they
-// make viper's config layer, which ranks between flags and defaults as the
-// environment would. A nil stdin leaves a '-' file setting unread. Values
-// are checked per setting first, so an error names the variable and flag to
-// fix.
-func (f *Factory) BindSettings(d *provider.Descriptor, stdin io.Reader) (provider.Config, []BoundSetting, error) {
+// Settings are a provider's settings as a run binds them: each value and
+// where it came from, checked for its kind. A setting given as a file
+// named '-' is read from stdin only when Config is handed stdin: abx
+// config and a Tab show that it will come from there and read nothing.
+type Settings struct {
+	Descriptor *provider.Descriptor
+	Bound      []BoundSetting
+	v          *viper.Viper
+	// fromStdin is the setting whose file is '-', "" for none.
+	fromStdin string
+}
+
+// StdinPlaceholder is the value of a setting that will be read from
+// stdin and has not been.
+const StdinPlaceholder = "(stdin)"
+
+// Bind fills a fresh viper from the provider's flags and variables (flag >
+// env > default). Nothing but the provider's own variables is read,
+// through getenv: they make viper's config layer, which ranks between
+// flags and defaults as the environment would. Values are checked per
+// setting, so an error names the variable and flag to fix; the Settings
+// returned with it hold what was bound until then.
+func Bind(d *provider.Descriptor, flags *pflag.FlagSet, getenv func(string) string) (*Settings, error) {
 	v := viper.New()
 	env := map[string]any{}
 	for _, s := range d.Settings {
-		if val := f.Getenv(s.Env); val != "" {
+		if val := getenv(s.Env); val != "" {
 			env[s.Key] = val
 		}
 		v.SetDefault(s.Key, s.Default)
 	}
 	if err := v.MergeConfigMap(env); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	bound := make([]BoundSetting, 0, len(d.Settings))
+	st := &Settings{Descriptor: d, v: v, Bound: make([]BoundSetting, 0, len(d.Settings))}
 	for _, s := range d.Settings {
-		if fl := f.Flags.Lookup(s.Flag); fl != nil {
+		if fl := flags.Lookup(s.Flag); fl != nil {
 			if err := v.BindPFlag(s.Key, fl); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
-		b := BoundSetting{Setting: s, Value: v.GetString(s.Key), Source: sourceOf(s, f.Flags, env)}
-		bound = append(bound, b)
+		st.Bound = append(st.Bound, BoundSetting{Setting: s, Value: v.GetString(s.Key), Source: sourceOf(s, flags, env)})
 	}
-	if err := resolveFiles(v, bound, stdin); err != nil {
-		return nil, bound, err
+	if err := st.resolveFiles(); err != nil {
+		return st, err
 	}
-	for _, b := range bound {
+	for _, b := range st.Bound {
 		if err := checkKind(b); err != nil {
-			return nil, bound, err
+			return st, err
 		}
 	}
-	cfg := d.NewConfig()
-	if err := v.Unmarshal(cfg, viper.DecodeHook(mapstructure.DecodeHookFuncType(durationHook))); err != nil {
-		return nil, bound, abxerr.New(abxerr.InvalidConfig, "cannot read the configuration: %v", err)
+	return st, nil
+}
+
+// ReadsStdin tells whether a setting is to be read from stdin.
+func (st *Settings) ReadsStdin() bool { return st.fromStdin != "" }
+
+// Config decodes the settings into the provider's Config struct. With a
+// stdin, a setting given as '-' is read from it first (once); without,
+// it keeps the placeholder.
+func (st *Settings) Config(stdin io.Reader) (provider.Config, error) {
+	if st.fromStdin != "" && stdin != nil {
+		if err := st.readStdin(stdin); err != nil {
+			return nil, err
+		}
 	}
-	return cfg, bound, nil
+	cfg := st.Descriptor.NewConfig()
+	if err := st.v.Unmarshal(cfg, viper.DecodeHook(mapstructure.DecodeHookFuncType(durationHook))); err != nil {
+		return nil, abxerr.New(abxerr.InvalidConfig, "cannot read the configuration: %v", err)
+	}
+	return cfg, nil
 }
 
 func sourceOf(s provider.Setting, flags *pflag.FlagSet, env map[string]any) string {
@@ -92,40 +121,65 @@ func sourceOf(s provider.Setting, flags *pflag.FlagSet, env map[string]any) stri
 }
 
 // resolveFiles reads settings given as files (FileOf), so that a secret can
-// stay out of the process list: --api-key-file PATH, or '-' for stdin. A nil
-// stdin leaves '-' unread.
-func resolveFiles(v *viper.Viper, bound []BoundSetting, stdin io.Reader) error {
-	for _, fileSetting := range bound {
+// stay out of the process list: --api-key-file PATH, or '-' for stdin,
+// which is left for Config.
+func (st *Settings) resolveFiles() error {
+	for _, fileSetting := range st.Bound {
 		if fileSetting.FileOf == "" || fileSetting.Value == "" {
 			continue
 		}
-		for i := range bound {
-			target := &bound[i]
-			if target.Key != fileSetting.FileOf {
-				continue
-			}
-			if target.Source == sourceFlag || target.Source == sourceEnv {
-				return abxerr.New(abxerr.InvalidConfig, "both %s and %s are set", target.Env, fileSetting.Env).
-					WithHint("set only one of them (--%s or --%s)", target.Flag, fileSetting.Flag)
-			}
-			if fileSetting.Value == "-" && stdin == nil {
-				// abx config does not consume stdin: it shows that the
-				// value will come from there.
-				v.Set(target.Key, "(stdin)")
-				target.Value, target.Source = "(stdin)", sourceFile
-				continue
-			}
-			data, err := readSecretFile(fileSetting.Value, stdin)
-			if err != nil {
-				return abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", fileSetting.Env, err).
-					WithHint("set %s or --%s to a readable file, or '-' for stdin", fileSetting.Env, fileSetting.Flag)
-			}
-			value := strings.TrimSpace(string(data))
-			v.Set(target.Key, value)
-			target.Value, target.Source = value, sourceFile
+		target := st.find(fileSetting.FileOf)
+		if target == nil {
+			continue
+		}
+		if target.Source == sourceFlag || target.Source == sourceEnv {
+			return abxerr.New(abxerr.InvalidConfig, "both %s and %s are set", target.Env, fileSetting.Env).
+				WithHint("set only one of them (--%s or --%s)", target.Flag, fileSetting.Flag)
+		}
+		if fileSetting.Value == "-" {
+			st.fromStdin = fileSetting.Key
+			st.v.Set(target.Key, StdinPlaceholder)
+			target.Value, target.Source = StdinPlaceholder, sourceFile
+			continue
+		}
+		data, err := readSecretFile(fileSetting.Value, nil)
+		if err != nil {
+			return fileError(fileSetting, err)
+		}
+		st.set(target, strings.TrimSpace(string(data)))
+	}
+	return nil
+}
+
+// readStdin reads the setting given as '-' from stdin.
+func (st *Settings) readStdin(stdin io.Reader) error {
+	fileSetting := st.find(st.fromStdin)
+	st.fromStdin = ""
+	data, err := readSecretFile("-", stdin)
+	if err != nil {
+		return fileError(*fileSetting, err)
+	}
+	st.set(st.find(fileSetting.FileOf), strings.TrimSpace(string(data)))
+	return nil
+}
+
+func (st *Settings) find(key string) *BoundSetting {
+	for i := range st.Bound {
+		if st.Bound[i].Key == key {
+			return &st.Bound[i]
 		}
 	}
 	return nil
+}
+
+func (st *Settings) set(target *BoundSetting, value string) {
+	st.v.Set(target.Key, value)
+	target.Value, target.Source = value, sourceFile
+}
+
+func fileError(fileSetting BoundSetting, err error) error {
+	return abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", fileSetting.Env, err).
+		WithHint("set %s or --%s to a readable file, or '-' for stdin", fileSetting.Env, fileSetting.Flag)
 }
 
 func readSecretFile(path string, stdin io.Reader) ([]byte, error) {

@@ -60,21 +60,22 @@ func start(t *testing.T) *fixture {
 		env[k] = v
 	}
 	f, _ := cmdtest.NewFactory(false, env, "")
-	if err := cmdtest.Select(f); err != nil {
+	p, err := f.Provider()
+	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := f.Provider()
+	d, err := f.Selected()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The engine needs its own port for its domain: listen, then serve.
 	ts := httptest.NewUnstartedServer(nil)
 	addr := ts.Listener.Addr().String()
-	ts.Config.Handler = engine.New(engine.Options{Provider: p, Descriptor: f.Descriptor, Transport: f.HTTPClient().Transport,
+	ts.Config.Handler = engine.New(engine.Options{Provider: p, Descriptor: d, Transport: f.HTTPClient().Transport,
 		Token: token, Domain: "localhost:" + addr[strings.LastIndex(addr, ":")+1:]})
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &fixture{emu: emu, url: ts.URL, p: p, d: f.Descriptor}
+	return &fixture{emu: emu, url: ts.URL, p: p, d: d}
 }
 
 func (fx *fixture) do(t *testing.T, method, path, key, body string) (int, string) {

@@ -53,3 +53,33 @@ func WriteJSONLine(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
+
+// FormatValue is -o as a flag's value (a pflag.Value): the format is
+// parsed once, where the flag is, and the printer takes it at once, so
+// that even a command line refused after -o gets its error in that form.
+func (p *Printer) FormatValue() *FormatFlag { return &FormatFlag{p: p} }
+
+// FormatFlag is the value of -o/--output.
+type FormatFlag struct {
+	p   *Printer
+	set bool
+}
+
+func (v *FormatFlag) String() string { return string(v.p.format) }
+
+// Set parses the format and hands it to the printer.
+func (v *FormatFlag) Set(s string) error {
+	f, err := ParseFormat(s)
+	if err != nil {
+		return err
+	}
+	v.p.SetFormat(f)
+	v.set = true
+	return nil
+}
+
+// Type is how help names the value.
+func (v *FormatFlag) Type() string { return "string" }
+
+// Given tells whether -o was on the command line.
+func (v *FormatFlag) Given() bool { return v.set }

@@ -271,7 +271,8 @@ func TestSecretsNeverPrinted(t *testing.T) {
 			if err := tb.Render(); err != nil {
 				t.Fatal(err)
 			}
-			if err := p.Names(apiKey); err != nil {
+			p.SetFormat(Name)
+			if err := p.Print(nil, []string{apiKey}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -20,6 +20,10 @@ type TablePrinter struct {
 	s      *Streams
 	header []string
 	rows   [][]string
+	// wide are the columns, after header's, shown only in the wide form:
+	// -o wide (wideForm), or a verb's own flag that asks for them.
+	wide     []string
+	wideForm bool
 }
 
 // NewTable starts a table with these column names.
@@ -27,11 +31,31 @@ func (s *Streams) NewTable(header ...string) *TablePrinter {
 	return &TablePrinter{s: s, header: header}
 }
 
+// WithWide adds columns shown only with -o wide, or when show is true (a
+// verb's own flag for them, such as files ls --long). Rows give every
+// column's cell; the ones not shown are left out.
+func (t *TablePrinter) WithWide(show bool, header ...string) *TablePrinter {
+	t.wide = header
+	t.wideForm = t.wideForm || show
+	return t
+}
+
+// columns are the names of the columns shown.
+func (t *TablePrinter) columns() []string {
+	if t.wideForm {
+		return append(t.header[:len(t.header):len(t.header)], t.wide...)
+	}
+	return t.header
+}
+
 // Row adds a row; cells are already formatted (see Time and State). A cell
 // abx did not colour itself has its secrets redacted and its controls
 // escaped, on a terminal and in piped TSV alike: cells hold what servers and
 // sandboxes send.
 func (t *TablePrinter) Row(cells ...string) {
+	if n := len(t.columns()); len(cells) > n {
+		cells = cells[:n]
+	}
 	row := make([]string, len(cells))
 	for i, c := range cells {
 		if _, ok := t.s.styled.Load(c); ok {
@@ -69,8 +93,9 @@ func (t *TablePrinter) Render() error {
 		tablewriter.WithTrimSpace(tw.Off),
 		tablewriter.WithHeaderAutoFormat(tw.Off), // headers are upper-cased here, before styling
 	)
-	header := make([]string, len(t.header))
-	for i, h := range t.header {
+	columns := t.columns()
+	header := make([]string, len(columns))
+	for i, h := range columns {
 		header[i] = t.s.style(headerStyle, strings.ToUpper(Escape(h)))
 	}
 	tbl.Header(header)

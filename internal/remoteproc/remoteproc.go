@@ -16,8 +16,8 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/interrupt"
 	"github.com/abx-dev/abx/internal/shell"
-	"github.com/abx-dev/abx/internal/transfer"
 )
 
 // Spec is a command to run in a sandbox.
@@ -199,7 +199,7 @@ func forward(sink Sink, ev envd.Event) error {
 // Feed streams r to the process's stdin. It stops when ctx ends, even
 // while it waits for r (Ctrl-C with nothing typed).
 func Feed(ctx context.Context, c *envd.Client, pid uint32, r io.Reader) (int, error) {
-	r = transfer.Interruptible(ctx, r)
+	r = interrupt.Reader(ctx, r)
 	buf := make([]byte, stdinChunk)
 	sent := 0
 	for {
@@ -276,9 +276,7 @@ var errDetach = errors.New("detach")
 func startError(err error) error {
 	err = envd.AsError(err)
 	if errors.Is(err, envd.ErrCommandNotFound) {
-		e := *abxerr.From(err)
-		e.Exit = abxerr.ExitCommandNotFound
-		return &e
+		return abxerr.CommandNotFound(err)
 	}
 	return err
 }
@@ -290,10 +288,10 @@ func exitOf(end *envd.End) *Exit {
 	if end.Exited || end.ExitCode >= 0 {
 		return x
 	}
-	x.Code = 128 + int(syscall.SIGKILL)
+	x.Code = abxerr.SignalStatus(int(syscall.SIGKILL))
 	for n, name := range signalNames {
 		if strings.HasSuffix(end.Status, name) {
-			x.Code = 128 + n
+			x.Code = abxerr.SignalStatus(n)
 		}
 	}
 	return x

@@ -16,28 +16,74 @@ import (
 // directory, renamed into place at the end: a reader never sees half a
 // file, and an error leaves nothing behind.
 func WriteFile(local string, fill func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(local), "."+filepath.Base(local)+".abx-*")
+	f, err := CreateAtomic(local)
 	if err != nil {
-		return abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", local, LocalReason(err)).
+		return err
+	}
+	if err := fill(f); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// AtomicFile is a local file being written: a temporary file in the same
+// directory until Commit renames it into place. A reader never sees half a
+// file, and Abort (or a failed Commit) leaves nothing behind.
+type AtomicFile struct {
+	Path string // where it goes
+	tmp  *os.File
+}
+
+// CreateAtomic starts writing the file at path.
+func CreateAtomic(path string) (*AtomicFile, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".abx-*")
+	if err != nil {
+		return nil, writeError(path, err).
 			WithHint("choose a destination in a directory you can write to; nothing was written")
 	}
 	// CreateTemp makes the file private; give it an ordinary file's mode.
-	err = tmp.Chmod(0o644)
-	if err == nil {
-		err = fill(tmp)
+	if err := tmp.Chmod(0o644); err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return nil, writeError(path, err)
 	}
-	if cerr := tmp.Close(); err == nil && cerr != nil {
-		err = abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", local, cerr)
+	return &AtomicFile{Path: path, tmp: tmp}, nil
+}
+
+func (f *AtomicFile) Write(b []byte) (int, error) {
+	n, err := f.tmp.Write(b)
+	if err != nil {
+		return n, writeError(f.Path, err)
 	}
+	return n, nil
+}
+
+// ReadFrom lets io.Copy use the file's own (copy_file_range, splice)
+// where it can, as it would with the file itself.
+func (f *AtomicFile) ReadFrom(r io.Reader) (int64, error) { return f.tmp.ReadFrom(r) }
+
+// Commit puts the whole file in its place.
+func (f *AtomicFile) Commit() error {
+	err := f.tmp.Close()
 	if err == nil {
-		if rerr := os.Rename(tmp.Name(), local); rerr != nil {
-			err = abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", local, LocalReason(rerr))
-		}
+		err = os.Rename(f.tmp.Name(), f.Path)
 	}
 	if err != nil {
-		_ = os.Remove(tmp.Name())
+		_ = os.Remove(f.tmp.Name())
+		return writeError(f.Path, err)
 	}
-	return err
+	return nil
+}
+
+// Abort drops what was written.
+func (f *AtomicFile) Abort() {
+	_ = f.tmp.Close()
+	_ = os.Remove(f.tmp.Name())
+}
+
+func writeError(path string, err error) *abxerr.Error {
+	return abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", path, LocalReason(err))
 }
 
 // CheckWritable refuses, before anything is sent, a destination WriteFile

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/interrupt"
 	"github.com/abx-dev/abx/internal/transfer/transfertest"
 )
 
@@ -84,7 +85,7 @@ func TestPutInterruptedLeavesTheDestinationAsItWas(t *testing.T) {
 	go func() { _, _ = pw.Write([]byte("half of it")); close(read) }()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- Put(ctx, r, "/home/user/out.txt", Interruptible(ctx, pr)) }()
+	go func() { done <- Put(ctx, r, "/home/user/out.txt", interrupt.Reader(ctx, pr)) }()
 	<-read // the fake keeps these bytes under the temporary name
 	cancel()
 	select {

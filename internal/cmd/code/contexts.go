@@ -40,7 +40,7 @@ type sandboxInterp struct {
 }
 
 func newSandboxInterp(f *cmdutil.Factory) sandboxInterp {
-	return sandboxInterp{Printer: f.Printer, Interp: f.InterpreterClient}
+	return sandboxInterp{Printer: f.Printer, Interp: f.Interpreter}
 }
 
 // parse reads the sandbox ID (also as sandbox/ID), refused before anything
@@ -53,4 +53,10 @@ func (s *sandboxInterp) parse(args []string) (err error) {
 // client opens the sandbox's code interpreter.
 func (s *sandboxInterp) client(ctx context.Context) (*codeinterp.Client, error) {
 	return s.Interp(ctx, s.ID)
+}
+
+// Verbs are this group's commands, as the root lists them.
+func Verbs() []cmdutil.Verb {
+	return []cmdutil.Verb{{Names: []string{"run-code"}, Group: cmdutil.GroupInside,
+		Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdRunCode(f, nil) }}}
 }

@@ -36,6 +36,7 @@ func newCmdContextsChange(f *cmdutil.Factory, runF, run func(context.Context, *C
 		}
 		return cmdutil.Run(cmd, opts, runF, run)
 	}
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	return cmdutil.Needs(cmd, provider.CodeInterpret)
 }
 

@@ -41,6 +41,8 @@ working in --cwd (default /home/user). Its ID, printed on stdout, is what
 	}
 	cmd.Flags().StringVarP(&opts.Language, "language", "l", "", "python (default), javascript (js), typescript (ts), r, java or bash")
 	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "working directory of the context (default /home/user)")
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
+	cmdutil.CompleteFlag(cmd, "language", cmdutil.Choices(Languages()...))
 	return cmdutil.Needs(cmd, provider.CodeInterpret)
 }
 

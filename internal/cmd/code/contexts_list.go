@@ -31,6 +31,7 @@ func NewCmdContextsList(f *cmdutil.Factory, runF func(context.Context, *Contexts
 			return cmdutil.Run(cmd, opts, runF, runContextsList)
 		},
 	}
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	return cmdutil.Needs(cmd, provider.CodeInterpret)
 }
 

@@ -50,8 +50,8 @@ func TestFakeRunCode(t *testing.T) {
 		t.Fatalf("JSON: %v\n%s", err, streams.Out.String())
 	}
 
-	streams, err = fk.run(t, output.JSON, codeinterp.Request{Code: "import os\nos.environ['GREETING']",
-		EnvVars: map[string]string{"GREETING": "hello"}}, func(o *RunCodeOptions) { o.Stream = true })
+	streams, err = fk.run(t, cmdtest.JSONLines, codeinterp.Request{Code: "import os\nos.environ['GREETING']",
+		EnvVars: map[string]string{"GREETING": "hello"}})
 	lines := strings.Split(strings.TrimSpace(streams.Out.String()), "\n")
 	if err != nil || lines[len(lines)-1] != `{"type":"end","error":false}` || !strings.Contains(streams.Out.String(), `"isMainResult":true,"text":"hello"`) {
 		t.Fatalf("--stream with --env: %v\n%s", err, streams.Out.String())

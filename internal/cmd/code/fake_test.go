@@ -56,9 +56,6 @@ func newFake(t *testing.T) *fake {
 func (fk *fake) factory(t *testing.T, format output.Format) (*cmdutil.Factory, cmdtest.Streams) {
 	t.Helper()
 	f, streams := cmdtest.NewFactory(false, fk.env, format)
-	if err := cmdtest.Select(f); err != nil {
-		t.Fatal(err)
-	}
 	return f, streams
 }
 
@@ -70,7 +67,7 @@ func (fk *fake) run(t *testing.T, format output.Format, req codeinterp.Request, 
 	if req.ContextID == "" && req.Language == "" {
 		req.Language = "python"
 	}
-	opts := &RunCodeOptions{IO: f.IO, sandboxInterp: sandboxInterp{Printer: f.Printer, Interp: f.InterpreterClient, ID: fk.id}, Request: req}
+	opts := &RunCodeOptions{IO: f.IO, sandboxInterp: sandboxInterp{Printer: f.Printer, Interp: f.Interpreter, ID: fk.id}, Request: req}
 	for _, tw := range tweak {
 		tw(opts)
 	}

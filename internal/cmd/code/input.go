@@ -11,7 +11,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/transfer"
+	"github.com/abx-dev/abx/internal/interrupt"
 )
 
 // languages the code interpreter knows (docs/run-code.md, contexts), with
@@ -58,7 +58,7 @@ func readCode(cmd *cobra.Command, stdin io.Reader, arg, file string) (string, er
 	case src == "-":
 		// Ctrl-C while stdin is a terminal or an idle pipe: a blocked
 		// read would not notice.
-		raw, err = io.ReadAll(transfer.Interruptible(cmd.Context(), stdin))
+		raw, err = io.ReadAll(interrupt.Reader(cmd.Context(), stdin))
 		if err != nil && cmd.Context().Err() != nil {
 			return "", err
 		}

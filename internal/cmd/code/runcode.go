@@ -17,11 +17,6 @@ import (
 	"github.com/abx-dev/abx/internal/provider"
 )
 
-// exitCodeRaised is run-code's status when the code raised an error. The
-// status belongs to the code alone: abx's own failures exit 125, by the
-// root's rule for pass-through commands (abxerr.Exit).
-const exitCodeRaised = abxerr.Status(1)
-
 // Interpreter opens the code interpreter of a sandbox: the factory's
 // InterpreterClient, or a test's.
 type Interpreter func(ctx context.Context, id string) (*codeinterp.Client, error)
@@ -34,10 +29,6 @@ type RunCodeOptions struct {
 	Request codeinterp.Request
 	Timeout time.Duration
 	SaveDir string
-	// Stream prints JSON Lines events as they arrive instead of one
-	// Execution object at the end. The root has already made the Printer
-	// print JSON (errors included); this says which JSON.
-	Stream bool
 	// spillDir is where the JSON output keeps large results until it
 	// prints them; "" for the system's temporary directory.
 	spillDir string
@@ -106,8 +97,11 @@ prints JSON Lines events as they arrive instead (see docs/json.md).`,
 	fl.StringArrayVarP(&rf.env, "env", "e", nil, "environment variable KEY=VALUE for this run (repeatable)")
 	fl.StringVar(&rf.timeout, "timeout", "", "stop waiting for the code after this long (default: no limit)")
 	fl.StringVar(&opts.SaveDir, "save-dir", "", "write rich results (png, svg, html, …) to files in this directory")
-	fl.BoolVar(&opts.Stream, "stream", false, "print JSON Lines events as they arrive (implies -o json)")
+	fl.Bool("stream", false, "print JSON Lines events as they arrive (implies -o json)")
+	cmdutil.AsksJSONLines(cmd, "stream")
 	cmd.AddCommand(NewCmdContexts(f))
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
+	cmdutil.CompleteFlag(cmd, "language", cmdutil.Choices(Languages()...))
 	cmdutil.PassThrough(cmd)
 	return cmdutil.Needs(cmd, provider.CodeInterpret)
 }
@@ -193,7 +187,7 @@ func runRunCode(ctx context.Context, opts *RunCodeOptions) error {
 		e.Message = "some results were not saved: " + e.Message
 		return &e
 	case sink.raised:
-		return exitCodeRaised
+		return abxerr.CodeRaised
 	}
 	return nil
 }

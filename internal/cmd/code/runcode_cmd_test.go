@@ -25,7 +25,6 @@ type parsed struct {
 	Request codeinterp.Request
 	Timeout time.Duration
 	SaveDir string
-	Stream  bool
 }
 
 // runCodeArgv builds run-code for cmdtest.Parse, over stdin: its run
@@ -35,7 +34,7 @@ func runCodeArgv(stdin string) func(*cmdutil.Factory, *any) *cobra.Command {
 	return func(f *cmdutil.Factory, got *any) *cobra.Command {
 		f.IO.In = strings.NewReader(stdin)
 		return NewCmdRunCode(f, func(_ context.Context, o *RunCodeOptions) error {
-			*got = parsed{ID: o.ID, Request: o.Request, Timeout: o.Timeout, SaveDir: o.SaveDir, Stream: o.Stream}
+			*got = parsed{ID: o.ID, Request: o.Request, Timeout: o.Timeout, SaveDir: o.SaveDir}
 			if o.Printer != f.Printer || o.IO != f.IO || o.Interp == nil {
 				*got = "options without the factory's printer, streams and client"
 			}
@@ -71,7 +70,7 @@ func TestNewCmdRunCode(t *testing.T) {
 		{Name: "timeout in seconds", Argv: []string{"sb-1", "--timeout", "5", "1"}, Want: parsed{ID: "sb-1", Request: py("1"), Timeout: 5 * time.Second}},
 		{Name: "save-dir", Argv: []string{"sb-1", "--save-dir", filepath.Join(dir, "out"), "1"},
 			Want: parsed{ID: "sb-1", Request: py("1"), SaveDir: filepath.Join(dir, "out")}},
-		{Name: "stream", Argv: []string{"sb-1", "--stream", "1"}, Want: parsed{ID: "sb-1", Request: py("1"), Stream: true}},
+		{Name: "stream", Argv: []string{"sb-1", "--stream", "1"}, Want: parsed{ID: "sb-1", Request: py("1")}},
 
 		{Name: "no code", Argv: []string{"sb-1"}, WantErr: "abx run-code needs code"},
 		{Name: "no ID", Argv: []string{}, WantErr: "run-code needs ID [CODE]"},

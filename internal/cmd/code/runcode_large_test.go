@@ -101,7 +101,9 @@ func TestRunCodeLargeImage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts, streams := bigServer(t, tc.format, 0, reply)
-			opts.Stream = tc.stream
+			if tc.stream {
+				opts.Printer.AskJSONLines()
+			}
 			var files map[string]string
 			if tc.save {
 				opts.SaveDir = filepath.Join(t.TempDir(), "out")
@@ -203,7 +205,9 @@ func TestRunCodeEscapedText(t *testing.T) {
 	}{{"json", output.JSON, false}, {"stream", output.JSON, true}, {"table", output.Table, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts, streams := bigServer(t, tc.format, 0, reply)
-			opts.Stream = tc.stream
+			if tc.stream {
+				opts.Printer.AskJSONLines()
+			}
 			opts.SaveDir = t.TempDir()
 			if err := runRunCode(context.Background(), opts); err != nil {
 				t.Fatal(err)

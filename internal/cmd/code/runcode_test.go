@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/codeinterp"
@@ -121,7 +122,9 @@ func TestRunCodeJSON(t *testing.T) {
 		t.Run(golden, func(t *testing.T) {
 			t.Parallel()
 			opts, streams := interpServer(t, false, output.JSON, replyLines(richReply...))
-			opts.Stream = stream
+			if stream {
+				opts.Printer.AskJSONLines()
+			}
 			if err := runRunCode(context.Background(), opts); exitOf(err) != 1 {
 				t.Fatalf("exit %d", exitOf(err))
 			}
@@ -224,7 +227,7 @@ func TestRunCodeInterrupt(t *testing.T) {
 		cancel() // Ctrl-C once the code has started
 		return len(b), nil
 	})
-	opts := codeOptions(cmdutil.New(streams, func(string) string { return "" }), ts)
+	opts := codeOptions(factory.New(streams, func(string) string { return "" }, factory.Options{}), ts)
 	opts.Request.ContextID = "ctx-1"
 	err := runRunCode(ctx, opts)
 	if exitOf(err) != abxerr.ExitInterrupted {

@@ -9,29 +9,30 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/codeinterp"
+	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
 // pendingFormat takes the value of one format of the result being read
 // (codeinterp.Spool) and passes it on as it comes: to its file under
-// --save-dir, base64-decoded on the way, and to a spill when the JSON
+// --save-dir, base64-decoded on the way, and to a held value when the
 // output prints it. With neither, it is dropped: only the format's name is
-// shown. Nothing of it is held but a spill's first bytes.
+// shown. Nothing of it is kept in memory but a held value's first bytes.
 type pendingFormat struct {
 	f       codeinterp.Format
-	file    *partFile // nil when not saving, or once saving failed
-	dst     io.Writer // file, or a base64 decoder writing to it
+	file    *transfer.AtomicFile // nil when not saving, or once saving failed
+	dst     io.Writer            // file, or a base64 decoder writing to it
 	dec     *base64Writer
-	saveErr error  // why it cannot be saved
-	spill   *spill // nil unless the JSON output prints it
+	saveErr error        // why it cannot be saved
+	held    *output.Held // nil unless the output prints it
 }
 
 // Write never fails for the file: a result that cannot be saved is noted
 // and the run goes on. It fails when the JSON output can no longer be
 // printed whole.
 func (p *pendingFormat) Write(b []byte) (int, error) {
-	if p.spill != nil {
-		if _, err := p.spill.Write(b); err != nil {
+	if p.held != nil {
+		if _, err := p.held.Write(b); err != nil {
 			return 0, err
 		}
 	}
@@ -48,7 +49,7 @@ func (p *pendingFormat) failSave(err error) {
 		p.saveErr = err
 	}
 	if p.file != nil {
-		p.file.abort()
+		p.file.Abort()
 	}
 	p.file, p.dst, p.dec = nil, nil, nil
 }
@@ -63,8 +64,8 @@ func (p *pendingFormat) commit() (string, error) {
 	if p.saveErr != nil {
 		return "", p.saveErr
 	}
-	path := p.file.path
-	if err := p.file.commit(); err != nil {
+	path := p.file.Path
+	if err := p.file.Commit(); err != nil {
 		p.file = nil
 		p.failSave(err)
 		return "", err
@@ -77,10 +78,10 @@ func (p *pendingFormat) commit() (string, error) {
 // result.
 func (p *pendingFormat) discard() {
 	if p.file != nil {
-		p.file.abort()
+		p.file.Abort()
 	}
-	if p.spill != nil {
-		p.spill.close()
+	if p.held != nil {
+		p.held.Close()
 	}
 	*p = pendingFormat{f: p.f}
 }
@@ -105,9 +106,7 @@ func (s *codeSink) Format(f codeinterp.Format) io.Writer {
 			}
 		}
 	}
-	if s.opts.Printer.JSON() {
-		p.spill = &spill{dir: s.opts.spillDir}
-	}
+	p.held = s.st.Hold()
 	if s.pending == nil {
 		s.pending = map[string]*pendingFormat{}
 	}
@@ -188,10 +187,10 @@ func saveFormat(dir, path string, f codeinterp.Format) error {
 		err = dec.Close()
 	}
 	if err != nil {
-		file.abort()
+		file.Abort()
 		return err
 	}
-	return file.commit()
+	return file.Commit()
 }
 
 func (s *codeSink) fileName(n int, f codeinterp.Format) string {
@@ -212,57 +211,16 @@ func (s *codeSink) fileName(n int, f codeinterp.Format) string {
 	return name + "." + f.Ext
 }
 
-// partFile is a file of --save-dir being written: a temporary file in the
-// same directory, renamed into place once whole, as transfer.WriteFile
-// does, so that a reader never sees half a file and a failure leaves
-// nothing behind.
-type partFile struct {
-	path string
-	tmp  *os.File
-}
-
-func createPart(dir, path string) (*partFile, error) {
+// createPart starts a file of --save-dir: written to a temporary name in
+// the same directory and renamed into place once whole, so that a reader
+// never sees half a file and a failure leaves nothing behind.
+func createPart(dir, path string) (*transfer.AtomicFile, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, abxerr.New(abxerr.InvalidInput, "cannot make --save-dir: %v", transfer.LocalReason(err))
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".abx-*")
+	f, err := transfer.CreateAtomic(path)
 	if err != nil {
-		return nil, writeError(path, err).WithHint("choose a --save-dir you can write to")
+		return nil, abxerr.From(err).WithHint("choose a --save-dir you can write to")
 	}
-	// CreateTemp makes the file private; give it an ordinary file's mode.
-	if err := tmp.Chmod(0o644); err != nil {
-		_ = tmp.Close()
-		_ = os.Remove(tmp.Name())
-		return nil, writeError(path, err)
-	}
-	return &partFile{path: path, tmp: tmp}, nil
-}
-
-func (p *partFile) Write(b []byte) (int, error) {
-	n, err := p.tmp.Write(b)
-	if err != nil {
-		return n, writeError(p.path, err)
-	}
-	return n, nil
-}
-
-func (p *partFile) commit() error {
-	err := p.tmp.Close()
-	if err == nil {
-		err = os.Rename(p.tmp.Name(), p.path)
-	}
-	if err != nil {
-		_ = os.Remove(p.tmp.Name())
-		return writeError(p.path, err)
-	}
-	return nil
-}
-
-func (p *partFile) abort() {
-	_ = p.tmp.Close()
-	_ = os.Remove(p.tmp.Name())
-}
-
-func writeError(path string, err error) *abxerr.Error {
-	return abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", path, transfer.LocalReason(err))
+	return f, nil
 }

@@ -9,18 +9,19 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 )
 
-// codeSink takes run-code's events as they arrive and shows them as the
-// output asks: as text on abx's streams, as JSON Lines events (--stream),
-// or gathered into one Execution printed at the end (-o json). It is also
-// the codeinterp.Spool of the run: the values of results' formats reach it
-// while their lines are read, and go straight where they are needed
-// (save.go), so that memory stays flat whatever the size of an image.
+// codeSink takes run-code's events as they arrive and hands them to the
+// printer's stream, which shows them as the output asks: as text on abx's
+// streams, as JSON Lines events (--stream), or gathered into one Execution
+// printed at the end (-o json). It is also the codeinterp.Spool of the
+// run: the values of results' formats reach it while their lines are
+// read, and go straight where they are needed (save.go), so that memory
+// stays flat whatever the size of an image.
 type codeSink struct {
 	opts   *RunCodeOptions
-	exec   *codeinterp.Execution // gathered for -o json; nil otherwise
-	count  int                   // the execution count, once known
-	n      int                   // results seen
-	raised bool                  // the code raised an error
+	st     *output.Stream
+	count  int  // the execution count, once known
+	n      int  // results seen
+	raised bool // the code raised an error
 	// ended is the server's own error line, when it ended the run (the
 	// context was restarted or deleted, or its kernel died).
 	ended *codeinterp.ExecError
@@ -29,8 +30,6 @@ type codeSink struct {
 	saveErr error
 	// pending are the formats of the result being read, by name.
 	pending map[string]*pendingFormat
-	// spilled are the values the JSON output prints, kept until it does.
-	spilled spilledJSON
 }
 
 // serverErrors are the names of the error lines the code interpreter
@@ -40,11 +39,10 @@ var serverErrors = map[string]bool{
 }
 
 func newCodeSink(opts *RunCodeOptions) *codeSink {
-	s := &codeSink{opts: opts}
-	if opts.Printer.JSON() && !opts.Stream {
-		s.exec = codeinterp.NewExecution()
-	}
-	return s
+	return &codeSink{opts: opts, st: opts.Printer.Stream(output.StreamSpec{
+		Gather:  func() output.Gatherer { return execution{codeinterp.NewExecution()} },
+		TempDir: opts.spillDir,
+	})}
 }
 
 // The JSON Lines events of run-code --stream (docs/json.md, run-code).
@@ -86,81 +84,79 @@ func (s *codeSink) add(ev codeinterp.Event) error {
 		s.n++
 		s.save(ev.Result)
 		for _, name := range ev.Result.Spooled {
-			if p := s.pending[name]; p != nil && p.spill != nil {
-				s.spilled.hold(ev.Result, name, p.spill)
-				p.spill = nil
+			if p := s.pending[name]; p != nil && p.held != nil {
+				ev.Result.SetFormat(name, s.st.Value(p.held))
+				p.held = nil
 			}
 		}
 		s.Drop() // what is left belongs to no format of the result
 	}
-	switch {
-	case s.exec != nil:
-		return s.exec.Add(ev)
-	case s.opts.Stream:
-		return s.writeEvent(ev)
-	}
-	return s.writeText(ev)
+	return s.show(ev)
 }
 
-func (s *codeSink) writeEvent(ev codeinterp.Event) error {
-	p := s.opts.Printer
+// show hands the event to the stream, with what people read of it: what
+// the code printed, as it printed it; the text of its value on stdout; its
+// error on stderr. That is the code's data, not a format of abx's.
+func (s *codeSink) show(ev codeinterp.Event) error {
 	switch {
 	case ev.Stdout != nil:
-		return p.Event(codeLogEvent{"stdout", *ev.Stdout})
+		return s.st.Output(codeLogEvent{"stdout", *ev.Stdout}, []byte(ev.Stdout.Text))
 	case ev.Stderr != nil:
-		return p.Event(codeLogEvent{"stderr", *ev.Stderr})
-	case ev.Result != nil:
-		// Its spills are printed now, and not needed after.
-		defer s.spilled.close()
-		return s.spilled.print(p.Out(), codeResultEvent{"result", *ev.Result}, output.WriteJSONLine)
-	case ev.Error != nil:
-		return p.Event(codeErrorEvent{"error", *ev.Error})
-	}
-	return p.Event(codeCountEvent{"executionCount", ev.ExecutionCount})
-}
-
-// writeText copies the code's output to abx's streams: what it printed as
-// it printed it, the text of its value on stdout, its error on stderr. It
-// is the code's data, not a format of abx's, so it goes to the streams
-// themselves.
-func (s *codeSink) writeText(ev codeinterp.Event) error {
-	streams := s.opts.IO
-	var err error
-	switch {
-	case ev.Stdout != nil:
-		_, err = streams.Out.Write([]byte(ev.Stdout.Text))
-	case ev.Stderr != nil:
-		_, err = streams.ErrOut.Write([]byte(ev.Stderr.Text))
+		return s.st.ErrOutput(codeLogEvent{"stderr", *ev.Stderr}, []byte(ev.Stderr.Text))
 	case ev.Result != nil:
 		// A displayed image's text is only its description
 		// ("<Figure size 640x480>"): shown when there is nothing else.
+		var text []byte
 		if r := ev.Result; r.Text != "" && (r.IsMainResult || len(r.Formats()) == 0) {
-			_, err = streams.Out.Write([]byte(withNewline(r.Text)))
+			text = []byte(withNewline(r.Text))
 		}
-	case ev.Error != nil && s.ended != ev.Error:
-		_, err = streams.ErrOut.Write([]byte(errorText(ev.Error, streams.ErrColor)))
+		return s.st.Output(codeResultEvent{"result", *ev.Result}, text)
+	case ev.Error != nil && s.ended == ev.Error:
+		return s.st.Event(codeErrorEvent{"error", *ev.Error}) // the error abx reports says it
+	case ev.Error != nil:
+		return s.st.ErrOutput(codeErrorEvent{"error", *ev.Error}, []byte(errorText(ev.Error, s.opts.IO.ErrColor)))
 	}
-	return err
+	return s.st.Event(codeCountEvent{"executionCount", ev.ExecutionCount})
 }
 
-// finish prints the gathered Execution of -o json, or the end event of
-// --stream.
+// finish ends the stream: the end event of --stream, or the Execution of
+// -o json.
 func (s *codeSink) finish() error {
-	switch {
-	case s.exec != nil:
-		return s.spilled.print(s.opts.Printer.Out(), s.exec, output.WriteJSON)
-	case s.opts.Stream:
-		return s.opts.Printer.Event(codeEndEvent{"end", s.raised})
+	if err := s.st.Event(codeEndEvent{"end", s.raised}); err != nil {
+		return err
 	}
-	return nil
+	return s.st.Close()
 }
 
-// close removes what the sink still keeps: the spills of -o json, and the
-// formats of a result that was being read when the run stopped.
+// close removes what the sink still keeps: the values held for the JSON
+// output, and the formats of a result that was being read when the run
+// stopped.
 func (s *codeSink) close() {
 	s.Drop()
-	s.spilled.close()
+	s.st.Discard()
 }
+
+// execution gathers run-code's events into the Execution -o json prints.
+type execution struct{ x *codeinterp.Execution }
+
+func (g execution) Add(ev any) error {
+	switch e := ev.(type) {
+	case codeLogEvent:
+		if e.Type == "stdout" {
+			return g.x.Add(codeinterp.Event{Stdout: &e.Log})
+		}
+		return g.x.Add(codeinterp.Event{Stderr: &e.Log})
+	case codeResultEvent:
+		return g.x.Add(codeinterp.Event{Result: &e.Result})
+	case codeErrorEvent:
+		return g.x.Add(codeinterp.Event{Error: &e.ExecError})
+	case codeCountEvent:
+		return g.x.Add(codeinterp.Event{ExecutionCount: e.ExecutionCount})
+	}
+	return nil // the end of --stream: the Execution says it otherwise
+}
+
+func (g execution) Result() any { return g.x }
 
 // errorText is how a raised error reads on stderr: IPython's traceback
 // (which ends with "Name: value"), colours kept only for a terminal.

@@ -72,6 +72,15 @@ func (o *ServeOptions) check() error {
 	return abxerr.New(abxerr.InvalidInput, "invalid --isolation %q: use auto, namespaces or none", o.Isolation)
 }
 
+// local is how start and exec run the emulator (cmdutil.Local).
+func (o *ServeOptions) local() cmdutil.Local {
+	return cmdutil.Local{
+		Name:    "abx emulator",
+		Start:   func(bool) (cmdutil.LocalServer, error) { return start(o) },
+		Serving: serving,
+	}
+}
+
 func start(o *ServeOptions) (*emulator.Emulator, error) {
 	e, err := emulator.Start(emulator.Options{Addr: o.Addr, APIKey: o.APIKey, Templates: o.Templates,
 		StateDir: o.StateDir, TimeScale: o.TimeScale, Isolation: o.Isolation})

@@ -31,7 +31,7 @@ func TestNewCmdStart(t *testing.T) {
 			Want: ServeOptions{Addr: defaults.Addr, Templates: defaults.Templates, StateDir: "/s", TimeScale: 1, Isolation: "none"}},
 		{Name: "slow clock", Argv: []string{"--state-dir", "/s", "--time-scale", "0.5"}, WantErr: "invalid --time-scale 0.5"},
 		{Name: "unknown isolation", Argv: []string{"--state-dir", "/s", "--isolation", "maybe"}, WantErr: `invalid --isolation "maybe"`},
-		{Name: "argument", Argv: []string{"--state-dir", "/s", "now"}, WantErr: "start takes , got 1 arguments"},
+		{Name: "argument", Argv: []string{"--state-dir", "/s", "now"}, WantErr: `start takes no arguments, got "now"`},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdStart(f, func(_ context.Context, o *StartOptions) error { *got = o.ServeOptions; return nil })
 	})
@@ -57,7 +57,7 @@ func TestNewCmdEnv(t *testing.T) {
 	t.Parallel()
 	cmdtest.Parse(t, []cmdtest.ArgvCase{
 		{Name: "state dir", Argv: []string{"--state-dir", "/s"}, Want: "/s"},
-		{Name: "argument", Argv: []string{"x"}, WantErr: "env takes , got 1 arguments"},
+		{Name: "argument", Argv: []string{"x"}, WantErr: `env takes no arguments, got "x"`},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdEnv(f, func(_ context.Context, o *EnvOptions) error { *got = o.StateDir; return nil })
 	})

@@ -55,5 +55,5 @@ func runEnv(_ context.Context, opts *EnvOptions) error {
 	if rt.NotIsolated != "" {
 		opts.Printer.Note("note: this emulator's sandboxes are not isolated (%s); see docs/emulator.md", rt.NotIsolated)
 	}
-	return cmdutil.PrintEnv(opts.Printer, rt.Env())
+	return opts.Printer.Env(rt.Env())
 }

@@ -48,10 +48,5 @@ run starts empty, in a temporary state dir, unless --state-dir names one.`,
 }
 
 func runExec(ctx context.Context, opts *ExecOptions) error {
-	e, err := start(&opts.ServeOptions)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = e.Close() }()
-	return cmdutil.RunChild(ctx, opts.IO, opts.Argv, append(e.Env(), cmdutil.SelfOnPath()...))
+	return opts.local().Exec(ctx, opts.IO, opts.Argv)
 }

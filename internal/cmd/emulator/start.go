@@ -10,25 +10,25 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/shell"
 )
 
 // StartOptions are the inputs of `abx emulator start`.
 type StartOptions struct {
-	IO *output.Streams
+	Printer *output.Printer
 	ServeOptions
 }
 
 // NewCmdStart builds `abx emulator start`.
 func NewCmdStart(f *cmdutil.Factory, runF func(context.Context, *StartOptions) error) *cobra.Command {
-	opts := &StartOptions{IO: f.IO}
+	opts := &StartOptions{Printer: f.Printer}
 	cmd := &cobra.Command{
 		Use:   "start",
 		Short: "Serve until interrupted, printing the environment that points abx at it",
 		Long: `Serve until interrupted (Ctrl-C or SIGTERM), then stop every process the sandboxes
-started. The export lines that point abx at the emulator go to stdout; 'abx emulator env'
-prints them again from another shell.
+started. The export lines that point abx at the emulator go to stdout (-o json: one
+object); 'abx emulator env' prints them again from another shell.
 
 Sandboxes are kept in the state dir and come back when the emulator starts again:
 their records, deadlines and files survive, their processes and interpreter variables
@@ -50,34 +50,30 @@ do not.`,
 	}
 	opts.addFlags(cmd, f.Getenv, "where sandboxes are kept across restarts (default $XDG_STATE_HOME/abx/emulator or ~/.local/state/abx/emulator)")
 	cmd.Flags().StringVar(&opts.APIKey, "api-key", "", "API key to require (default: the state dir's, or a new random key)")
-	return cmdutil.NoJSON(cmd)
+	return cmd
 }
 
 func runStart(ctx context.Context, opts *StartOptions) error {
-	e, err := start(&opts.ServeOptions)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = e.Close() }()
-	_, _ = fmt.Fprint(opts.IO.Out, shell.Exports(e.Env()))
-	_, _ = fmt.Fprintf(opts.IO.ErrOut, `abx emulator serving on %s (state in %s)
-%s
-Point abx at it with the lines above, or: eval "$(abx emulator env)". Ctrl-C stops it.
-`, e.URL, e.StateDir, isolationNote(e.NotIsolated))
-	<-ctx.Done()
-	_ = e.Close()
-	_, _ = fmt.Fprintln(opts.IO.ErrOut, "abx emulator stopped")
-	return nil
+	return opts.local().Serve(ctx, opts.Printer)
+}
+
+// serving is what stderr says once the emulator serves: it records
+// itself in its state dir for 'abx emulator env'.
+func serving(s cmdutil.LocalServer) []string {
+	e := s.(*emulator.Emulator)
+	return append(append([]string{fmt.Sprintf("abx emulator serving on %s (state in %s)", e.URL, e.StateDir)},
+		isolationNote(e.NotIsolated)...),
+		`Point abx at it with the lines above, or: eval "$(abx emulator env)". Ctrl-C stops it.`)
 }
 
 // isolationNote says what sandboxes' processes can reach.
-func isolationNote(notIsolated string) string {
+func isolationNote(notIsolated string) []string {
 	if notIsolated == "" {
-		return `Each sandbox runs commands and code as user (uid 1000) in a view of its own: its
-/home/user, /tmp, /var/tmp and /root, the rest of this machine read-only (docs/emulator.md).`
+		return []string{"Each sandbox runs commands and code as user (uid 1000) in a view of its own: its",
+			"/home/user, /tmp, /var/tmp and /root, the rest of this machine read-only (docs/emulator.md)."}
 	}
-	return fmt.Sprintf(`Sandboxes are NOT isolated here (%s): commands and code run as %s
-on this machine; the files API stays inside each sandbox's directories (docs/emulator.md).`, notIsolated, currentUser())
+	return []string{fmt.Sprintf("Sandboxes are NOT isolated here (%s): commands and code run as %s", notIsolated, currentUser()),
+		"on this machine; the files API stays inside each sandbox's directories (docs/emulator.md)."}
 }
 
 // currentUser names the local user sandboxes run as.

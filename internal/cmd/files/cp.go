@@ -26,7 +26,7 @@ type CpOptions struct {
 
 // NewCmdCp builds `abx files cp`.
 func NewCmdCp(f *cmdutil.Factory, runF func(context.Context, *CpOptions) error) *cobra.Command {
-	opts := &CpOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.EnvdClient}}
+	opts := &CpOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}}
 	cmd := &cobra.Command{
 		Use:   "cp SRC DST [-r]",
 		Short: "Copy files between this machine and a sandbox (ID:/path on one side)",
@@ -39,7 +39,7 @@ or is interrupted leaves no half file.`,
 		Args: cmdutil.ExactArgs("SRC", "DST"),
 	}
 	cmd.Flags().BoolVarP(&opts.Recursive, "recursive", "r", false, "copy directories and their contents")
-	return verb(opts, runF, runCp, cmd)
+	return verb(opts, runF, runCp, cmd, completeCopy(f))
 }
 
 func runCp(ctx context.Context, opts *CpOptions) error {
@@ -128,4 +128,28 @@ func SplitRemote(s string) (id, p string, remote bool) {
 		return "", s, false
 	}
 	return id, p, true
+}
+
+// completeCopy completes cp's SRC and DST: "ID:" for the remote side, then
+// the path after the colon. A side that is not remote is a local path,
+// left to the shell's own file completion.
+func completeCopy(f *cmdutil.Factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) >= 2 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		if len(args) == 1 {
+			if _, _, remote := SplitRemote(args[0]); remote {
+				return nil, cobra.ShellCompDirectiveDefault
+			}
+		}
+		if id, p, remote := SplitRemote(toComplete); remote {
+			return cmdutil.RemotePaths(cmd, f, id, id+":", p)
+		}
+		ids := cmdutil.SandboxCandidates(cmd, f, toComplete, ":", nil, nil)
+		if len(ids) == 0 {
+			return nil, cobra.ShellCompDirectiveDefault
+		}
+		return ids, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+	}
 }

@@ -34,8 +34,17 @@ temporary name and renamed only when complete, so an error leaves nothing half-w
 	files.AddCommand(
 		NewCmdLs(f, nil), NewCmdStat(f, nil), NewCmdRead(f, nil), NewCmdWrite(f, nil),
 		NewCmdMkdir(f, nil), NewCmdMv(f, nil), NewCmdRm(f, nil), NewCmdCp(f, nil),
+		// The family's file commands no provider abx knows has yet.
+		cmdutil.Unsupported(f, "watch ID PATH", "Watch a directory for changes", provider.FilesWatch),
+		cmdutil.Unsupported(f, "upload-url ID PATH", "Print a presigned upload URL", provider.FilesTransfer),
+		cmdutil.Unsupported(f, "download-url ID PATH", "Print a presigned download URL", provider.FilesTransfer),
 	)
 	return files
+}
+
+// Verbs are this group's commands, as the root lists them.
+func Verbs() []cmdutil.Verb {
+	return []cmdutil.Verb{{Names: []string{"files"}, Group: cmdutil.GroupInside, Build: NewCmdFiles}}
 }
 
 // addUserFlag declares the group's --user, which every verb inherits.
@@ -108,8 +117,10 @@ type parser interface {
 }
 
 // verb completes a verb's command: its RunE reads argv into opts and hands
-// them to runF (a test's) or run, and it needs the files capability.
-func verb[O parser](opts O, runF, run func(context.Context, O) error, cmd *cobra.Command) *cobra.Command {
+// them to runF (a test's) or run, it needs the files capability, and Tab
+// completes its arguments with complete.
+func verb[O parser](opts O, runF, run func(context.Context, O) error, cmd *cobra.Command, complete cobra.CompletionFunc) *cobra.Command {
+	cmd.ValidArgsFunction = complete
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := opts.parse(cmd, args); err != nil {
 			return err

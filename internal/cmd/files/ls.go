@@ -23,7 +23,7 @@ type LsOptions struct {
 
 // NewCmdLs builds `abx files ls`.
 func NewCmdLs(f *cmdutil.Factory, runF func(context.Context, *LsOptions) error) *cobra.Command {
-	opts := &LsOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.EnvdClient}}
+	opts := &LsOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}}
 	cmd := &cobra.Command{
 		Use:   "ls ID [PATH]",
 		Short: "List a directory",
@@ -37,7 +37,7 @@ path; --depth N lists subdirectories too, N levels down, each entry by its path.
 	}
 	cmd.Flags().BoolVarP(&opts.Long, "long", "l", false, "show permissions, owner and group")
 	cmd.Flags().IntVar(&opts.Depth, "depth", 1, "levels of subdirectories to list")
-	return verb(opts, runF, runLs, cmd)
+	return verb(opts, runF, runLs, cmd, cmdutil.CompleteSandboxFiles(f, 1))
 }
 
 func runLs(ctx context.Context, opts *LsOptions) error {
@@ -59,21 +59,15 @@ func printEntries(io *output.Streams, p *output.Printer, asJSON any, list []envd
 		paths[i] = e.Path
 	}
 	return p.Print(asJSON, paths, func() error {
-		header := []string{"name", "type", "size", "modified"}
-		if long || p.Wide() {
-			header = append(header, "permissions", "owner", "group", "path")
-		}
-		t := p.Table(header...)
+		t := p.Table("name", "type", "size", "modified").
+			WithWide(long, "permissions", "owner", "group", "path")
 		for _, e := range list {
 			name := e.Name
 			if byPath {
 				name = e.Path
 			}
-			row := []string{name, e.Type, strconv.FormatInt(e.Size, 10), io.Time(e.ModifiedTime)}
-			if len(header) > 4 {
-				row = append(row, cmdutil.Dash(e.Permissions), cmdutil.Dash(e.Owner), cmdutil.Dash(e.Group), e.Path)
-			}
-			t.Row(row...)
+			t.Row(name, e.Type, strconv.FormatInt(e.Size, 10), io.Time(e.ModifiedTime),
+				cmdutil.Dash(e.Permissions), cmdutil.Dash(e.Owner), cmdutil.Dash(e.Group), e.Path)
 		}
 		return t.Render()
 	})

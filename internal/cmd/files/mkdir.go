@@ -18,7 +18,7 @@ type MkdirOptions struct {
 
 // NewCmdMkdir builds `abx files mkdir`.
 func NewCmdMkdir(f *cmdutil.Factory, runF func(context.Context, *MkdirOptions) error) *cobra.Command {
-	opts := &MkdirOptions{Printer: f.Printer, target: target{Envd: f.EnvdClient}}
+	opts := &MkdirOptions{Printer: f.Printer, target: target{Envd: f.Envd}}
 	return verb(opts, runF, runMkdir, &cobra.Command{
 		Use:   "mkdir ID PATH",
 		Short: "Create a directory and its parents",
@@ -26,7 +26,7 @@ func NewCmdMkdir(f *cmdutil.Factory, runF func(context.Context, *MkdirOptions) e
 by the sandbox (exit 1).`,
 		Example: `  abx files mkdir "$id" work/out`,
 		Args:    cmdutil.ExactArgs("ID", "PATH"),
-	})
+	}, cmdutil.CompleteSandboxFiles(f, 1))
 }
 
 func runMkdir(ctx context.Context, opts *MkdirOptions) error {

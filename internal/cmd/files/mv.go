@@ -19,7 +19,7 @@ type MvOptions struct {
 
 // NewCmdMv builds `abx files mv`.
 func NewCmdMv(f *cmdutil.Factory, runF func(context.Context, *MvOptions) error) *cobra.Command {
-	opts := &MvOptions{Printer: f.Printer, target: target{Envd: f.EnvdClient}}
+	opts := &MvOptions{Printer: f.Printer, target: target{Envd: f.Envd}}
 	return verb(opts, runF, runMv, &cobra.Command{
 		Use:   "mv ID SOURCE DESTINATION",
 		Short: "Move or rename a file or directory",
@@ -27,7 +27,7 @@ func NewCmdMv(f *cmdutil.Factory, runF func(context.Context, *MvOptions) error) 
 a directory to move into.`,
 		Example: `  abx files mv "$id" out.txt archive/out.txt`,
 		Args:    cmdutil.ExactArgs("ID", "SOURCE", "DESTINATION"),
-	})
+	}, cmdutil.CompleteSandboxFiles(f, 2))
 }
 
 func runMv(ctx context.Context, opts *MvOptions) error {

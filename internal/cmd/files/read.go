@@ -20,7 +20,7 @@ type ReadOptions struct {
 
 // NewCmdRead builds `abx files read`.
 func NewCmdRead(f *cmdutil.Factory, runF func(context.Context, *ReadOptions) error) *cobra.Command {
-	opts := &ReadOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.EnvdClient}}
+	opts := &ReadOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}}
 	cmd := &cobra.Command{
 		Use:   "read ID PATH [--out FILE]",
 		Short: "Print a file, or save it with --out",
@@ -33,7 +33,7 @@ half-written. A path that does not exist exits 3.`,
 	}
 	cmd.Flags().StringVarP(&opts.Out, "out", "O", "", "write to this local file instead of stdout (atomically)")
 	// The file's own bytes are the output: there is no JSON for --jq.
-	return cmdutil.NoJSON(verb(opts, runF, runRead, cmd))
+	return cmdutil.NoJSON(verb(opts, runF, runRead, cmd, cmdutil.CompleteSandboxFiles(f, 1)))
 }
 
 func runRead(ctx context.Context, opts *ReadOptions) error {

@@ -17,7 +17,7 @@ type RmOptions struct {
 
 // NewCmdRm builds `abx files rm`.
 func NewCmdRm(f *cmdutil.Factory, runF func(context.Context, *RmOptions) error) *cobra.Command {
-	opts := &RmOptions{Printer: f.Printer, target: target{Envd: f.EnvdClient}}
+	opts := &RmOptions{Printer: f.Printer, target: target{Envd: f.Envd}}
 	return verb(opts, runF, runRm, &cobra.Command{
 		Use:   "rm ID PATH",
 		Short: "Remove a file or a directory with its contents",
@@ -25,7 +25,7 @@ func NewCmdRm(f *cmdutil.Factory, runF func(context.Context, *RmOptions) error) 
 succeeds.`,
 		Example: `  abx files rm "$id" /tmp/scratch`,
 		Args:    cmdutil.ExactArgs("ID", "PATH"),
-	})
+	}, cmdutil.CompleteSandboxFiles(f, 1))
 }
 
 func runRm(ctx context.Context, opts *RmOptions) error {

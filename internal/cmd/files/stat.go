@@ -19,7 +19,7 @@ type StatOptions struct {
 
 // NewCmdStat builds `abx files stat`.
 func NewCmdStat(f *cmdutil.Factory, runF func(context.Context, *StatOptions) error) *cobra.Command {
-	opts := &StatOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.EnvdClient}}
+	opts := &StatOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}}
 	return verb(opts, runF, runStat, &cobra.Command{
 		Use:   "stat ID PATH",
 		Short: "Describe a file or directory",
@@ -27,7 +27,7 @@ func NewCmdStat(f *cmdutil.Factory, runF func(context.Context, *StatOptions) err
 group and path. A path that does not exist exits 3.`,
 		Example: `  abx files stat "$id" /etc/hostname -o json | jq .size`,
 		Args:    cmdutil.ExactArgs("ID", "PATH"),
-	})
+	}, cmdutil.CompleteSandboxFiles(f, 1))
 }
 
 func runStat(ctx context.Context, opts *StatOptions) error {

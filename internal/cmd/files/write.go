@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/interrupt"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/transfer"
 )
@@ -20,7 +21,7 @@ type WriteOptions struct {
 
 // NewCmdWrite builds `abx files write`.
 func NewCmdWrite(f *cmdutil.Factory, runF func(context.Context, *WriteOptions) error) *cobra.Command {
-	opts := &WriteOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.EnvdClient}}
+	opts := &WriteOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}}
 	cmd := &cobra.Command{
 		Use:   "write ID PATH [--from FILE]",
 		Short: "Write a file from stdin, or from a local file",
@@ -33,7 +34,7 @@ that fails or is interrupted leaves PATH as it was.`,
 		Args: cmdutil.ExactArgs("ID", "PATH"),
 	}
 	cmd.Flags().StringVarP(&opts.From, "from", "f", "", "read from this local file instead of stdin")
-	return verb(opts, runF, runWrite, cmd)
+	return verb(opts, runF, runWrite, cmd, cmdutil.CompleteSandboxFiles(f, 1))
 }
 
 func runWrite(ctx context.Context, opts *WriteOptions) error {
@@ -44,7 +45,7 @@ func runWrite(ctx context.Context, opts *WriteOptions) error {
 	if toFile(opts.From) {
 		err = opts.copier(c, opts.IO).Upload(ctx, opts.From, opts.Path)
 	} else {
-		err = transfer.Put(ctx, c, opts.Path, transfer.Interruptible(ctx, opts.IO.In))
+		err = transfer.Put(ctx, c, opts.Path, interrupt.Reader(ctx, opts.IO.In))
 	}
 	if err != nil {
 		return err

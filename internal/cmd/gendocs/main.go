@@ -23,8 +23,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
+	"github.com/abx-dev/abx/internal/cmd/factory"
 	"github.com/abx-dev/abx/internal/cmd/root"
-	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
 
@@ -85,7 +85,7 @@ func run(mdDir, manDir string) error {
 func newRoot() *cobra.Command {
 	streams := &output.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard, Now: time.Now}
 	// No environment: the pages are the same wherever they are made.
-	f := cmdutil.New(streams, func(string) string { return "" })
+	f := factory.New(streams, func(string) string { return "" }, factory.Options{})
 	tree := root.NewCmdRoot(f)
 	root.ExpandHelpTopics(tree, f)
 	tree.InitDefaultHelpCmd()

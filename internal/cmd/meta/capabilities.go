@@ -20,13 +20,13 @@ type capabilitiesJSON struct {
 // CapabilitiesOptions are the inputs of `abx capabilities`.
 type CapabilitiesOptions struct {
 	Printer *output.Printer
-	// Descriptor is the selected provider, known once the root has run.
-	Descriptor func() *provider.Descriptor
+	// Selected is the selected provider.
+	Selected func() (*provider.Descriptor, error)
 }
 
 // NewCmdCapabilities builds `abx capabilities`: the capability manifest.
 func NewCmdCapabilities(f *cmdutil.Factory, runF func(context.Context, *CapabilitiesOptions) error) *cobra.Command {
-	opts := &CapabilitiesOptions{Printer: f.Printer, Descriptor: func() *provider.Descriptor { return f.Descriptor }}
+	opts := &CapabilitiesOptions{Printer: f.Printer, Selected: f.Selected}
 	return &cobra.Command{
 		Use:   "capabilities",
 		Short: "Show what the selected provider can and cannot do",
@@ -43,7 +43,10 @@ request is sent.`,
 }
 
 func runCapabilities(_ context.Context, opts *CapabilitiesOptions) error {
-	d := opts.Descriptor()
+	d, err := opts.Selected()
+	if err != nil {
+		return err
+	}
 	out := capabilitiesJSON{Provider: d.Name, Capabilities: d.Manifest()}
 	var supported []string
 	for _, c := range out.Capabilities {

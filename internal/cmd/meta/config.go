@@ -2,7 +2,6 @@ package meta
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"strings"
 
@@ -53,20 +52,14 @@ func shownValue(b cmdutil.BoundSetting) string {
 
 // ConfigOptions are the inputs of `abx config`.
 type ConfigOptions struct {
-	IO      *output.Streams
 	Printer *output.Printer
-	// Bind reads the selected provider's settings without consuming stdin.
-	Bind func() (*provider.Descriptor, provider.Config, []cmdutil.BoundSetting, error)
+	// Settings are the selected provider's, bound; stdin is left unread.
+	Settings func() (*cmdutil.Settings, error)
 }
 
 // NewCmdConfig builds `abx config`.
 func NewCmdConfig(f *cmdutil.Factory, runF func(context.Context, *ConfigOptions) error) *cobra.Command {
-	opts := &ConfigOptions{IO: f.IO, Printer: f.Printer,
-		Bind: func() (*provider.Descriptor, provider.Config, []cmdutil.BoundSetting, error) {
-			cfg, bound, err := f.BindSettings(f.Descriptor, nil)
-			f.RegisterSettingSecrets(f.Descriptor, bound)
-			return f.Descriptor, cfg, bound, err
-		}}
+	opts := &ConfigOptions{Printer: f.Printer, Settings: f.Settings}
 	return &cobra.Command{
 		Use:   "config",
 		Short: "Show the effective settings and where each came from",
@@ -84,9 +77,16 @@ abx config itself succeeds even when the configuration is incomplete.`,
 }
 
 func runConfig(_ context.Context, opts *ConfigOptions) error {
-	d, cfg, bound, err := opts.Bind()
-	out := configJSON{Provider: d.Name, Settings: []settingJSON{}, Problems: []problemJSON{}}
-	for _, b := range bound {
+	st, err := opts.Settings()
+	if st == nil {
+		return err // no provider selected: nothing to show
+	}
+	var cfg provider.Config
+	if err == nil {
+		cfg, err = st.Config(nil)
+	}
+	out := configJSON{Provider: st.Descriptor.Name, Settings: []settingJSON{}, Problems: []problemJSON{}}
+	for _, b := range st.Bound {
 		v := shownValue(b)
 		out.Settings = append(out.Settings, settingJSON{b.Key, b.Env, "--" + b.Flag, v, b.Source})
 	}
@@ -113,7 +113,7 @@ func runConfig(_ context.Context, opts *ConfigOptions) error {
 			return err
 		}
 		for _, p := range problems {
-			_, _ = fmt.Fprintln(opts.IO.ErrOut, opts.IO.ErrorLine(abxerr.From(p)))
+			opts.Printer.Problem(abxerr.From(p))
 		}
 		return nil
 	})

@@ -40,7 +40,7 @@ func TestNewCmdMeta(t *testing.T) {
 			}
 			ran = false
 			err := cmdtest.Exec(build(f, &ran), "extra")
-			if err == nil || ran || !strings.Contains(err.Error(), name+" takes , got 1 arguments") {
+			if err == nil || ran || !strings.Contains(err.Error(), name+` takes no arguments, got "extra"`) {
 				t.Errorf("an argument: ran %v, %v", ran, err)
 			}
 		})
@@ -62,7 +62,7 @@ func TestCapabilitiesShapes(t *testing.T) {
 			f, s := cmdtest.NewFactory(tc.tty, nil, tc.format)
 			f.IO.Color = false
 			d := f.Registry.All()[0]
-			opts := &CapabilitiesOptions{Printer: f.Printer, Descriptor: func() *provider.Descriptor { return d }}
+			opts := &CapabilitiesOptions{Printer: f.Printer, Selected: func() (*provider.Descriptor, error) { return d, nil }}
 			if err := runCapabilities(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}
@@ -89,9 +89,6 @@ func TestConfigRedactsTheKey(t *testing.T) {
 		"ABX_ALICLOUD_CONTAINER_DOMAIN": "agents.example.com"}
 	for _, format := range []output.Format{output.Table, output.JSON} {
 		f, s := cmdtest.NewFactory(false, env, format)
-		if err := cmdtest.Select(f); err != nil {
-			t.Fatal(err)
-		}
 		if err := cmdtest.Exec(NewCmdConfig(f, nil)); err != nil {
 			t.Fatal(err)
 		}

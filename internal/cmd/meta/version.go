@@ -87,3 +87,13 @@ func runVersion(_ context.Context, opts *VersionOptions) error {
 	v := BuildInfo()
 	return opts.Printer.Print(v, []string{v.String()}, func() error { return opts.Printer.Line(v.String()) })
 }
+
+// Verbs are this group's commands, as the root lists them.
+func Verbs() []cmdutil.Verb {
+	group := cmdutil.GroupSettings
+	return []cmdutil.Verb{
+		{Names: []string{"capabilities"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdCapabilities(f, nil) }},
+		{Names: []string{"config"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdConfig(f, nil) }},
+		{Names: []string{"version"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdVersion(f, nil) }},
+	}
+}

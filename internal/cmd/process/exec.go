@@ -38,7 +38,7 @@ type ExecOptions struct {
 
 // NewCmdExec builds `abx exec`.
 func NewCmdExec(f *cmdutil.Factory, runF func(context.Context, *ExecOptions) error) *cobra.Command {
-	opts := &ExecOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient}
+	opts := &ExecOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd}
 	var env []string
 	var timeout string
 	cmd := &cobra.Command{
@@ -104,6 +104,7 @@ is not UTF-8 comes as "dataBase64" instead of "data".`,
 	fl.StringVar(&timeout, "timeout", "", "kill the command after this long (default: no limit)")
 	fl.BoolVarP(&opts.Background, "background", "d", false, "start the command, print its PID and return; its output is discarded")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "keep stdin open: stream abx's stdin to the command (or feed it later with 'abx ps stdin')")
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.PassThrough(cmd)
 	return cmdutil.Needs(cmd, provider.ExecRun)
 }
@@ -124,14 +125,11 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 			return err
 		}
 		// exec's JSON is a stream of lines, in the background too.
-		if opts.Printer.JSON() {
-			return opts.Printer.Event(struct {
-				PID uint32 `json:"pid"`
-			}{pid})
-		}
-		return opts.Printer.Line(strconv.FormatUint(uint64(pid), 10))
+		return opts.Printer.Stream(output.StreamSpec{}).Row(struct {
+			PID uint32 `json:"pid"`
+		}{pid}, strconv.FormatUint(uint64(pid), 10))
 	}
-	out := sink{io: opts.IO, p: opts.Printer, announce: true}
+	out := newSink(opts.Printer, true)
 	x, err := remoteproc.Run(ctx, c, opts.spec(), out)
 	if x != nil {
 		if perr := out.ended(x); perr != nil && err == nil {

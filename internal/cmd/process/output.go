@@ -36,11 +36,10 @@ func newDataEvent(kind string, b []byte) dataEvent {
 	return dataEvent{Type: kind, DataBase64: b}
 }
 
-// sink shows a process's output as the format asks: its bytes on abx's
-// own stdout and stderr, or JSON Lines events.
+// sink hands a process's events to the printer's stream: for people its
+// bytes on abx's own stdout and stderr, for programs JSON Lines events.
 type sink struct {
-	io *output.Streams
-	p  *output.Printer
+	st *output.Stream
 	// announce prints the start event: exec's, not attach's, whose process
 	// started long ago.
 	announce bool
@@ -48,33 +47,24 @@ type sink struct {
 
 var _ remoteproc.Sink = sink{}
 
+// newSink starts the stream of a process's events; exec's JSON is always
+// JSON Lines.
+func newSink(p *output.Printer, announce bool) sink {
+	return sink{st: p.Stream(output.StreamSpec{}), announce: announce}
+}
+
 func (s sink) Started(pid uint32) error {
-	if s.p.JSON() && s.announce {
-		return s.p.Event(startEvent{Type: "start", PID: pid})
-	}
-	return nil
-}
-
-func (s sink) Stdout(b []byte) error {
-	if s.p.JSON() {
-		return s.p.Event(newDataEvent("stdout", b))
-	}
-	_, err := s.io.Out.Write(b)
-	return err
-}
-
-func (s sink) Stderr(b []byte) error {
-	if s.p.JSON() {
-		return s.p.Event(newDataEvent("stderr", b))
-	}
-	_, err := s.io.ErrOut.Write(b)
-	return err
-}
-
-// ended prints the end event for programs.
-func (s sink) ended(x *remoteproc.Exit) error {
-	if !s.p.JSON() {
+	if !s.announce {
 		return nil
 	}
-	return s.p.Event(endEvent{Type: "end", ExitCode: x.Code, Status: x.Status})
+	return s.st.Event(startEvent{Type: "start", PID: pid})
+}
+
+func (s sink) Stdout(b []byte) error { return s.st.Output(newDataEvent("stdout", b), b) }
+
+func (s sink) Stderr(b []byte) error { return s.st.ErrOutput(newDataEvent("stderr", b), b) }
+
+// ended tells programs how the process ended.
+func (s sink) ended(x *remoteproc.Exit) error {
+	return s.st.Event(endEvent{Type: "end", ExitCode: x.Code, Status: x.Status})
 }

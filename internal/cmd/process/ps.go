@@ -32,7 +32,7 @@ func NewCmdPs(f *cmdutil.Factory) *cobra.Command {
 }
 
 func newCmdPsList(f *cmdutil.Factory, runF func(context.Context, *PsOptions) error) *cobra.Command {
-	opts := &PsOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient}
+	opts := &PsOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd}
 	cmd := &cobra.Command{
 		Use:   "ps ID",
 		Short: "List and manage the processes running in a sandbox",
@@ -51,6 +51,7 @@ or attach to their output.`,
 			return cmdutil.Run(cmd, opts, runF, runPs)
 		},
 	}
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	return cmdutil.Needs(cmd, provider.ProcessManage)
 }
 

@@ -26,7 +26,7 @@ type PsAttachOptions struct {
 
 // NewCmdPsAttach builds `abx ps attach`.
 func NewCmdPsAttach(f *cmdutil.Factory, runF func(context.Context, *PsAttachOptions) error) *cobra.Command {
-	opts := &PsAttachOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient}
+	opts := &PsAttachOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd}
 	cmd := &cobra.Command{
 		Use:   "attach ID PID",
 		Short: "Follow a running process's output until it ends, and exit with its status",
@@ -44,6 +44,7 @@ status when it ends. Ctrl-C detaches and leaves the process running.`,
 			return cmdutil.Run(cmd, opts, runF, runPsAttach)
 		},
 	}
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.PassThrough(cmd)
 	return cmdutil.Needs(cmd, provider.ProcessManage)
 }
@@ -53,7 +54,7 @@ func runPsAttach(ctx context.Context, opts *PsAttachOptions) error {
 	if err != nil {
 		return err
 	}
-	out := sink{io: opts.IO, p: opts.Printer}
+	out := newSink(opts.Printer, false)
 	x, err := remoteproc.Attach(ctx, c, opts.PID, out)
 	if err != nil {
 		if e := abxerr.From(err); e.Code == abxerr.NotFound {

@@ -26,7 +26,7 @@ type PsKillOptions struct {
 
 // NewCmdPsKill builds `abx ps kill`.
 func NewCmdPsKill(f *cmdutil.Factory, runF func(context.Context, *PsKillOptions) error) *cobra.Command {
-	opts := &PsKillOptions{Printer: f.Printer, Envd: f.EnvdClient}
+	opts := &PsKillOptions{Printer: f.Printer, Envd: f.Envd}
 	var signal string
 	cmd := &cobra.Command{
 		Use:   "kill ID PID [--signal TERM|KILL]",
@@ -56,6 +56,8 @@ group; after SIGTERM the group has 2 s to end before it is killed.`,
 		},
 	}
 	cmd.Flags().StringVarP(&signal, "signal", "s", "TERM", "TERM or KILL")
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
+	cmdutil.CompleteFlag(cmd, "signal", cmdutil.Choices("TERM", "KILL"))
 	return cmdutil.Needs(cmd, provider.ProcessManage)
 }
 

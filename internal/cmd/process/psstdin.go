@@ -30,7 +30,7 @@ type PsStdinOptions struct {
 
 // NewCmdPsStdin builds `abx ps stdin`.
 func NewCmdPsStdin(f *cmdutil.Factory, runF func(context.Context, *PsStdinOptions) error) *cobra.Command {
-	opts := &PsStdinOptions{IO: f.IO, Printer: f.Printer, Envd: f.EnvdClient}
+	opts := &PsStdinOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd}
 	cmd := &cobra.Command{
 		Use:   "stdin ID PID [DATA] [--close]",
 		Short: "Send data to a process's stdin, from the argument or abx's stdin",
@@ -55,6 +55,7 @@ a reader of your own (for example a named pipe) to feed it later.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Close, "close", false, "close the process's stdin after sending")
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	return cmdutil.Needs(cmd, provider.ProcessManage)
 }
 

@@ -20,7 +20,6 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/runfile"
-	"github.com/abx-dev/abx/internal/shell"
 )
 
 // tokenEnv names the engine's token when it must not change between starts.
@@ -28,11 +27,12 @@ const tokenEnv = "ABX_ENGINE_TOKEN"
 
 // ServeOptions are what engine serve and engine exec share.
 type ServeOptions struct {
-	IO         *output.Streams
-	Debug      func() bool
-	Provider   func() (provider.Provider, error)
-	Descriptor func() *provider.Descriptor
-	Transport  func() http.RoundTripper
+	IO        *output.Streams
+	Printer   *output.Printer
+	Debug     func() bool
+	Provider  func() (provider.Provider, error)
+	Selected  func() (*provider.Descriptor, error)
+	Transport func() http.RoundTripper
 
 	Addr        string
 	Token       string
@@ -42,7 +42,7 @@ type ServeOptions struct {
 }
 
 func newServeOptions(f *cmdutil.Factory) *ServeOptions {
-	return &ServeOptions{IO: f.IO, Debug: func() bool { return f.Debug }, Provider: f.Provider, Descriptor: func() *provider.Descriptor { return f.Descriptor },
+	return &ServeOptions{IO: f.IO, Printer: f.Printer, Debug: f.Debug, Provider: f.Provider, Selected: f.Selected,
 		Transport: func() http.RoundTripper { return f.HTTPClient().Transport }}
 }
 
@@ -71,65 +71,109 @@ and the sandboxes' access tokens never leave abx.`,
 	return cmd
 }
 
-// listen opens the engine's address and builds the engine.
-func (o *ServeOptions) listen() (net.Listener, *engine.Engine, []string, error) {
+// local is how serve and exec run the engine (cmdutil.Local).
+func (o *ServeOptions) local() cmdutil.Local {
+	return cmdutil.Local{Name: "abx provider engine", Start: o.start, Serving: func(s cmdutil.LocalServer) []string {
+		e := s.(*engineServer)
+		return []string{fmt.Sprintf("abx provider engine serving on %s for %s; Ctrl-C stops it", e.url, e.provider)}
+	}}
+}
+
+// start opens the engine's address, builds the engine and serves it; with
+// record, it records itself for `engine env`.
+func (o *ServeOptions) start(record bool) (cmdutil.LocalServer, error) {
 	host, _, err := net.SplitHostPort(o.Addr)
 	if err != nil {
-		return nil, nil, nil, abxerr.New(abxerr.InvalidInput, "invalid --addr %q: %v", o.Addr, err)
+		return nil, abxerr.New(abxerr.InvalidInput, "invalid --addr %q: %v", o.Addr, err)
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) && !o.AllowRemote {
-		return nil, nil, nil, abxerr.New(abxerr.InvalidInput, "--addr %s is not a loopback address", o.Addr).
+		return nil, abxerr.New(abxerr.InvalidInput, "--addr %s is not a loopback address", o.Addr).
 			WithHint("the engine hands out your sandboxes: add --allow-remote if you mean it")
+	}
+	d, err := o.Selected()
+	if err != nil {
+		return nil, err
 	}
 	p, err := o.Provider()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return nil, nil, nil, abxerr.New(abxerr.InvalidInput, "cannot listen on %s: %v", o.Addr, err).
+		return nil, abxerr.New(abxerr.InvalidInput, "cannot listen on %s: %v", o.Addr, err).
 			WithHint("pick another --addr, or 127.0.0.1:0 for any free port")
 	}
 	token := o.Token
 	if token == "" {
 		token = newToken()
 	} else if !e2bKeyShaped(token) {
-		_, _ = fmt.Fprintln(o.IO.ErrOut, "warning: the token is not of the form e2b_<hex digits>: the Python E2B SDK refuses such API keys (the JS SDK and the CLI take it)")
+		_, _ = fmt.Fprintln(o.IO.SafeErrOut(), "warning: the token is not of the form e2b_<hex digits>: the Python E2B SDK refuses such API keys (the JS SDK and the CLI take it)")
 	}
 	// Clients present it; an error or a --debug line must not show it.
 	o.IO.Secrets.Add(token)
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	origin := "http://" + ln.Addr().String()
-	opts := engine.Options{Provider: p, Descriptor: o.Descriptor(), Transport: o.Transport(), Token: token,
+	opts := engine.Options{Provider: p, Descriptor: d, Transport: o.Transport(), Token: token,
 		Domain: "localhost:" + port}
 	if o.Debug() {
 		opts.Log = o.IO.SafeErrOut()
 	}
-	e := engine.New(opts)
-	env := []string{"E2B_API_URL=" + origin, "E2B_SANDBOX_URL=" + origin, "E2B_API_KEY=" + token, "E2B_DOMAIN=localhost:" + port}
-	return ln, e, env, nil
+	s := &engineServer{url: origin, provider: d.Name,
+		env: []string{"E2B_API_URL=" + origin, "E2B_SANDBOX_URL=" + origin, "E2B_API_KEY=" + token, "E2B_DOMAIN=localhost:" + port}}
+	if record {
+		rec := engineRecord{URL: origin, PID: os.Getpid(), Provider: d.Name, Env: s.env}
+		if err := runfile.Write(o.Record, rec); err != nil {
+			_ = ln.Close()
+			return nil, abxerr.New(abxerr.InvalidConfig, "cannot record the engine in %s: %v", o.Record, err)
+		}
+		s.record = o.Record
+	}
+	s.serve(ln, engine.New(opts))
+	return s, nil
 }
 
-// serve serves e on ln until ctx ends, then lets requests finish for a
-// moment and ends the rest (streams included) cleanly.
-func serve(ctx context.Context, ln net.Listener, e *engine.Engine) error {
-	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
+// engineServer is the engine serving on its address.
+type engineServer struct {
+	url, provider string
+	env           []string
+	record        string // where it is recorded; "" for none
+	srv           *http.Server
+	served        chan error
+}
+
+func (s *engineServer) Env() []string { return s.env }
+
+func (s *engineServer) serve(ln net.Listener, e *engine.Engine) {
+	s.srv = &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	s.served = make(chan error, 1)
+	go func() { s.served <- s.srv.Serve(ln) }()
+}
+
+// Close stops serving, once: requests have a moment to finish, then the
+// rest (streams included) are ended cleanly. It forgets the record if it
+// is still this engine's: another may have started since.
+func (s *engineServer) Close() error {
+	if s.srv == nil {
+		return nil
 	}
+	srv := s.srv
+	s.srv = nil
 	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil {
 		_ = srv.Close()
 	}
-	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-		return err
+	err := <-s.served
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
 	}
-	return nil
+	if s.record != "" {
+		var now engineRecord
+		if runfile.Read(s.record, &now, func() bool { return true }) == nil && now.PID == os.Getpid() {
+			_ = os.Remove(s.record)
+		}
+	}
+	return err
 }
 
 // NewCmdServe builds `abx provider engine serve`.
@@ -140,8 +184,8 @@ func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) e
 		Short: "Serve the engine until interrupted",
 		Long: `Serve E2B's API on --addr (loopback) until Ctrl-C or SIGTERM. The export lines that point
 E2B's SDKs and CLI at it go to stdout: E2B_API_URL and E2B_SANDBOX_URL (the engine's
-origin), E2B_API_KEY (its token) and E2B_DOMAIN; 'abx provider engine env' prints them
-again from any shell.`,
+origin), E2B_API_KEY (its token) and E2B_DOMAIN (-o json: one object); 'abx provider
+engine env' prints them again from any shell.`,
 		Example: `  abx provider engine serve                # then, in another shell, the lines it printed
   abx provider engine serve --addr 127.0.0.1:49980`,
 		Args: cmdutil.ExactArgs(),
@@ -154,33 +198,11 @@ again from any shell.`,
 		},
 	}
 	opts.addFlags(cmd, f.Getenv)
-	return cmdutil.NoJSON(cmdutil.Needs(cmd, provider.SandboxLifecycle))
+	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 
 func runServe(ctx context.Context, opts *ServeOptions) error {
-	ln, e, env, err := opts.listen()
-	if err != nil {
-		return err
-	}
-	rec := engineRecord{URL: "http://" + ln.Addr().String(), PID: os.Getpid(), Provider: opts.Descriptor().Name, Env: env}
-	if err := runfile.Write(opts.Record, rec); err != nil {
-		_ = ln.Close()
-		return abxerr.New(abxerr.InvalidConfig, "cannot record the engine in %s: %v", opts.Record, err)
-	}
-	defer func() {
-		// Only this engine's record: another may have started since.
-		var now engineRecord
-		if runfile.Read(opts.Record, &now, func() bool { return true }) == nil && now.PID == os.Getpid() {
-			_ = os.Remove(opts.Record)
-		}
-	}()
-	_, _ = fmt.Fprint(opts.IO.Out, shell.Exports(env))
-	_, _ = fmt.Fprintf(opts.IO.ErrOut, "abx provider engine serving on http://%s for %s; Ctrl-C stops it\n", ln.Addr(), opts.Descriptor().Name)
-	if err := serve(ctx, ln, e); err != nil {
-		return err
-	}
-	_, _ = fmt.Fprintln(opts.IO.ErrOut, "abx provider engine stopped")
-	return nil
+	return opts.local().Serve(ctx, opts.Printer)
 }
 
 // EngineExecOptions are the inputs of `abx provider engine exec`.
@@ -216,19 +238,7 @@ pointing at it, stop the engine and exit with CMD's status (128+n if signal n en
 }
 
 func runEngineExec(ctx context.Context, opts *EngineExecOptions) error {
-	ln, e, env, err := opts.listen()
-	if err != nil {
-		return err
-	}
-	serveCtx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- serve(serveCtx, ln, e) }()
-	runErr := cmdutil.RunChild(ctx, opts.IO, opts.Argv, append(env, cmdutil.SelfOnPath()...))
-	stop()
-	if err := <-served; err != nil && runErr == nil {
-		return err
-	}
-	return runErr
+	return opts.local().Exec(ctx, opts.IO, opts.Argv)
 }
 
 // newToken is a random token shaped as an E2B API key, e2b_ and 40 hex

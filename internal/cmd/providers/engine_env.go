@@ -77,5 +77,5 @@ func runEngineEnv(_ context.Context, opts *EnvOptions) error {
 	if err != nil {
 		return abxerr.New(abxerr.InvalidInput, "cannot read the engine's record %s: %v", opts.Record, err)
 	}
-	return cmdutil.PrintEnv(opts.Printer, rec.Env)
+	return opts.Printer.Env(rec.Env)
 }

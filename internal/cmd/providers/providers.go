@@ -29,3 +29,8 @@ func yesNo(b bool) string {
 	}
 	return "no"
 }
+
+// Verbs are this group's commands, as the root lists them.
+func Verbs() []cmdutil.Verb {
+	return []cmdutil.Verb{{Names: []string{"provider"}, Group: cmdutil.GroupSettings, Build: NewCmdProvider}}
+}

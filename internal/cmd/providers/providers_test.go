@@ -17,7 +17,7 @@ func TestNewCmdList(t *testing.T) {
 	cmdtest.Parse(t, []cmdtest.ArgvCase{
 		{Name: "nothing selected", Argv: nil, Want: ""},
 		{Name: "selected by the environment", Env: map[string]string{"ABX_PROVIDER": "alicloud-container"}, Want: "alicloud-container"},
-		{Name: "an argument", Argv: []string{"alicloud-container"}, WantErr: "list takes , got 1 arguments"},
+		{Name: "an argument", Argv: []string{"alicloud-container"}, WantErr: `list takes no arguments, got "alicloud-container"`},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdList(f, func(_ context.Context, o *ListOptions) error { *got = o.Selected; return nil })
 	})

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/emulator/emutest"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/output"
@@ -42,7 +41,7 @@ func testStreams() (*output.Streams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer
 func runWith(io *output.Streams, e env, args ...string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return Run(ctx, cmdutil.New(io, func(k string) string { return e[k] }), args)
+	return Run(ctx, io, func(k string) string { return e[k] }, args)
 }
 
 // run executes one command line as a pipe (or a terminal when tty is set).

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/fakenet"
 	"github.com/abx-dev/abx/internal/output"
 )
@@ -88,7 +87,7 @@ func TestPassThroughCommandsShareOneExitPolicy(t *testing.T) {
 				}
 				for _, format := range []string{"table", "json"} {
 					io, _, out, errOut := output.Test(false)
-					code := Run(ctx, cmdutil.New(io, func(k string) string { return e[k] }), append([]string{"-o", format}, args...))
+					code := Run(ctx, io, func(k string) string { return e[k] }, append([]string{"-o", format}, args...))
 					if code != fl.want {
 						t.Errorf("-o %s: exit %d, want %d; stderr %q", format, code, fl.want, errOut)
 					}

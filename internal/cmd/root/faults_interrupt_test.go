@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
 
@@ -83,7 +82,7 @@ func TestFaultsCtrlCAtTheConfirmation(t *testing.T) {
 		cancel()
 	}()
 	e := f.env
-	code := Run(ctx, cmdutil.New(streams, func(k string) string { return e[k] }), []string{"kill", "--all"})
+	code := Run(ctx, streams, func(k string) string { return e[k] }, []string{"kill", "--all"})
 	if code != 130 || !strings.Contains(errOut.String(), "interrupted: nothing was killed") {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}

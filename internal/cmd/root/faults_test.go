@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/emulator/faultproxy"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/output"
@@ -127,7 +126,7 @@ func runFault(t *testing.T, f *faulty, c faultCase) result {
 		}()
 	}
 	start := time.Now()
-	code := Run(ctx, cmdutil.New(io, func(k string) string { return e[k] }), args)
+	code := Run(ctx, io, func(k string) string { return e[k] }, args)
 	took := time.Since(start)
 	r := result{code: code, stdout: out.String(), stderr: errOut.String(),
 		stdoutLines: strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")}

@@ -2,7 +2,6 @@ package root
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,6 +27,16 @@ var topicShort = map[string]string{
 	"environment": "Environment variables abx reads",
 	"exit-codes":  "What abx's exit status means",
 	"formatting":  "Output formats: tables, JSON, names, and --jq",
+}
+
+// helpTopics are the topics, as verbs of no group.
+func helpTopics() []cmdutil.Verb {
+	var topics []cmdutil.Verb
+	for _, name := range []string{"environment", "exit-codes", "formatting"} {
+		topics = append(topics, cmdutil.Verb{Names: []string{name},
+			Build: func(f *cmdutil.Factory) *cobra.Command { return newHelpTopic(f, name) }})
+	}
+	return topics
 }
 
 // newHelpTopic builds a topic: environment, exit-codes or formatting.
@@ -161,31 +170,10 @@ func wrapIndented(text, indent string, width int) string {
 	return b.String()
 }
 
-// exitMeanings says what each exit status abx itself uses means.
-var exitMeanings = map[int]string{
-	abxerr.ExitOK:          "success",
-	abxerr.ExitFailure:     "the service or network failed or refused; --jq failed; E9001",
-	abxerr.ExitUsage:       "bad usage, bad input or missing configuration: nothing was sent",
-	abxerr.ExitNotFound:    "not found: the sandbox (or other object) does not exist",
-	abxerr.ExitAuth:        "the API key was refused or may not do this (or a quota is reached)",
-	abxerr.ExitUnsupported: "the provider lacks the capability (checked before any request)",
-	abxerr.ExitTimeout:     "a deadline passed (--request-timeout, or a command's --timeout)",
-	abxerr.ExitInterrupted: "interrupted (Ctrl-C)",
-}
-
-// exitCodesHelp is the table of docs/exit-codes.md, built from the error
-// codes so that a new code shows up with its status.
+// exitCodesHelp is the table of docs/exit-codes.md, from the same rows
+// (abxerr.StatusTable, PassThroughTable), so that a new code shows up with
+// its status in both.
 func exitCodesHelp() string {
-	byStatus := map[int][]string{abxerr.ExitOK: nil}
-	for _, c := range abxerr.Codes() {
-		byStatus[c.ExitCode()] = append(byStatus[c.ExitCode()], string(c))
-	}
-	statuses := make([]int, 0, len(byStatus))
-	for s := range byStatus {
-		statuses = append(statuses, s)
-	}
-	slices.Sort(statuses)
-
 	var b strings.Builder
 	b.WriteString(`abx's exit status says what happened, so a script can branch on it without reading
 messages. The error itself is printed once, on stderr: one line, or one JSON object
@@ -193,10 +181,14 @@ with -o json (docs/errors.md). Each status is listed with the error codes that e
 with it:
 
 `)
-	for _, s := range statuses {
-		fmt.Fprintf(&b, "    %-5d %s\n", s, exitMeanings[s])
-		if codes := byStatus[s]; len(codes) > 0 {
-			fmt.Fprintf(&b, "          %s\n", strings.Join(codes, " "))
+	for _, r := range abxerr.StatusTable() {
+		writeStatusRow(&b, r)
+		if len(r.Codes) > 0 {
+			codes := make([]string, len(r.Codes))
+			for i, c := range r.Codes {
+				codes[i] = string(c)
+			}
+			b.WriteString(wrapIndented(strings.Join(codes, " "), "          ", 80))
 		}
 	}
 	b.WriteString(`
@@ -205,23 +197,30 @@ left the machine. 'abx kill' of several sandboxes exits with the worst outcome, 
 failure (1) before a sandbox already gone (3).
 
 Some commands pass another program's status through instead: abx exec, abx ps
-attach, abx run-code and abx emulator exec. Their statuses belong to what they ran, so abx's own
-failures take one status of their own, as docker's do:
+attach, abx run-code, abx emulator exec and abx provider engine exec. Their statuses
+belong to what they ran, so abx's own failures take one status of their own, as
+docker's do:
 
-    the remote status
-        exec, ps attach: the command's own; 128+n when signal n ended it
-        run-code: 0 when the code ran, 1 when it raised an error
-        emulator exec: the command's own; 128+n when signal n ended it
-    124   a deadline passed (--timeout, --request-timeout)
-    125   abx itself failed, whatever the reason: bad usage or input, a missing
-          sandbox or context, a refused key, an unsupported capability, the
-          service or the network; the error keeps its code (E1001, E3001, ...)
-    127   exec: the sandbox found no such command
-    130   interrupted (Ctrl-C)
-
+`)
+	for _, r := range abxerr.PassThroughTable() {
+		writeStatusRow(&b, r)
+	}
+	b.WriteString(`
 Details: docs/exit-codes.md, docs/exec.md, docs/run-code.md.
 `)
 	return b.String()
+}
+
+// writeStatusRow writes a status and its meaning, the meaning wrapped
+// beside it and its Markdown marks dropped.
+func writeStatusRow(b *strings.Builder, r abxerr.StatusRow) {
+	meaning := strings.NewReplacer("`", "", "**", "").Replace(r.Meaning)
+	if len(r.Status) > 5 {
+		fmt.Fprintf(b, "    %s\n%s", r.Status, wrapIndented(meaning, "          ", 80))
+		return
+	}
+	text := wrapIndented(meaning, "          ", 80)
+	fmt.Fprintf(b, "    %-5s %s", r.Status, strings.TrimPrefix(text, "          "))
 }
 
 const formattingHelp = `One switch, -o/--output, chooses the form of every command's result. stdout carries

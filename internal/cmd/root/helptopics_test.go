@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/cmd/factory"
 )
 
 // helpTopic runs 'abx help TOPIC' with no provider configured, as a user
@@ -40,7 +40,7 @@ func TestHelpEnvironmentNamesEveryVariable(t *testing.T) {
 	t.Parallel()
 	out := helpTopic(t, "environment")
 	io, _, _, _ := testStreams()
-	for _, d := range cmdutil.New(io, nil).Registry.All() {
+	for _, d := range factory.New(io, nil, factory.Options{}).Registry.All() {
 		for _, s := range d.Settings {
 			// The variable on its own line, its flag and secrecy on the next.
 			block := regexp.MustCompile(`(?m)^    ` + regexp.QuoteMeta(s.Env) + `\n +(.*)$`).FindStringSubmatch(out)
@@ -71,8 +71,8 @@ func TestHelpExitCodesListsEveryCode(t *testing.T) {
 	t.Parallel()
 	out := helpTopic(t, "exit-codes")
 	for _, c := range abxerr.Codes() {
-		// The status and its meaning on one line, its codes on the next.
-		row := fmt.Sprintf(`(?m)^    %d +\S.*\n +(E\d+ )*%s\b`, c.ExitCode(), c)
+		// The status and its meaning, wrapped, then its codes.
+		row := fmt.Sprintf(`(?m)^    %d +\S.*\n(?:          .*\n)*?          (?:E\d+ )*%s\b`, c.ExitCode(), c)
 		if !regexp.MustCompile(row).MatchString(out) {
 			t.Errorf("%s is not listed under exit status %d", c, c.ExitCode())
 		}

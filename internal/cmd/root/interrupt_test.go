@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
 
@@ -34,7 +33,7 @@ func TestInterruptExits130(t *testing.T) {
 		cancel() // what Ctrl-C does to the root context
 	}()
 	code := make(chan int, 1)
-	go func() { code <- Run(ctx, cmdutil.New(io, func(k string) string { return e[k] }), []string{"list"}) }()
+	go func() { code <- Run(ctx, io, func(k string) string { return e[k] }, []string{"list"}) }()
 	select {
 	case c := <-code:
 		if c != 130 || !strings.HasPrefix(errOut.String(), "error[E7001]: interrupted") {

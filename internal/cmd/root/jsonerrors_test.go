@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/cmd/factory"
 	"github.com/abx-dev/abx/internal/output"
 )
 
@@ -19,7 +19,7 @@ import (
 func TestEveryCommandPrintsJSONErrors(t *testing.T) {
 	t.Parallel()
 	io, _, _, _ := output.Test(false)
-	tree := NewCmdRoot(cmdutil.New(io, nil))
+	tree := NewCmdRoot(factory.New(io, nil, factory.Options{}))
 	var paths [][]string
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {

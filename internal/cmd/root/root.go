@@ -7,12 +7,13 @@ import (
 	"context"
 	"errors"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory"
 	"github.com/abx-dev/abx/internal/cmd/meta"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
@@ -22,11 +23,13 @@ import (
 func Main() int {
 	ctx := newInterruptContext(context.Background())
 	defer ctx.stop()
-	return Run(ctx, cmdutil.New(output.System(), nil), os.Args[1:])
+	return Run(ctx, output.System(), nil, os.Args[1:])
 }
 
-// Run executes one command line and prints its error, if any, once.
-func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
+// Run executes one command line over these streams and this environment
+// (nil: the process's), and prints its error, if any, once.
+func Run(ctx context.Context, io *output.Streams, getenv func(string) string, args []string) int {
+	f := factory.New(io, getenv, factory.Options{Completing: isCompletion(args)})
 	t := newTree(f)
 	t.lazy(args)
 	root := t.root
@@ -52,47 +55,14 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 		e = &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
 	}
 	exit := abxerr.Exit(e, passThrough)
-	if fm, ok := formatOfWords(args); !applied(cmd) && ok {
-		// cobra refused the line before the root could read -o: read it
-		// from the words, so that a JSON reader gets its JSON error.
-		f.Printer.SetFormat(fm)
-	}
 	f.Printer.Error(e, exit)
 	return exit
 }
 
-// applied tells whether the root's flags were applied (its pre-run ran).
-func applied(cmd *cobra.Command) bool {
-	return cmd != nil && cmd.Root().Annotations[annotApplied] != ""
-}
-
-const annotApplied = "abx/applied"
-
-// formatOfWords reads the output format from a command line cobra did not
-// parse to the end: -o (in any of its spellings), or --stream, before --.
-func formatOfWords(args []string) (output.Format, bool) {
-	if i := slices.Index(args, "--"); i >= 0 {
-		args = args[:i]
-	}
-	if slices.Contains(args, "--stream") {
-		return output.JSON, true
-	}
-	for i, a := range args {
-		var word string
-		switch {
-		case (a == "-o" || a == "--output") && i+1 < len(args):
-			word = args[i+1]
-		case strings.HasPrefix(a, "--output="):
-			word = strings.TrimPrefix(a, "--output=")
-		case strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--"):
-			word = strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "=")
-		default:
-			continue
-		}
-		fm, err := output.ParseFormat(word)
-		return fm, err == nil
-	}
-	return "", false
+// isCompletion tells a shell's request for completions (cobra's
+// __complete), which the shell always puts first.
+func isCompletion(args []string) bool {
+	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
 }
 
 // runError marks errors that come out of a command's RunE, as opposed to the
@@ -121,10 +91,10 @@ func classify(err error) *abxerr.Error {
 
 // The groups of commands, as 'abx --help' lists them.
 var groups = []*cobra.Group{
-	{ID: "sandboxes", Title: "Sandboxes:"},
-	{ID: "inside", Title: "Inside a sandbox:"},
-	{ID: "local", Title: "On this machine:"},
-	{ID: "settings", Title: "Settings and information:"},
+	{ID: cmdutil.GroupSandboxes, Title: "Sandboxes:"},
+	{ID: cmdutil.GroupInside, Title: "Inside a sandbox:"},
+	{ID: cmdutil.GroupLocal, Title: "On this machine:"},
+	{ID: cmdutil.GroupSettings, Title: "Settings and information:"},
 }
 
 // NewCmdRoot builds the whole command tree.
@@ -152,64 +122,60 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		DisableAutoGenTag: true,
-		Annotations:       map[string]string{},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			cmd.Root().Annotations[annotApplied] = "true"
 			return g.apply(f, cmd)
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.provider, "provider", "", "sandbox provider (or ABX_PROVIDER): "+strings.Join(f.Registry.Names(), ", "))
-	pf.StringVarP(&g.format, "output", "o", "table", "output format: table, wide, json or name")
+	g.format = f.Printer.FormatValue()
+	pf.VarP(g.format, "output", "o", "output format: table, wide, json or name")
 	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output (also NO_COLOR=1)")
 	pf.StringVar(&g.jq, "jq", "", "filter the JSON output with a jq expression; implies -o json, prints strings raw")
-	pf.BoolVar(&f.Debug, "debug", false, "trace each HTTP request and response on stderr, secrets redacted")
-	cmdutil.AddProviderFlags(pf, f.Registry)
-	f.Flags = pf
+	pf.AddFlagSet(f.Flags)
 
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return abxerr.New(abxerr.Usage, "%s", err.Error()).
-			WithHint("run '%s --help' for usage", c.CommandPath())
-	})
-
+	root.SetFlagErrorFunc(flagError)
 	root.AddGroup(groups...)
 	root.Version = meta.BuildInfo().String()
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.SetHelpCommandGroupID("settings")
-	root.SetCompletionCommandGroupID("settings")
+	root.SetHelpCommandGroupID(cmdutil.GroupSettings)
+	root.SetCompletionCommandGroupID(cmdutil.GroupSettings)
 	setUsage(root)
-	return &tree{f: f, root: root, built: make([]bool, len(topCommands))}
+	return &tree{f: f, root: root, verbs: verbs(), built: map[string]bool{}}
+}
+
+// flagError keeps a flag value's own error (-o's "unknown output format")
+// with its hint; pflag wraps it in words of its own.
+func flagError(c *cobra.Command, err error) error {
+	var e *abxerr.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return abxerr.New(abxerr.Usage, "%s", err.Error()).
+		WithHint("run '%s --help' for usage", c.CommandPath())
 }
 
 // globals are the root's own flags, applied before any command runs.
 type globals struct {
-	provider, format, jq string
-	noColor              bool
+	format  *output.FormatFlag
+	jq      string
+	noColor bool
 }
 
-// apply resolves the output once for the whole run, then selects the
-// provider and checks the command's capability, before anything is sent.
+// apply settles the output for the whole run, then selects the provider
+// and checks the command's capability, before anything is sent.
 func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command) error {
 	if g.noColor {
 		f.IO.DisableColor()
 	}
-	fm, err := output.ParseFormat(g.format)
-	if err != nil {
-		return err
-	}
-	f.Printer.SetFormat(fm)
-	if s := cmd.Flags().Lookup("stream"); s != nil && s.Changed && s.Value.String() == "true" {
-		f.Printer.SetFormat(output.JSON) // JSON Lines events, and JSON errors with them
-	}
 	if g.jq != "" {
-		if err := useJQ(f, cmd, fm, g.jq); err != nil {
+		if err := useJQ(f, cmd, g); err != nil {
 			return err
 		}
 	}
 	if !cmdutil.NeedsProvider(cmd) {
 		return nil
 	}
-	d, err := f.SelectProvider()
+	d, err := f.Selected()
 	if err != nil {
 		return err
 	}
@@ -221,25 +187,55 @@ func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command) error {
 
 // useJQ sends the command's JSON through a --jq expression, compiled
 // before anything is sent.
-func useJQ(f *cmdutil.Factory, cmd *cobra.Command, fm output.Format, expr string) error {
+func useJQ(f *cmdutil.Factory, cmd *cobra.Command, g *globals) error {
 	f.Printer.PlainErrors()
-	if q := cmd.Flags().Lookup("quiet"); q != nil && q.Changed {
-		return abxerr.New(abxerr.Usage, "--jq and -q exclude each other: -q prints a bare ID, not JSON").
-			WithHint("use --jq alone, e.g. --jq .sandboxID")
-	}
 	if cmdutil.IsNoJSON(cmd) {
 		return abxerr.New(abxerr.Usage, "%s prints no JSON for --jq to filter", cmd.CommandPath()).
 			WithHint("drop --jq")
 	}
-	if cmd.Flags().Changed("output") && fm != output.JSON {
-		return abxerr.New(abxerr.Usage, "--jq filters JSON output; it cannot go with -o %s", fm).
-			WithHint("drop -o: --jq implies -o json")
-	}
-	q, err := output.CompileJQ(expr)
+	q, err := output.CompileJQ(g.jq)
 	if err != nil {
 		return err
 	}
-	f.Printer.FilterJQ(cmd.Context(), q)
+	return f.Printer.FilterJQ(cmd.Context(), q, g.format.Given())
+}
+
+// wireOutputFlags makes the flags a command's verbs mark as asking
+// something of the output (cmdutil.AsksJSONLines, AsksBareIDs) tell the
+// printer as they are parsed, as -o does, so that even a command line
+// refused after them has its error in their form.
+func wireOutputFlags(cmd *cobra.Command, p *output.Printer) {
+	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+		switch {
+		case cmdutil.IsJSONLinesFlag(fl):
+			fl.Value = &askingFlag{Value: fl.Value, ask: p.AskJSONLines}
+		case cmdutil.IsBareIDsFlag(fl):
+			name := "--" + fl.Name
+			if fl.Shorthand != "" {
+				name = "-" + fl.Shorthand
+			}
+			fl.Value = &askingFlag{Value: fl.Value, ask: func() { p.AskBareIDs(name) }}
+		}
+	})
+	for _, sub := range cmd.Commands() {
+		wireOutputFlags(sub, p)
+	}
+}
+
+// askingFlag is a bool flag's value that asks the printer for something
+// when it is set true.
+type askingFlag struct {
+	pflag.Value
+	ask func()
+}
+
+func (a *askingFlag) Set(s string) error {
+	if err := a.Value.Set(s); err != nil {
+		return err
+	}
+	if a.Value.String() == "true" {
+		a.ask()
+	}
 	return nil
 }
 

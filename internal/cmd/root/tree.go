@@ -7,6 +7,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/cmd/code"
 	"github.com/abx-dev/abx/internal/cmd/emulator"
+	"github.com/abx-dev/abx/internal/cmd/files"
 	"github.com/abx-dev/abx/internal/cmd/meta"
 	"github.com/abx-dev/abx/internal/cmd/process"
 	"github.com/abx-dev/abx/internal/cmd/providers"
@@ -14,114 +15,96 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 )
 
-// A topCommand is a command right below the root. Its names (its name and
-// aliases) are known before it is built, so that a run can build only the
-// command its line names: building the whole tree is most of what a cheap
-// command such as url or version does.
-type topCommand struct {
-	names []string
-	group string // "" for a help topic
-	build func(*cmdutil.Factory) *cobra.Command
+// verbs are the commands below the root but cobra's own (help, completion
+// and __complete), in the order help lists them: each group's, as the
+// group declares them next to their code, then the help topics, which are
+// the root's own.
+func verbs() []cmdutil.Verb {
+	var all []cmdutil.Verb
+	for _, group := range verbGroups {
+		all = append(all, group()...)
+	}
+	return append(all, helpTopics()...)
 }
 
-// topCommands are the commands below the root but cobra's own (help,
-// completion and __complete), in the order help lists each group.
-var topCommands = []topCommand{
-	{[]string{"create"}, "sandboxes", func(f *cmdutil.Factory) *cobra.Command { return sandbox.NewCmdCreate(f, nil) }},
-	{[]string{"connect"}, "sandboxes", func(f *cmdutil.Factory) *cobra.Command { return sandbox.NewCmdConnect(f, nil) }},
-	{[]string{"list", "ls"}, "sandboxes", func(f *cmdutil.Factory) *cobra.Command { return sandbox.NewCmdList(f, nil) }},
-	{[]string{"info"}, "sandboxes", func(f *cmdutil.Factory) *cobra.Command { return sandbox.NewCmdInfo(f, nil) }},
-	{[]string{"kill"}, "sandboxes", func(f *cmdutil.Factory) *cobra.Command { return sandbox.NewCmdKill(f, nil) }},
-	{[]string{"timeout"}, "sandboxes", func(f *cmdutil.Factory) *cobra.Command { return sandbox.NewCmdTimeout(f, nil) }},
-	{[]string{"pause"}, "sandboxes", func(f *cmdutil.Factory) *cobra.Command { return sandbox.NewCmdPause(f, nil) }},
-	{[]string{"resume"}, "sandboxes", func(f *cmdutil.Factory) *cobra.Command { return sandbox.NewCmdResume(f, nil) }},
-	{[]string{"url"}, "sandboxes", func(f *cmdutil.Factory) *cobra.Command { return sandbox.NewCmdURL(f, nil) }},
-	{[]string{"port-forward"}, "sandboxes", func(f *cmdutil.Factory) *cobra.Command { return sandbox.NewCmdPortForward(f, nil) }},
-	{[]string{"template"}, "sandboxes", newCmdTemplate},
-	{[]string{"exec"}, "inside", func(f *cmdutil.Factory) *cobra.Command { return process.NewCmdExec(f, nil) }},
-	{[]string{"ps"}, "inside", process.NewCmdPs},
-	{[]string{"files"}, "inside", newCmdFiles},
-	{[]string{"run-code"}, "inside", func(f *cmdutil.Factory) *cobra.Command { return code.NewCmdRunCode(f, nil) }},
-	{[]string{"terminal"}, "inside", newCmdTerminal},
-	{[]string{"emulator"}, "local", emulator.NewCmdEmulator},
-	{[]string{"provider"}, "settings", providers.NewCmdProvider},
-	{[]string{"capabilities"}, "settings", func(f *cmdutil.Factory) *cobra.Command { return meta.NewCmdCapabilities(f, nil) }},
-	{[]string{"config"}, "settings", func(f *cmdutil.Factory) *cobra.Command { return meta.NewCmdConfig(f, nil) }},
-	{[]string{"version"}, "settings", func(f *cmdutil.Factory) *cobra.Command { return meta.NewCmdVersion(f, nil) }},
-	{[]string{"environment"}, "", func(f *cmdutil.Factory) *cobra.Command { return newHelpTopic(f, "environment") }},
-	{[]string{"exit-codes"}, "", func(f *cmdutil.Factory) *cobra.Command { return newHelpTopic(f, "exit-codes") }},
-	{[]string{"formatting"}, "", func(f *cmdutil.Factory) *cobra.Command { return newHelpTopic(f, "formatting") }},
-}
+// verbGroups are the command groups, each declaring its verbs.
+var verbGroups = []func() []cmdutil.Verb{sandbox.Verbs, process.Verbs, files.Verbs, code.Verbs,
+	emulator.Verbs, providers.Verbs, meta.Verbs}
 
 // tree is the command tree as far as it is built.
 type tree struct {
 	f     *cmdutil.Factory
 	root  *cobra.Command
-	built []bool // by index in topCommands
+	verbs []cmdutil.Verb
+	built map[string]bool // by name
 	whole bool
 }
 
-// add builds the i-th top command, once.
-func (t *tree) add(i int) {
-	if t.built[i] {
+// add builds a verb, once.
+func (t *tree) add(v cmdutil.Verb) {
+	if t.built[v.Names[0]] {
 		return
 	}
-	t.built[i] = true
-	c := topCommands[i].build(t.f)
-	c.GroupID = topCommands[i].group
+	t.built[v.Names[0]] = true
+	c := v.Build(t.f)
+	c.GroupID = v.Group
 	markRunErrors(c)
+	wireOutputFlags(c, t.f.Printer)
 	t.root.AddCommand(c)
 }
 
 // complete builds the rest of the tree, with what only the whole tree
-// has: the completion command and what completes each argument and flag.
+// has: the completion command.
 func (t *tree) complete() {
 	if t.whole {
 		return
 	}
 	t.whole = true
-	for i := range topCommands {
-		t.add(i)
+	for _, v := range t.verbs {
+		t.add(v)
 	}
 	t.root.CompletionOptions.DisableDefaultCmd = false
-	addCompletions(t.root, t.f)
+	addCompletion(t.root, t.f)
 	if c := findCommand(t.root, "completion"); c != nil {
 		markRunErrors(c)
 	}
 }
 
-// named tells which top command a command line runs (-1: the root
-// itself), found as cobra finds it, among stand-ins that carry only the
-// names and the root's flags, which tell a flag's value from a command.
-// ok is false when cobra would find none (an unknown command, or one of
-// cobra's own: help, completion, __complete).
-func (t *tree) named(args []string) (i int, ok bool) {
+// named tells which verb a command line runs (nil: the root itself), found
+// as cobra finds it, among stand-ins that carry only the names and the
+// root's flags, which tell a flag's value from a command. ok is false when
+// cobra would find none (an unknown command, or one of cobra's own: help,
+// completion, __complete).
+func (t *tree) named(args []string) (v *cmdutil.Verb, ok bool) {
 	probe := &cobra.Command{Use: t.root.Name()}
 	probe.PersistentFlags().AddFlagSet(t.root.PersistentFlags())
-	for _, tc := range topCommands {
-		probe.AddCommand(&cobra.Command{Use: tc.names[0], Aliases: tc.names[1:], Run: func(*cobra.Command, []string) {}})
+	for _, v := range t.verbs {
+		probe.AddCommand(&cobra.Command{Use: v.Names[0], Aliases: v.Names[1:], Run: func(*cobra.Command, []string) {}})
 	}
 	cmd, _, err := probe.Find(args)
 	switch {
 	case err != nil:
-		return 0, false
+		return nil, false
 	case cmd == probe:
-		return -1, true
+		return nil, true
 	}
-	i = slices.IndexFunc(topCommands, func(tc topCommand) bool { return tc.names[0] == cmd.Name() })
-	return i, i >= 0
+	i := slices.IndexFunc(t.verbs, func(v cmdutil.Verb) bool { return v.Names[0] == cmd.Name() })
+	if i < 0 {
+		return nil, false
+	}
+	return &t.verbs[i], true
 }
 
 // lazy builds, below the root, only the command the line runs; help of
 // the root, which lists every command, builds the rest first.
 func (t *tree) lazy(args []string) {
-	i, ok := t.named(args)
+	v, ok := t.named(args)
 	if !ok {
 		t.complete()
 		return
 	}
-	if i >= 0 {
-		t.add(i)
+	if v != nil {
+		t.add(*v)
 	}
 	t.root.CompletionOptions.DisableDefaultCmd = true
 	help := t.root.HelpFunc()

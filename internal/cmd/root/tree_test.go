@@ -1,32 +1,110 @@
 package root
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/abx-dev/abx/internal/cmd/factory"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
 
-// The names a run goes by to build one command are the names that command
-// has: a renamed command or a new alias must be renamed in topCommands too.
-func TestTopCommandsAreNamedAsBuilt(t *testing.T) {
-	t.Parallel()
+func newFactory() *cmdutil.Factory {
 	io, _, _, _ := output.Test(false)
-	f := cmdutil.New(io, func(string) string { return "" })
+	return factory.New(io, func(string) string { return "" }, factory.Options{})
+}
+
+// The names a run goes by to build one command are the names that command
+// has, and every command below the root is a verb some group declares.
+func TestVerbsAreNamedAsBuilt(t *testing.T) {
+	t.Parallel()
+	f := newFactory()
 	var names []string
-	for _, tc := range topCommands {
-		c := tc.build(f)
-		if got := append([]string{c.Name()}, c.Aliases...); !slices.Equal(got, tc.names) {
-			t.Errorf("topCommands names %v, the command %v", tc.names, got)
+	for _, v := range verbs() {
+		c := v.Build(f)
+		if got := append([]string{c.Name()}, c.Aliases...); !slices.Equal(got, v.Names) {
+			t.Errorf("the verb's names %v, the command's %v", v.Names, got)
 		}
-		names = append(names, tc.names[0])
+		names = append(names, v.Names[0])
 	}
 	for _, c := range NewCmdRoot(f).Commands() {
 		if c.Name() != "completion" && !slices.Contains(names, c.Name()) {
-			t.Errorf("%s is below the root but not in topCommands", c.Name())
+			t.Errorf("%s is below the root but no group declares it", c.Name())
 		}
 	}
+}
+
+// Adding a verb touches its group only (docs/architecture.md): every verb
+// comes from a group's own list, each group is a package of its own, and
+// the root's code names no verb, so it holds no list (of commands,
+// completions or stubs) that would need the new one.
+func TestAddingAVerbTouchesOneGroup(t *testing.T) {
+	t.Parallel()
+	declared := map[string]string{} // verb → the package of the group declaring it
+	for _, group := range verbGroups {
+		pkg := packageOf(group)
+		if pkg == "github.com/abx-dev/abx/internal/cmd/root" || !strings.HasPrefix(pkg, "github.com/abx-dev/abx/internal/cmd/") {
+			t.Errorf("a group is declared by %s", pkg)
+		}
+		for _, v := range group() {
+			if other, ok := declared[v.Names[0]]; ok {
+				t.Errorf("%s is declared by %s and %s", v.Names[0], other, pkg)
+			}
+			declared[v.Names[0]] = pkg
+		}
+	}
+	var names []string
+	for _, v := range verbs() {
+		if _, ok := declared[v.Names[0]]; !ok && !slices.ContainsFunc(helpTopics(), func(h cmdutil.Verb) bool { return h.Names[0] == v.Names[0] }) {
+			t.Errorf("%s is the root's own verb", v.Names[0])
+		}
+		if _, ok := declared[v.Names[0]]; ok {
+			names = append(names, v.Names...)
+		}
+	}
+	// A string of the root's that is a command path ("files cp", "kill")
+	// is a table of verbs in the root; the root's own flags are no verbs.
+	path := regexp.MustCompile(`^[a-z][a-z-]*( [a-z][a-z-]*){0,2}$`)
+	flags := newTree(newFactory()).root.PersistentFlags()
+	files, _ := filepath.Glob("*.go")
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, _ := strconv.Unquote(lit.Value)
+			if path.MatchString(s) && flags.Lookup(s) == nil && slices.Contains(names, strings.Fields(s)[0]) {
+				t.Errorf("%s: the root names the verb %q", fset.Position(lit.Pos()), s)
+			}
+			return true
+		})
+	}
+}
+
+// packageOf is the import path of the package that defines the function
+// fn.
+func packageOf(fn any) string {
+	name := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name()
+	slash := strings.LastIndex(name, "/")
+	return name[:slash+strings.Index(name[slash:], ".")]
 }
 
 // A run that builds only what its line needs finds the command the whole
@@ -41,10 +119,9 @@ func TestTheLazyTreeFindsWhatTheWholeTreeFinds(t *testing.T) {
 		{"lsit"}, {"help", "create"}, {"completion", "bash"},
 	}
 	for _, line := range lines {
-		io, _, _, _ := output.Test(false)
-		f := cmdutil.New(io, func(string) string { return "" })
+		f := newFactory()
 		whole, _, errWhole := NewCmdRoot(f).Find(line)
-		lazy := newTree(f)
+		lazy := newTree(newFactory())
 		lazy.lazy(line)
 		got, _, errLazy := lazy.root.Find(line)
 		if (errWhole == nil) != (errLazy == nil) || whole.CommandPath() != got.CommandPath() {

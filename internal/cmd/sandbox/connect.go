@@ -44,6 +44,7 @@ say which happened.`,
 		},
 	}
 	cmd.Flags().StringVar(&timeout, "timeout", "", "keep the sandbox alive at least this long from now (default 5m)")
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 

@@ -19,7 +19,6 @@ type CreateOptions struct {
 	Provider func() (provider.Provider, error)
 
 	Request provider.CreateRequest
-	Quiet   bool
 }
 
 // NewCmdCreate builds `abx create`.
@@ -65,7 +64,15 @@ between 30 seconds and 30 days.`,
 	fl.StringArrayVarP(&env, "env", "e", nil, "environment variable KEY=VALUE for processes in the sandbox (repeatable)")
 	fl.BoolVar(&opts.Request.AutoPause, "auto-pause", false, "pause instead of kill when the timeout passes")
 	fl.BoolVar(&opts.Request.NoInternet, "no-internet", false, "deny the sandbox access to the internet")
-	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "print only the sandbox ID")
+	fl.BoolP("quiet", "q", false, "print only the sandbox ID (as -o name does)")
+	cmdutil.AsksBareIDs(cmd, "quiet")
+	// The sandbox-manager has no endpoint that lists templates (abx
+	// template list is unsupported), so these are suggestions: the two
+	// templates most clusters and the emulator have. Any name can be typed.
+	cmdutil.CompleteFlag(cmd, "template", cmdutil.Choices(
+		"base\tcommon template name",
+		"code-interpreter\tcommon template name",
+	))
 	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 
@@ -77,9 +84,6 @@ func runCreate(ctx context.Context, opts *CreateOptions) error {
 	s, err := p.Create(ctx, opts.Request)
 	if err != nil {
 		return err
-	}
-	if opts.Quiet {
-		return opts.Printer.Line(s.SandboxID)
 	}
 	opts.Printer.Note("sandbox %s created, ends %s", s.SandboxID, endsIn(opts.IO, s.EndAt))
 	return printSandbox(opts.IO, opts.Printer, s, s)

@@ -40,6 +40,7 @@ did, was killed, or timed out) exits 3.`,
 			return cmdutil.Run(cmd, opts, runF, runInfo)
 		},
 	}
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 

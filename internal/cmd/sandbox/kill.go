@@ -11,9 +11,9 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/interrupt"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
-	"github.com/abx-dev/abx/internal/transfer"
 )
 
 // killConcurrency bounds the deletes in flight: enough to clear a hundred
@@ -90,6 +90,8 @@ already gone is reported and makes abx exit 3, unless --ignore-not-found.`,
 	filter.add(cmd)
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	fl.BoolVar(&opts.IgnoreNotFound, "ignore-not-found", false, "treat a sandbox that is already gone as killed")
+	cmd.ValidArgsFunction = completeKill(f)
+	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(cmdutil.SandboxStates))
 	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 
@@ -229,7 +231,7 @@ func confirm(ctx context.Context, io *output.Streams, ids []string) error {
 	}
 	_, _ = fmt.Fprintf(io.ErrOut, "Kill %d sandboxes (%s%s)? [y/N] ", len(ids), strings.Join(shown, ", "), more)
 	// End of input without an answer is a no.
-	line, _ := bufio.NewReader(transfer.Interruptible(ctx, io.In)).ReadString('\n')
+	line, _ := bufio.NewReader(interrupt.Reader(ctx, io.In)).ReadString('\n')
 	if ctx.Err() != nil {
 		return abxerr.New(abxerr.Interrupted, "interrupted: nothing was killed")
 	}
@@ -239,4 +241,15 @@ func confirm(ctx context.Context, io *output.Streams, ids []string) error {
 	}
 	return abxerr.New(abxerr.ConfirmationRequired, "not confirmed: nothing was killed").
 		WithHint("answer y, or pass --yes")
+}
+
+// completeKill completes every argument of kill, leaving out the IDs
+// already given; --all takes none.
+func completeKill(f *cmdutil.Factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if cmd.Flags().Changed("all") {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return cmdutil.SandboxCandidates(cmd, f, toComplete, "", nil, args), cobra.ShellCompDirectiveNoFileComp
+	}
 }

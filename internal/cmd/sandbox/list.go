@@ -48,6 +48,7 @@ all of them). Piped, the table is tab-separated without a header and times are R
 	}
 	filter.add(cmd)
 	cmd.Flags().IntVar(&opts.Filter.Limit, "limit", 0, "list at most N sandboxes (default: all)")
+	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(cmdutil.SandboxStates))
 	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 

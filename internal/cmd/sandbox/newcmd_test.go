@@ -19,15 +19,15 @@ func TestNewCmdCreate(t *testing.T) {
 	cmdtest.Parse(t, []cmdtest.ArgvCase{
 		{Name: "template", Argv: []string{"-t", "base"}, Want: createIn{Request: provider.CreateRequest{Template: "base"}}},
 		{Name: "everything", Argv: []string{"--template", "ci", "--timeout", "1h", "--metadata", "a=b", "-e", "K=V=W", "--auto-pause", "--no-internet", "-q"}, Want: createIn{Request: provider.CreateRequest{Template: "ci", Timeout: time.Hour, Metadata: map[string]string{"a": "b"},
-			Env: map[string]string{"K": "V=W"}, AutoPause: true, NoInternet: true}, Quiet: true}},
+			Env: map[string]string{"K": "V=W"}, AutoPause: true, NoInternet: true}}},
 		{Name: "days", Argv: []string{"-t", "b", "--timeout", "2d"}, Want: createIn{Request: provider.CreateRequest{Template: "b", Timeout: 48 * time.Hour}}},
 		{Name: "no template", Argv: nil, WantErr: "--template is required"},
 		{Name: "short timeout", Argv: []string{"-t", "b", "--timeout", "10s"}, WantErr: "between 30s and 30 days"},
 		{Name: "bad metadata", Argv: []string{"-t", "b", "--metadata", "x"}, WantErr: "want KEY=VALUE"},
-		{Name: "argument", Argv: []string{"-t", "b", "extra"}, WantErr: "takes , got 1 arguments"},
+		{Name: "argument", Argv: []string{"-t", "b", "extra"}, WantErr: `create takes no arguments, got "extra"`},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdCreate(f, func(_ context.Context, o *CreateOptions) error {
-			*got = createIn{Request: o.Request, Quiet: o.Quiet}
+			*got = createIn{Request: o.Request}
 			return nil
 		})
 	})
@@ -35,7 +35,6 @@ func TestNewCmdCreate(t *testing.T) {
 
 type createIn struct {
 	Request provider.CreateRequest
-	Quiet   bool
 }
 
 func TestNewCmdList(t *testing.T) {

@@ -36,6 +36,7 @@ func NewCmdPause(f *cmdutil.Factory, runF func(context.Context, *PauseOptions) e
 			return cmdutil.Run(cmd, opts, runF, runPause)
 		},
 	}
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, cmdutil.InState("running"))
 	return cmdutil.Needs(cmd, provider.SandboxPause)
 }
 

@@ -62,7 +62,7 @@ answer because it is paused or gone gets 502, and abx says which on stderr.`,
 			if len(args) >= 2 {
 				return nil
 			}
-			return cmdutil.ArgsError(cmd, len(args), 2, []string{"ID", "[LOCAL:]REMOTE..."})
+			return cmdutil.ArgsError(cmd, args, 2, []string{"ID", "[LOCAL:]REMOTE..."})
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
@@ -85,6 +85,7 @@ answer because it is paused or gone gets 502, and abx says which on stderr.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Address, "address", "127.0.0.1", "address to listen on; anything but loopback exposes the ports to the network")
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	return cmdutil.Needs(cmd, provider.PortsURL)
 }
 

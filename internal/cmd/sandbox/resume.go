@@ -40,6 +40,7 @@ running sandbox is refused by the server; 'abx connect' accepts both.`,
 		},
 	}
 	cmd.Flags().StringVar(&timeout, "timeout", "", "lifetime after resuming (default 5m)")
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, cmdutil.InState("paused"))
 	return cmdutil.Needs(cmd, provider.SandboxPause)
 }
 

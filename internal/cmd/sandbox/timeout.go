@@ -43,6 +43,7 @@ seconds, up to 30 days.`,
 			return cmdutil.Run(cmd, opts, runF, runTimeout)
 		},
 	}
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	return cmdutil.Needs(cmd, provider.SandboxTimeout)
 }
 

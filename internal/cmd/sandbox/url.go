@@ -47,6 +47,7 @@ from the configuration (domain, protocol, base URL) without any request.`,
 			return cmdutil.Run(cmd, opts, runF, runURL)
 		},
 	}
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	return cmdutil.Needs(cmd, provider.PortsURL)
 }
 

@@ -26,17 +26,11 @@ func printSandboxes(io *output.Streams, p *output.Printer, list []provider.Sandb
 			p.Note("no sandboxes found")
 			return nil
 		}
-		if p.Wide() {
-			t := p.Table("sandbox id", "template", "state", "started", "ends", "cpu", "memory mb", "envd", "metadata")
-			for _, s := range list {
-				t.Row(s.SandboxID, s.TemplateID, io.State(s.State), io.Time(s.StartedAt), io.Time(s.EndAt),
-					strconv.Itoa(s.CPUCount), strconv.Itoa(s.MemoryMB), cmdutil.Dash(s.EnvdVersion), cmdutil.Dash(cmdutil.SortedPairs(s.Metadata)))
-			}
-			return t.Render()
-		}
-		t := p.Table("sandbox id", "template", "state", "started", "ends")
+		t := p.Table("sandbox id", "template", "state", "started", "ends").
+			WithWide(false, "cpu", "memory mb", "envd", "metadata")
 		for _, s := range list {
-			t.Row(s.SandboxID, s.TemplateID, io.State(s.State), io.Time(s.StartedAt), io.Time(s.EndAt))
+			t.Row(s.SandboxID, s.TemplateID, io.State(s.State), io.Time(s.StartedAt), io.Time(s.EndAt),
+				strconv.Itoa(s.CPUCount), strconv.Itoa(s.MemoryMB), cmdutil.Dash(s.EnvdVersion), cmdutil.Dash(cmdutil.SortedPairs(s.Metadata)))
 		}
 		return t.Render()
 	})

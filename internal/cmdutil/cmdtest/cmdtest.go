@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
@@ -27,18 +27,28 @@ type Streams struct {
 // NewFactory returns a factory whose streams are buffers (a pipe unless
 // tty is set), whose environment is env and nothing else, and whose output
 // format is format ("" for table).
+//
+// The format JSONLines stands for a verb's --stream: JSON, events one a
+// line.
 func NewFactory(tty bool, env map[string]string, format output.Format) (*cmdutil.Factory, Streams) {
 	io, in, out, errOut := output.Test(tty)
-	f := cmdutil.New(io, func(k string) string { return env[k] })
-	// The settings' flags, unset, as the root declares them: the
-	// environment alone configures the provider.
-	f.Flags = pflag.NewFlagSet("abx", pflag.ContinueOnError)
-	cmdutil.AddProviderFlags(f.Flags, f.Registry)
-	if format != "" {
-		f.Printer.SetFormat(format)
+	// The settings' flags stay unset: the environment alone configures
+	// the provider.
+	f := factory.New(io, func(k string) string { return env[k] }, factory.Options{})
+	switch format {
+	case "":
+	case JSONLines:
+		f.Printer.AskJSONLines()
+	default:
+		if err := f.Printer.FormatValue().Set(string(format)); err != nil {
+			panic(err)
+		}
 	}
 	return f, Streams{In: in, Out: out, ErrOut: errOut}
 }
+
+// JSONLines is NewFactory's format for a verb's JSON Lines flag.
+const JSONLines output.Format = "json-lines"
 
 // Exec runs one command with argv as cobra would under the root, without
 // the root's checks: what a TestNewCmdX needs to see how argv becomes
@@ -53,13 +63,6 @@ func Exec(cmd *cobra.Command, argv ...string) error {
 	cmd.SetErr(io.Discard)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	return cmd.ExecuteContext(context.Background())
-}
-
-// Select selects the provider env names (ABX_PROVIDER), as the root does
-// before a command that needs one runs.
-func Select(f *cmdutil.Factory) error {
-	_, err := f.SelectProvider()
-	return err
 }
 
 // ArgvCase is one command line of a TestNewCmdX table and what it must

@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/abx-dev/abx/internal/abxerr"
 )
 
 // The init stays as the command's parent: signals sent to it go on to
@@ -90,7 +92,7 @@ func run(spec Spec) int {
 	if ws.Signaled() {
 		// Signals Go's runtime handles itself (SIGSEGV, SIGQUIT, ...)
 		// would not end the init the same way: their shell status.
-		return 128 + int(ws.Signal())
+		return abxerr.SignalStatus(int(ws.Signal()))
 	}
 	return ws.ExitStatus()
 }

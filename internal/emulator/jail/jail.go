@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+
+	"github.com/abx-dev/abx/internal/abxerr"
 )
 
 // InitName is argv[0] of the copy that sets a jail up; specEnv carries
@@ -115,6 +117,6 @@ func Init() {
 // Exit statuses of the init itself, as a shell's: a command that could not
 // be set up is 126 and one not found is 127.
 const (
-	exitSetup    = 126
-	exitNotFound = 127
+	exitSetup    = abxerr.ExitCannotRun
+	exitNotFound = abxerr.ExitCommandNotFound
 )

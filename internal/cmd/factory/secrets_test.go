@@ -1,4 +1,4 @@
-package cmdutil_test
+package factory_test
 
 import (
 	"net/http"
@@ -23,9 +23,6 @@ func TestSettingSecretsAreRegistered(t *testing.T) {
 		"ABX_ALICLOUD_CONTAINER_API_KEY_FILE": file,
 		"ABX_ALICLOUD_CONTAINER_BASE_URL":     "http://u:pa55word-x@127.0.0.1:1/api",
 	}, "")
-	if err := cmdtest.Select(f); err != nil {
-		t.Fatal(err)
-	}
 	_, _ = f.Provider() // the userinfo may be refused; its password is a secret all the same
 	got := f.IO.Secrets.Redact("key " + key + " password pa55word-x")
 	if got != "key REDACTED password REDACTED" {
@@ -62,11 +59,9 @@ func TestStdinPlaceholderIsNoSecret(t *testing.T) {
 		"ABX_PROVIDER":                        "alicloud-container",
 		"ABX_ALICLOUD_CONTAINER_API_KEY_FILE": "-",
 	}, "")
-	if err := cmdtest.Select(f); err != nil {
+	if _, err := f.Settings(); err != nil {
 		t.Fatal(err)
 	}
-	_, bound, _ := f.BindSettings(f.Descriptor, nil)
-	f.RegisterSettingSecrets(f.Descriptor, bound)
 	if got := f.IO.Secrets.Redact("key from (stdin)"); got != "key from (stdin)" {
 		t.Errorf("got %q", got)
 	}

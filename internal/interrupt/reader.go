@@ -1,4 +1,6 @@
-package transfer
+// Package interrupt reads what abx waits on (stdin, a pipe) so that Ctrl-C
+// ends the wait at once.
+package interrupt
 
 import (
 	"context"
@@ -7,7 +9,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 )
 
-// Interruptible reads r until ctx is done, then fails at once with ctx's
+// Reader reads r until ctx is done, then fails at once with ctx's
 // error (Ctrl-C is E7001), even while a read of r is under way.
 //
 // A read of a terminal or a pipe that nobody writes to blocks, and nothing
@@ -16,7 +18,7 @@ import (
 // when the consumer asks (no byte is taken from r that nobody reads);
 // the goroutine of a read still blocked when ctx ends stays blocked until
 // r answers or abx exits.
-func Interruptible(ctx context.Context, r io.Reader) io.Reader {
+func Reader(ctx context.Context, r io.Reader) io.Reader {
 	return &ctxReader{ctx: ctx, r: r, asks: make(chan int), got: make(chan chunk, 1)}
 }
 

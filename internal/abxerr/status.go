@@ -1,0 +1,84 @@
+package abxerr
+
+import (
+	"slices"
+	"strconv"
+)
+
+// Statuses a shell gives a program, which the commands that pass a remote
+// status through keep (exec's command not found is 127, as in a shell),
+// and which the emulator's sandbox init gives its command.
+const (
+	ExitCannotRun       = 126 // found, but could not be set up or run
+	ExitCommandNotFound = 127 // no such command
+)
+
+// SignalStatus is the status of a process signal n ended, as a shell
+// says: 128+n.
+func SignalStatus(n int) int { return 128 + n }
+
+// CodeRaised is run-code's status when the code raised an error: the code
+// ran and failed, which is the code's outcome, not abx's.
+const CodeRaised = Status(ExitFailure)
+
+// CommandNotFound is a pass-through command's failure to find the command
+// it was to run: it exits 127, as a shell would, not 125.
+func CommandNotFound(err error) *Error {
+	e := *From(err)
+	e.Exit = ExitCommandNotFound
+	return &e
+}
+
+// StatusRow is one row of the exit-status tables: docs/exit-codes.md and
+// 'abx help exit-codes' are made from them (the generator and a test keep
+// both in step). Meanings are written once, for both: `code` marks a
+// flag or a value, which the help shows without the marks.
+type StatusRow struct {
+	Status  string // a number, or how it is found ("the remote status")
+	Meaning string
+	Codes   []Code // the error codes that exit with it; none for the remote side's
+}
+
+// meanings say what each status abx itself gives means.
+var meanings = map[int]string{
+	ExitOK:          "success",
+	ExitFailure:     "the service or the network failed (a connection that broke, a stream that sent nothing for `--idle-timeout`), or the service refused the request; the service answered something abx will not use (an empty or malformed answer, a redirect to another origin, an answer over its size cap, a listing that leads outside a destination); `--jq` failed on the output; abx failed in a way it did not foresee",
+	ExitUsage:       "bad usage, bad input or missing configuration: **nothing was sent**",
+	ExitNotFound:    "not found: the sandbox does not exist (never did, was killed, or timed out), or another named thing (a context, a provider abx does not have)",
+	ExitAuth:        "authentication or authorization refused (wrong key, forbidden, quota)",
+	ExitUnsupported: "the provider does not support this capability (checked before any request)",
+	ExitTimeout:     "a deadline passed (`--request-timeout`, or a command's `--timeout`)",
+	ExitInterrupted: "interrupted (Ctrl-C)",
+}
+
+// StatusTable is every status abx gives, with the codes that give it, in
+// order of status.
+func StatusTable() []StatusRow {
+	byStatus := map[int][]Code{ExitOK: nil}
+	for _, c := range Codes() {
+		byStatus[c.ExitCode()] = append(byStatus[c.ExitCode()], c)
+	}
+	statuses := make([]int, 0, len(byStatus))
+	for s := range byStatus {
+		statuses = append(statuses, s)
+	}
+	slices.Sort(statuses)
+	rows := make([]StatusRow, len(statuses))
+	for i, s := range statuses {
+		rows[i] = StatusRow{Status: strconv.Itoa(s), Meaning: meanings[s], Codes: byStatus[s]}
+	}
+	return rows
+}
+
+// PassThroughTable is what the statuses of the commands that pass a
+// remote status through (exec, ps attach, run-code, emulator exec,
+// provider engine exec) mean: the rule Exit applies.
+func PassThroughTable() []StatusRow {
+	return []StatusRow{
+		{Status: "the remote status", Meaning: "`exec`, `ps attach`, `emulator exec`, `provider engine exec`: the command's own, 128+n when signal n ended it; `run-code`: 0 when the code ran, **1 when it raised an error**"},
+		{Status: strconv.Itoa(ExitTimeout), Meaning: "a deadline passed: the command's `--timeout`, or `--request-timeout`"},
+		{Status: strconv.Itoa(ExitOwnFailure), Meaning: "abx itself failed: bad usage or input, missing configuration, a sandbox or context that does not exist, a refused key, an unsupported capability, the service or the network, a cut-off or stalled stream (`--idle-timeout`), a remote exit status outside 0..255 (E5004: no process has one, and passing it on would wrap it modulo 256), a result that could not be saved. The error keeps its code (`E1002`, `E3001`, `E5001`, ...), so a script that needs the reason reads it from `-o json`'s `error.code`"},
+		{Status: strconv.Itoa(ExitCommandNotFound), Meaning: "`exec`: the sandbox found no such command"},
+		{Status: strconv.Itoa(ExitInterrupted), Meaning: "interrupted (Ctrl-C)"},
+	}
+}
