@@ -25,6 +25,9 @@ type providerJSON struct {
 	Selected     bool                  `json:"selected"`
 	Supported    int                   `json:"supported"`
 	Capabilities []provider.Capability `json:"capabilities"`
+	// Every provider abx has is built into the binary, so installed.
+	Installed bool `json:"installed"`
+	Builtin   bool `json:"builtin"`
 }
 
 // NewCmdList builds `abx provider list`.
@@ -36,7 +39,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		Short:   "List the providers built into abx",
 		Long: `List the sandbox providers built into abx: their names (for --provider and
 ABX_PROVIDER), what they serve, how many of the family's capabilities each supports, and
-which one is selected.`,
+which one is selected. Each is installed, built in: abx installs no plugins.`,
 		Example: `  abx provider list
   abx provider list -o json | jq -r '.[] | select(.selected) | .capabilities[]'`,
 		Args: cmdutil.ExactArgs(),
@@ -52,7 +55,8 @@ func runList(_ context.Context, opts *ListOptions) error {
 	out := []providerJSON{}
 	var names []string
 	for _, d := range opts.Registry.All() {
-		p := providerJSON{Name: d.Name, Summary: d.Summary, Selected: d.Name == opts.Selected, Capabilities: []provider.Capability{}}
+		p := providerJSON{Name: d.Name, Summary: d.Summary, Selected: d.Name == opts.Selected, Capabilities: []provider.Capability{},
+			Installed: true, Builtin: true}
 		for _, c := range d.Manifest() {
 			if c.Supported {
 				p.Supported++
@@ -63,9 +67,10 @@ func runList(_ context.Context, opts *ListOptions) error {
 		names = append(names, d.Name)
 	}
 	return opts.Printer.Print(out, names, func() error {
-		t := opts.Printer.Table("name", "selected", "capabilities", "summary")
+		// installed comes last: piped, the columns before it keep their places.
+		t := opts.Printer.Table("name", "selected", "capabilities", "summary", "installed")
 		for _, p := range out {
-			t.Row(p.Name, yesNo(p.Selected), fmt.Sprintf("%d of %d", p.Supported, len(provider.AllCapabilities)), p.Summary)
+			t.Row(p.Name, yesNo(p.Selected), fmt.Sprintf("%d of %d", p.Supported, len(provider.AllCapabilities)), p.Summary, "built in")
 		}
 		return t.Render()
 	})
