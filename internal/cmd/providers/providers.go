@@ -15,10 +15,12 @@ func NewCmdProvider(f *cmdutil.Factory) *cobra.Command {
 		Short: "List the sandbox providers abx knows and what each can do",
 		Long: `List the sandbox providers built into abx, and show one: its settings (flags and
 environment variables) and the capabilities of the abx family it supports or not.
-'abx capabilities' is the short form for the selected provider.`,
+'abx capabilities' is the short form for the selected provider. The providers come with
+the binary: 'install' confirms one by the name the provider catalog gives it, and
+there is nothing to download or remove.`,
 		Args: cmdutil.ExactArgs(),
 	}
-	cmd.AddCommand(NewCmdList(f, nil), NewCmdInfo(f, nil), NewCmdEngine(f))
+	cmd.AddCommand(NewCmdList(f, nil), NewCmdInfo(f, nil), NewCmdInstall(f, nil), NewCmdUninstall(f, nil), NewCmdEngine(f))
 	return cmd
 }
 
