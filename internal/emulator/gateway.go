@@ -14,15 +14,17 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/emulator/envd"
 	"github.com/abx-dev/abx/internal/emulator/jupyter"
 	"github.com/abx-dev/abx/internal/emulator/manager"
+	envdclient "github.com/abx-dev/abx/internal/envd"
 )
 
 // Ports of the servers inside a sandbox.
 const (
-	EnvdPort            = 49983
-	CodeInterpreterPort = 49999
+	EnvdPort            = envdclient.Port
+	CodeInterpreterPort = codeinterp.Port
 )
 
 // Gateway is the sandbox gateway on one origin: the sandbox-manager API

@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/portforward"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
 // envdPort is where envd listens in a sandbox: the one port whose access
 // token the engine checks and swaps (the sandbox's stays in abx).
-const envdPort = 49983
+const envdPort = envd.Port
 
 // forward sends a request on to port of sandbox id, streaming both ways,
 // with the provider's routing headers and tokens in place of the client's.

@@ -118,8 +118,11 @@ func (w *wiring) provider() (provider.Provider, error) {
 		}
 		stdin = nil
 	}
+	readsStdin := st.ReadsStdin()
 	cfg, err := st.Config(stdin)
-	st.RegisterSecrets(w.f.IO.Secrets, w.f.Getenv) // a key read from stdin
+	if readsStdin && stdin != nil {
+		st.RegisterSecrets(w.f.IO.Secrets, w.f.Getenv) // the key it read
+	}
 	if err != nil {
 		return nil, err
 	}

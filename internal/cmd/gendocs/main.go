@@ -41,9 +41,14 @@ var manDate = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 func main() {
 	mdDir := flag.String("md", "docs/reference", "directory of the Markdown pages")
+	exitCodes := flag.String("exit-codes", "docs/exit-codes.md", "the page whose status tables come from abxerr")
 	manDir := flag.String("man", "man", "directory of the man pages")
 	flag.Parse()
-	if err := run(*mdDir, *manDir); err != nil {
+	err := run(*mdDir, *manDir)
+	if err == nil {
+		err = writeStatusTables(*exitCodes)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gendocs:", err)
 		os.Exit(1)
 	}

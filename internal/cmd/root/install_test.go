@@ -4,8 +4,11 @@ package root
 
 import (
 	"encoding/json"
+	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // The install lines the provider catalog's page gives work as written: the
@@ -49,6 +52,43 @@ func TestCatalogInstallLinesSendNothing(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Not even a connection is opened: the API's address accepts and counts
+// every one.
+func TestCatalogInstallConnectsNowhere(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			_ = c.Close()
+		}
+	}()
+	_, e := fakeManager(t)
+	e["ABX_ALICLOUD_CONTAINER_BASE_URL"] = "http://" + ln.Addr().String() + "/kruise/api"
+	e["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = "private"
+	r := run(t, e, false, "provider", "install", "alibaba-agent-sandbox/awesome-providers//alicloud-container", "--allow-unpinned", "--yes")
+	// A sentinel connection, made after abx ended, proves the counter counts.
+	if c, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		_ = c.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for accepted.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = ln.Close()
+	if r.code != 0 || accepted.Load() != 1 {
+		t.Errorf("exit %d; %d connections besides the sentinel", r.code, accepted.Load()-1)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/abx-dev/abx/internal/envd"
 )
 
 // FuzzPortURL checks the URL rules against arbitrary settings and server
@@ -27,7 +29,7 @@ func FuzzPortURL(f *testing.F) {
 	f.Add(true, "/kruise/api", "", "", "sb1", 0)
 	f.Fuzz(func(t *testing.T, private bool, baseURL, domain, sandboxDomain, id string, port int) {
 		cfg := Config{Domain: domain, BaseURL: baseURL, APIKey: "k", Protocol: ProtocolNative,
-			EnvdPort: DefaultEnvdPort, RequestTimeout: time.Second}
+			EnvdPort: envd.Port, RequestTimeout: time.Second}
 		if private {
 			cfg.Protocol = ProtocolPrivate
 		}
