@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -139,29 +140,31 @@ type engineServer struct {
 	record        string // where it is recorded; "" for none
 	srv           *http.Server
 	served        chan error
+	closeOnce     sync.Once
+	closeErr      error
 }
 
 func (s *engineServer) Env() []string { return s.env }
 
 func (s *engineServer) serve(ln net.Listener, e *engine.Engine) {
-	s.srv = &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
-	s.served = make(chan error, 1)
-	go func() { s.served <- s.srv.Serve(ln) }()
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	s.srv, s.served = srv, make(chan error, 1)
+	go func() { s.served <- srv.Serve(ln) }()
 }
 
 // Close stops serving, once: requests have a moment to finish, then the
 // rest (streams included) are ended cleanly. It forgets the record if it
 // is still this engine's: another may have started since.
 func (s *engineServer) Close() error {
-	if s.srv == nil {
-		return nil
-	}
-	srv := s.srv
-	s.srv = nil
+	s.closeOnce.Do(func() { s.closeErr = s.stop() })
+	return s.closeErr
+}
+
+func (s *engineServer) stop() error {
 	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil {
-		_ = srv.Close()
+	if err := s.srv.Shutdown(shutdown); err != nil {
+		_ = s.srv.Close()
 	}
 	err := <-s.served
 	if errors.Is(err, http.ErrServerClosed) {
