@@ -4,8 +4,10 @@
 package root
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -36,8 +38,20 @@ func Run(ctx context.Context, io *output.Streams, getenv func(string) string, ar
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
+	var held *bytes.Buffer
+	if t.runsRoot {
+		held = &bytes.Buffer{}
+		root.SetOut(held)
+	}
 	root.SetErr(f.IO.ErrOut)
 	cmd, err := root.ExecuteContextC(ctx)
+	if held != nil {
+		if err == nil && printsVersion(root) {
+			held.Reset()
+			fmt.Fprintln(held, meta.BuildInfo())
+		}
+		_, _ = f.IO.Out.Write(held.Bytes())
+	}
 	// A --jq failure outranks success and a remote status, not abx's own
 	// failure, which already says what went wrong.
 	if jerr := f.Printer.Close(ctx); jerr != nil && (err == nil || errors.As(err, new(abxerr.Status))) {
@@ -63,6 +77,24 @@ func Run(ctx context.Context, io *output.Streams, getenv func(string) string, ar
 // __complete), which the shell always puts first.
 func isCompletion(args []string) bool {
 	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
+}
+
+// cobra prints --version through SetVersionTemplate's text/template,
+// which links the template executor and with it reflect's MethodByName:
+// the linker then keeps every exported method of every type abx links (19
+// MB against 15 MB, and some 60 more pages touched at every start). So
+// cobra is given a stand-in, and what it prints for the root, the only
+// command with --version, is held: in its place Run prints the version,
+// read (debug.ReadBuildInfo) only then.
+const versionByRun = "(printed by Run)"
+
+// printsVersion tells whether cobra, having run the root without an
+// error, printed its version: --version set, and --help, which outranks
+// it, not.
+func printsVersion(root *cobra.Command) bool {
+	v, err := root.Flags().GetBool("version")
+	h, _ := root.Flags().GetBool("help")
+	return err == nil && v && !h
 }
 
 // runError marks errors that come out of a command's RunE, as opposed to the
@@ -135,8 +167,9 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 
 	root.SetFlagErrorFunc(flagError)
 	root.AddGroup(groups...)
-	root.Version = meta.BuildInfo().String()
-	root.SetVersionTemplate("{{.Version}}\n")
+	// Set, so that cobra adds and reads --version; Run prints the version
+	// itself (see printsVersion).
+	root.Version = versionByRun
 	root.SetHelpCommandGroupID(cmdutil.GroupSettings)
 	root.SetCompletionCommandGroupID(cmdutil.GroupSettings)
 	setUsage(root)

@@ -38,6 +38,9 @@ type tree struct {
 	verbs []cmdutil.Verb
 	built map[string]bool // by name
 	whole bool
+	// runsRoot is true when the line runs the root itself: its help or
+	// --version.
+	runsRoot bool
 }
 
 // add builds a verb, once.
@@ -106,6 +109,7 @@ func (t *tree) lazy(args []string) {
 	if v != nil {
 		t.add(*v)
 	}
+	t.runsRoot = v == nil
 	t.root.CompletionOptions.DisableDefaultCmd = true
 	help := t.root.HelpFunc()
 	t.root.SetHelpFunc(func(c *cobra.Command, args []string) {

@@ -1,6 +1,7 @@
 package root
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -13,7 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmd/factory"
+	"github.com/abx-dev/abx/internal/cmd/meta"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
@@ -72,9 +75,12 @@ func TestAddingAVerbTouchesOneGroup(t *testing.T) {
 		}
 	}
 	// A string of the root's that is a command path ("files cp", "kill")
-	// is a table of verbs in the root; the root's own flags are no verbs.
+	// is a table of verbs in the root; the root's own flags (and cobra's
+	// --version) are no verbs.
 	path := regexp.MustCompile(`^[a-z][a-z-]*( [a-z][a-z-]*){0,2}$`)
-	flags := newTree(newFactory()).root.PersistentFlags()
+	whole := NewCmdRoot(newFactory())
+	whole.InitDefaultVersionFlag()
+	flags := whole.Flags()
 	files, _ := filepath.Glob("*.go")
 	fset := token.NewFileSet()
 	for _, name := range files {
@@ -126,6 +132,43 @@ func TestTheLazyTreeFindsWhatTheWholeTreeFinds(t *testing.T) {
 		got, _, errLazy := lazy.root.Find(line)
 		if (errWhole == nil) != (errLazy == nil) || whole.CommandPath() != got.CommandPath() {
 			t.Errorf("%q: the whole tree finds %q (%v), the lazy one %q (%v)", line, whole.CommandPath(), errWhole, got.CommandPath(), errLazy)
+		}
+	}
+}
+
+// --version prints the version alone wherever cobra would print it, the
+// word after it taken as its value as cobra takes it, and nothing where
+// cobra would not: --help outranks it, and no command but the root has it.
+func TestVersionFlagPrintsTheVersionAsCobraWould(t *testing.T) {
+	t.Parallel()
+	version := meta.BuildInfo().String() + "\n"
+	cases := []struct {
+		line       []string
+		code       int
+		out, inErr string // out exactly, or its start when it ends in "..."
+	}{
+		{[]string{"--version"}, 0, version, ""},
+		{[]string{"-v"}, 0, version, ""},
+		{[]string{"--version", "url"}, 0, version, ""},
+		{[]string{"-o", "bogus", "--version"}, abxerr.ExitUsage, "", `unknown output format "bogus"`}, // -o is read where it stands
+		{[]string{"--version", "-o", "json"}, abxerr.ExitUsage, "", `unknown command "json"`}, // cobra's finding: -o taken as --version's value
+		{[]string{"--version", "--help"}, 0, "abx manages cloud sandboxes...", ""},
+		{[]string{"--version=false"}, 0, "abx manages cloud sandboxes...", ""},
+		{[]string{}, 0, "abx manages cloud sandboxes...", ""},
+		{[]string{"url", "--version"}, abxerr.ExitUsage, "", "unknown flag: --version"},
+		{[]string{"--version=maybe"}, abxerr.ExitUsage, "", "invalid argument"},
+	}
+	for _, c := range cases {
+		io, _, out, errOut := output.Test(false)
+		code := Run(context.Background(), io, func(string) string { return "" }, c.line)
+		got := out.String()
+		okOut := got == c.out
+		if prefix, ok := strings.CutSuffix(c.out, "..."); ok {
+			okOut = strings.HasPrefix(got, prefix)
+		}
+		if code != c.code || !okOut || !strings.Contains(errOut.String(), c.inErr) {
+			t.Errorf("%q: exit %d, stdout %.80q, stderr %.200q; want exit %d, stdout %q, stderr with %q",
+				c.line, code, got, errOut.String(), c.code, c.out, c.inErr)
 		}
 	}
 }
