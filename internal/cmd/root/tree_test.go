@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmd/factory"
 	"github.com/abx-dev/abx/internal/cmd/meta"
@@ -151,7 +153,7 @@ func TestVersionFlagPrintsTheVersionAsCobraWould(t *testing.T) {
 		{[]string{"-v"}, 0, version, ""},
 		{[]string{"--version", "url"}, 0, version, ""},
 		{[]string{"-o", "bogus", "--version"}, abxerr.ExitUsage, "", `unknown output format "bogus"`}, // -o is read where it stands
-		{[]string{"--version", "-o", "json"}, abxerr.ExitUsage, "", `unknown command "json"`}, // cobra's finding: -o taken as --version's value
+		{[]string{"--version", "-o", "json"}, abxerr.ExitUsage, "", `unknown command "json"`},         // cobra's finding: -o taken as --version's value
 		{[]string{"--version", "--help"}, 0, "abx manages cloud sandboxes...", ""},
 		{[]string{"--version=false"}, 0, "abx manages cloud sandboxes...", ""},
 		{[]string{}, 0, "abx manages cloud sandboxes...", ""},
@@ -169,6 +171,46 @@ func TestVersionFlagPrintsTheVersionAsCobraWould(t *testing.T) {
 		if code != c.code || !okOut || !strings.Contains(errOut.String(), c.inErr) {
 			t.Errorf("%q: exit %d, stdout %.80q, stderr %.200q; want exit %d, stdout %q, stderr with %q",
 				c.line, code, got, errOut.String(), c.code, c.out, c.inErr)
+		}
+	}
+}
+
+// named reads a line's words as cobra's Find does: here against Find on
+// stand-ins that carry only the verbs' names and the root's flags.
+func TestNamedFindsWhatCobraFinds(t *testing.T) {
+	t.Parallel()
+	tr := newTree(newFactory())
+	probe := &cobra.Command{Use: tr.root.Name()}
+	probe.PersistentFlags().AddFlagSet(tr.root.PersistentFlags())
+	for _, v := range tr.verbs {
+		probe.AddCommand(&cobra.Command{Use: v.Names[0], Aliases: v.Names[1:], Run: func(*cobra.Command, []string) {}})
+	}
+	lines := [][]string{
+		{}, {"url", "sb-1", "8080"}, {"ls"}, {"list", "-o", "json"}, {"-o", "json", "list"}, {"-ojson", "list"},
+		{"-o=json", "list"}, {"--output", "json", "list"}, {"--output=json", "list"}, {"-o"}, {"-o", "list"},
+		{"--provider", "x", "info", "a"}, {"--debug", "exec", "a", "--", "ls"}, {"--no-color", "url"},
+		{"--no-color", "--", "list"}, {"--", "list"}, {"--version"}, {"-v"}, {"--version", "url"}, {"-v", "list", "x"},
+		{"--version", "-o", "json"}, {"--help"}, {"-h", "list"}, {"--bogus", "list"}, {"--bogus=1", "list"},
+		{"-x", "list"}, {"-", "list"}, {"", "list"}, {"lsit"}, {"help", "create"}, {"completion", "bash"},
+		{"__complete", "list", ""}, {"environment"}, {"files", "ls", "a", "/"}, {"--jq", ".id", "create"},
+		{"--api-key", "k", "list"}, {"--api-key=k", "list"}, {"-o", "json", "-o", "wide", "ps"},
+	}
+	for _, line := range lines {
+		want, wantOK := "", true
+		cmd, _, err := probe.Find(line)
+		switch {
+		case err != nil:
+			wantOK = false
+		case cmd != probe:
+			want = cmd.Name()
+		}
+		v, gotOK := tr.named(line)
+		got := ""
+		if v != nil {
+			got = v.Names[0]
+		}
+		if gotOK != wantOK || (wantOK && got != want) {
+			t.Errorf("%q: named %q (%v), cobra's Find %q (%v)", line, got, gotOK, want, wantOK)
 		}
 	}
 }
