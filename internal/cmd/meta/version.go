@@ -26,8 +26,12 @@ type VersionInfo struct {
 
 // BuildInfo falls back to what the Go toolchain recorded, so that a
 // `go install`ed abx still says which module version and revision it is.
+// A release stamps all three, and does not read (parse) the record.
 func BuildInfo() VersionInfo {
 	v := VersionInfo{Version: version, Commit: commit, Date: date}
+	if v.Version != "" && v.Commit != "" && v.Date != "" {
+		return v
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if v.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v.Version = bi.Main.Version
