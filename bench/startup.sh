@@ -73,7 +73,9 @@ probe viper github.com/spf13/viper
 probe lipgloss charm.land/lipgloss/v2
 probe tablewriter github.com/olekukonko/tablewriter
 probe connect connectrpc.com/connect github.com/abx-dev/abx/internal/envd/gen/process github.com/abx-dev/abx/internal/envd/gen/filesystem
-probe gojq github.com/itchyny/gojq
+# gojq is abx's copy, whose builtin tables wait for the first --jq
+# (third_party/gojq/README.md): linked, it costs its code's size only.
+probe gojq github.com/abx-dev/abx/third_party/gojq
 probe floor "${chosen[@]}"
 floor=("$work/floor")
 
@@ -156,14 +158,14 @@ echo "$row"
 echo
 echo "abx's cheap commands, against both:"
 echo
-echo "| command | median ms (min–max) | peak RSS | baseline median ms (min–max) | ratio of medians | ≤ 2× a hello-world |"
+echo "| command | median ms (min–max) | peak RSS | baseline median ms (min–max) | ratio of medians | ≤ 1.15× the floor |"
 echo "| --- | --- | --- | --- | --- | --- |"
 for args in "--version" "capabilities -o json" "url sbx-bench 8080"; do
 	read -ra argv <<< "$args"
 	label="abx $args"
 	[[ $args == url* ]] && label="abx url ID PORT"
 	pair "$label" hello "$work/abx" "${argv[@]}"
-	echo "$row $(awk -v r="$ratio" 'BEGIN { print (r <= 2 ? "yes" : "no") }') |"
-	pair "$label" floor "$work/abx" "${argv[@]}"
 	echo "$row – |"
+	pair "$label" floor "$work/abx" "${argv[@]}"
+	echo "$row $(awk -v r="$ratio" 'BEGIN { print (r <= 1.15 ? "yes" : "no") }') |"
 done

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/itchyny/gojq"
+	"github.com/abx-dev/abx/third_party/gojq"
 )
 
 // jqMain is a small jq for the scripts (-r, -c, -e), so that stories can

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/itchyny/gojq"
+	"github.com/abx-dev/abx/third_party/gojq"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 )
