@@ -19,7 +19,10 @@ import (
 type LocalServer interface {
 	// Env are the variables that point a program at the server.
 	Env() []string
-	// Close stops the server and what it started, and forgets its record.
+	// Done is closed when the server stops serving: Close, or a failure.
+	Done() <-chan struct{}
+	// Close stops the server and what it started, and forgets its record;
+	// its error says why the server failed, if it did.
 	Close() error
 }
 
@@ -34,9 +37,12 @@ type Local struct {
 	// Start starts the server; with record, so that the env verb of
 	// another shell finds it, where the server is recorded at all.
 	Start func(record bool) (LocalServer, error)
-	// Serving is what stderr says once the server serves: where, and how
-	// to point programs at it. One line each.
+	// Serving is what stderr says to people once the server serves:
+	// where, and how to point programs at it. One line each.
 	Serving func(LocalServer) []string
+	// Warnings are what stderr says to anyone, whatever the form (a
+	// server that does not isolate its sandboxes). One line each.
+	Warnings func(LocalServer) []string
 }
 
 // Serve starts the server, prints the lines that point programs at it
@@ -46,7 +52,6 @@ func (l Local) Serve(ctx context.Context, p *output.Printer) error {
 	if err != nil {
 		return err
 	}
-	// Stopping is best effort: requests still open are cut.
 	defer func() { _ = s.Close() }()
 	if err := p.Env(s.Env()); err != nil {
 		return err
@@ -54,7 +59,17 @@ func (l Local) Serve(ctx context.Context, p *output.Printer) error {
 	for _, line := range l.Serving(s) {
 		p.Note("%s", line)
 	}
-	<-ctx.Done()
+	if l.Warnings != nil {
+		for _, line := range l.Warnings(s) {
+			p.Warn("%s", line)
+		}
+	}
+	select {
+	case <-ctx.Done():
+	case <-s.Done():
+		return fmt.Errorf("%s stopped serving: %w", l.Name, s.Close())
+	}
+	// Stopping is best effort: requests still open are cut.
 	_ = s.Close()
 	p.Note("%s stopped", l.Name)
 	return nil
@@ -68,8 +83,16 @@ func (l Local) Exec(ctx context.Context, io *output.Streams, argv []string) erro
 	if err != nil {
 		return err
 	}
-	defer func() { _ = s.Close() }() // the program's status is the outcome
-	return runChild(ctx, io, argv, append(s.Env(), selfOnPath()...))
+	runErr := runChild(ctx, io, argv, append(s.Env(), selfOnPath()...))
+	select {
+	case <-s.Done(): // it failed while the program ran: the program may say why too
+		if err := s.Close(); runErr == nil && err != nil {
+			return fmt.Errorf("%s stopped serving: %w", l.Name, err)
+		}
+	default:
+		_ = s.Close() // the program's status is the outcome
+	}
+	return runErr
 }
 
 // selfOnPath puts this abx first on a child's PATH, so that a script run

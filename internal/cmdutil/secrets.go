@@ -9,6 +9,9 @@ import (
 // to the printers, so that no server echoing them gets them printed. It
 // reads what was bound, and the environment too, since binding may have
 // failed before every value was read.
+//
+// A secret given on stdin is read later, by Config: RegisterStdinSecret
+// makes it known then.
 func (st *Settings) RegisterSecrets(s *output.Secrets, getenv func(string) string) {
 	for _, set := range st.Descriptor.Settings {
 		v := getenv(set.Env)
@@ -24,5 +27,14 @@ func (st *Settings) RegisterSecrets(s *output.Secrets, getenv func(string) strin
 			s.Add(b.Value)
 		}
 		s.AddURLPassword(b.Value)
+	}
+}
+
+// RegisterStdinSecret makes the value Config read from stdin known to the
+// printers, once it has been read.
+func (st *Settings) RegisterStdinSecret(s *output.Secrets) {
+	if st.readFromStdin != "" {
+		s.Add(st.readFromStdin)
+		s.AddURLPassword(st.readFromStdin)
 	}
 }

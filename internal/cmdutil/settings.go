@@ -44,6 +44,8 @@ type Settings struct {
 	v          *viper.Viper
 	// fromStdin is the setting whose file is '-', "" for none.
 	fromStdin string
+	// readFromStdin is what Config read there.
+	readFromStdin string
 }
 
 // StdinPlaceholder is the value of a setting that will be read from
@@ -159,7 +161,8 @@ func (st *Settings) readStdin(stdin io.Reader) error {
 	if err != nil {
 		return fileError(*fileSetting, err)
 	}
-	st.set(st.find(fileSetting.FileOf), strings.TrimSpace(string(data)))
+	st.readFromStdin = strings.TrimSpace(string(data))
+	st.set(st.find(fileSetting.FileOf), st.readFromStdin)
 	return nil
 }
 

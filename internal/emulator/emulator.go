@@ -56,8 +56,9 @@ type Emulator struct {
 	NotIsolated string
 
 	srv       *http.Server
-	served    chan error
-	state     *stateDir // nil for a temporary state dir
+	served    chan struct{} // closed when the server stops serving
+	serveErr  error         // why, once served is closed
+	state     *stateDir     // nil for a temporary state dir
 	dirty     chan struct{}
 	stop      chan struct{}
 	loopDone  chan struct{}
@@ -137,7 +138,7 @@ func Start(opts Options) (*Emulator, error) {
 		Gateway:  g,
 		Isolated: isolated, NotIsolated: why,
 		srv:      &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second},
-		served:   make(chan error, 1),
+		served:   make(chan struct{}),
 		state:    st,
 		dirty:    make(chan struct{}, 1),
 		stop:     make(chan struct{}),
@@ -165,7 +166,7 @@ func Start(opts Options) (*Emulator, error) {
 			return nil, err
 		}
 	}
-	go func() { e.served <- e.srv.Serve(ln) }()
+	go func() { e.serveErr = e.srv.Serve(ln); close(e.served) }()
 	go e.loop()
 	return e, nil
 }
@@ -219,6 +220,10 @@ func envFor(url, key string) []string {
 	}
 }
 
+// Done is closed when the emulator stops serving: Close, or a failure of
+// its server.
+func (e *Emulator) Done() <-chan struct{} { return e.served }
+
 // Close stops serving, saves the sandboxes, stops every process the
 // sandboxes started and waits for them, and removes a temporary state dir.
 func (e *Emulator) Close() error {
@@ -233,8 +238,8 @@ func (e *Emulator) Close() error {
 			e.Gateway.Close()
 			err = e.srv.Close()
 		}
-		if serveErr := <-e.served; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
-			err = serveErr
+		if <-e.served; !errors.Is(e.serveErr, http.ErrServerClosed) && err == nil {
+			err = e.serveErr
 		}
 		close(e.stop)
 		<-e.loopDone

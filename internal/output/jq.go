@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/abx-dev/abx/third_party/gojq"
 
@@ -66,6 +67,14 @@ func (w *JQWriter) Close(ctx context.Context) error {
 	case err := <-w.done:
 		return err
 	case <-ctx.Done():
+	}
+	// Interrupted (a server's Ctrl-C is its normal end): the filter has
+	// its whole input, and an expression still running stops with ctx;
+	// give it a moment to say how it ended.
+	select {
+	case err := <-w.done:
+		return err
+	case <-time.After(time.Second):
 		return abxerr.New(abxerr.Interrupted, "interrupted")
 	}
 }

@@ -42,13 +42,18 @@ func NewPrinter(io *Streams) *Printer {
 // SetFormat is -o's choice (FormatValue sets it as the flag is parsed).
 func (p *Printer) SetFormat(f Format) { p.format = f }
 
-// AskJSONLines is what a verb's JSON Lines flag (--stream) does when set:
-// JSON, one event a line.
-func (p *Printer) AskJSONLines() { p.lines = true }
+// AskJSONLines is what a verb's JSON Lines flag (--stream) does as it is
+// set: JSON, one event a line (or, set false, not).
+func (p *Printer) AskJSONLines(on bool) { p.lines = on }
 
-// AskBareIDs is what a verb's bare-IDs flag (-q) does when set: the
-// result's names alone, one a line, whatever -o says.
-func (p *Printer) AskBareIDs(flag string) { p.bare = flag }
+// AskBareIDs is what a verb's bare-IDs flag (-q) does as it is set: the
+// result's names alone, one a line, whatever -o says (or, set false, not).
+func (p *Printer) AskBareIDs(flag string, on bool) {
+	p.bare = ""
+	if on {
+		p.bare = flag
+	}
+}
 
 // form is the form results take, from everything the command line asked.
 func (p *Printer) form() Format {
@@ -208,7 +213,16 @@ func (p *Printer) Problem(e *abxerr.Error) {
 }
 
 // Error prints a command's error once on stderr, with the exit status it
-// causes: one JSON object in a JSON form, else one line.
+// causes: one JSON object when JSON was asked for (-o json, --stream; -q's
+// bare ID is no reason to drop it), else one line.
 func (p *Printer) Error(e *abxerr.Error, exit int) {
-	p.io.printError(e, exit, p.form() == JSON && !p.plainErrors)
+	asJSON := (p.format == JSON || p.lines || p.jq != nil) && !p.plainErrors
+	p.io.printError(e, exit, asJSON)
+}
+
+// Warn tells people and programs alike on stderr something they should
+// know that is not an error (an emulator that does not isolate, a token
+// an SDK will refuse): one line each, whatever the form.
+func (p *Printer) Warn(format string, args ...any) {
+	_, _ = fmt.Fprintln(p.io.ErrOut, p.io.Safe(fmt.Sprintf(format, args...)))
 }

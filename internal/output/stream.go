@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"charm.land/lipgloss/v2"
 )
 
 // Stream prints the events of something that goes on (a process's output,
@@ -137,8 +138,10 @@ func (s *Stream) Hold() *Held {
 // short, else a placeholder this stream prints the value in place of.
 func (s *Stream) Value(h *Held) string { return s.held.value(h) }
 
-// Close prints what the stream gathered, when it gathered (the program's
-// output as it came, not redacted), and forgets every held value.
+// Close prints what the stream gathered, when it gathered, and forgets
+// every held value. A gathered stream's events are the program's output
+// (run-code's Execution), printed as they came, not redacted: a verb
+// whose events hold a server's words does not gather.
 func (s *Stream) Close() error {
 	defer s.held.close()
 	if s.gather == nil {
@@ -186,6 +189,9 @@ func (r *rowWriter) write(cells []string) error {
 		return err
 	}
 	var b strings.Builder
+	for i, c := range safe {
+		r.widen(i, c)
+	}
 	if !r.begun && len(r.header) > 0 {
 		head := make([]string, len(r.header))
 		for i, h := range r.header {
@@ -195,19 +201,18 @@ func (r *rowWriter) write(cells []string) error {
 		r.pad(&b, head, func(s string) string { return r.s.style(headerStyle, s) })
 	}
 	r.begun = true
-	for i, c := range safe {
-		r.widen(i, StripANSI(c))
-	}
 	r.pad(&b, safe, nil)
 	_, err := io.WriteString(r.s.Out, b.String())
 	return err
 }
 
-func (r *rowWriter) widen(i int, plain string) {
+// widen makes column i as wide as cell shows on a terminal (lipgloss
+// counts wide characters twice and colours not at all).
+func (r *rowWriter) widen(i int, cell string) {
 	for len(r.widths) <= i {
 		r.widths = append(r.widths, 0)
 	}
-	r.widths[i] = max(r.widths[i], utf8.RuneCountInString(plain))
+	r.widths[i] = max(r.widths[i], lipgloss.Width(cell))
 }
 
 // pad writes one line of cells, each but the last padded to its column's
@@ -220,7 +225,7 @@ func (r *rowWriter) pad(b *strings.Builder, cells []string, style func(string) s
 		}
 		b.WriteString(shown)
 		if i < len(cells)-1 {
-			b.WriteString(strings.Repeat(" ", r.widths[i]-utf8.RuneCountInString(StripANSI(c))+2))
+			b.WriteString(strings.Repeat(" ", r.widths[i]-lipgloss.Width(c)+2))
 		}
 	}
 	b.WriteString("\n")

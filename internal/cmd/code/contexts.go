@@ -54,9 +54,3 @@ func (s *sandboxInterp) parse(args []string) (err error) {
 func (s *sandboxInterp) client(ctx context.Context) (*codeinterp.Client, error) {
 	return s.Interp(ctx, s.ID)
 }
-
-// Verbs are this group's commands, as the root lists them.
-func Verbs() []cmdutil.Verb {
-	return []cmdutil.Verb{{Names: []string{"run-code"}, Group: cmdutil.GroupInside,
-		Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdRunCode(f, nil) }}}
-}

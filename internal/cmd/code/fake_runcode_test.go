@@ -174,7 +174,7 @@ func TestFakeRunCodeLargeImage(t *testing.T) {
 
 	dir := t.TempDir()
 	streams, err := fk.run(t, output.JSON, codeinterp.Request{Code: code}, func(o *RunCodeOptions) {
-		o.SaveDir, o.spillDir = dir, t.TempDir()
+		o.SaveDir, o.tempDir = dir, t.TempDir()
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -29,9 +29,9 @@ type RunCodeOptions struct {
 	Request codeinterp.Request
 	Timeout time.Duration
 	SaveDir string
-	// spillDir is where the JSON output keeps large results until it
+	// tempDir is where the JSON output keeps large results until it
 	// prints them; "" for the system's temporary directory.
-	spillDir string
+	tempDir string
 }
 
 // runCodeFlags are the flags that are parsed into RunCodeOptions rather

@@ -48,7 +48,7 @@ func bigServer(t *testing.T, format output.Format, maxLine int, reply []byte) (*
 	opts.Interp = func(context.Context, string) (*codeinterp.Client, error) {
 		return codeinterp.New(ts.Client(), codeinterp.Endpoint{URL: ts.URL, MaxLine: maxLine}), nil
 	}
-	opts.spillDir = t.TempDir()
+	opts.tempDir = t.TempDir()
 	return opts, streams
 }
 
@@ -102,7 +102,7 @@ func TestRunCodeLargeImage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts, streams := bigServer(t, tc.format, 0, reply)
 			if tc.stream {
-				opts.Printer.AskJSONLines()
+				opts.Printer.AskJSONLines(true)
 			}
 			var files map[string]string
 			if tc.save {
@@ -142,7 +142,7 @@ func TestRunCodeLargeImage(t *testing.T) {
 					t.Errorf("stderr %q", streams.ErrOut.String())
 				}
 			}
-			emptyDir(t, opts.spillDir)
+			emptyDir(t, opts.tempDir)
 		})
 	}
 }
@@ -206,7 +206,7 @@ func TestRunCodeEscapedText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts, streams := bigServer(t, tc.format, 0, reply)
 			if tc.stream {
-				opts.Printer.AskJSONLines()
+				opts.Printer.AskJSONLines(true)
 			}
 			opts.SaveDir = t.TempDir()
 			if err := runRunCode(context.Background(), opts); err != nil {
@@ -244,7 +244,7 @@ func TestRunCodeEscapedText(t *testing.T) {
 				}
 				t.Errorf("stdout differs at byte %d: %.80q, want %.80q", i, got[i:], buf.String()[i:])
 			}
-			emptyDir(t, opts.spillDir)
+			emptyDir(t, opts.tempDir)
 		})
 	}
 }
@@ -301,7 +301,7 @@ func TestRunCodeBrokenResult(t *testing.T) {
 					t.Fatalf("exit %d: %v", exitOf(err), err)
 				}
 				emptyDir(t, opts.SaveDir)
-				emptyDir(t, opts.spillDir)
+				emptyDir(t, opts.tempDir)
 			})
 		}
 	}
@@ -386,7 +386,7 @@ func TestRunCodeCannotSpill(t *testing.T) {
 		`{"type": "end_of_execution"}`,
 	)
 	opts, streams := bigServer(t, output.JSON, 0, reply)
-	opts.spillDir = filepath.Join(t.TempDir(), "missing")
+	opts.tempDir = filepath.Join(t.TempDir(), "missing")
 	err := runRunCode(context.Background(), opts)
 	if e := abxerr.From(err); exitOf(err) != abxerr.ExitOwnFailure || !strings.Contains(e.Message, "cannot keep a result until it is printed") || !strings.Contains(e.Hint, "TMPDIR") {
 		t.Fatalf("exit %d: %v (hint %q)", exitOf(err), err, e.Hint)

@@ -123,7 +123,7 @@ func TestRunCodeJSON(t *testing.T) {
 			t.Parallel()
 			opts, streams := interpServer(t, false, output.JSON, replyLines(richReply...))
 			if stream {
-				opts.Printer.AskJSONLines()
+				opts.Printer.AskJSONLines(true)
 			}
 			if err := runRunCode(context.Background(), opts); exitOf(err) != 1 {
 				t.Fatalf("exit %d", exitOf(err))

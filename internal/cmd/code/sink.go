@@ -41,7 +41,7 @@ var serverErrors = map[string]bool{
 func newCodeSink(opts *RunCodeOptions) *codeSink {
 	return &codeSink{opts: opts, st: opts.Printer.Stream(output.StreamSpec{
 		Gather:  func() output.Gatherer { return execution{codeinterp.NewExecution()} },
-		TempDir: opts.spillDir,
+		TempDir: opts.tempDir,
 	})}
 }
 

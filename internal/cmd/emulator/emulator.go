@@ -75,9 +75,10 @@ func (o *ServeOptions) check() error {
 // local is how start and exec run the emulator (cmdutil.Local).
 func (o *ServeOptions) local() cmdutil.Local {
 	return cmdutil.Local{
-		Name:    "abx emulator",
-		Start:   func(bool) (cmdutil.LocalServer, error) { return start(o) },
-		Serving: serving,
+		Name:     "abx emulator",
+		Start:    func(bool) (cmdutil.LocalServer, error) { return start(o) },
+		Serving:  serving,
+		Warnings: warnings,
 	}
 }
 

@@ -53,7 +53,7 @@ func runEnv(_ context.Context, opts *EnvOptions) error {
 		return abxerr.New(abxerr.InvalidInput, "cannot read the emulator's state: %v", err)
 	}
 	if rt.NotIsolated != "" {
-		opts.Printer.Note("note: this emulator's sandboxes are not isolated (%s); see docs/emulator.md", rt.NotIsolated)
+		opts.Printer.Warn("note: this emulator's sandboxes are not isolated (%s); see docs/emulator.md", rt.NotIsolated)
 	}
 	return opts.Printer.Env(rt.Env())
 }

@@ -61,18 +61,22 @@ func runStart(ctx context.Context, opts *StartOptions) error {
 // itself in its state dir for 'abx emulator env'.
 func serving(s cmdutil.LocalServer) []string {
 	e := s.(*emulator.Emulator)
-	return append(append([]string{fmt.Sprintf("abx emulator serving on %s (state in %s)", e.URL, e.StateDir)},
-		isolationNote(e.NotIsolated)...),
-		`Point abx at it with the lines above, or: eval "$(abx emulator env)". Ctrl-C stops it.`)
+	lines := []string{fmt.Sprintf("abx emulator serving on %s (state in %s)", e.URL, e.StateDir)}
+	if e.NotIsolated == "" {
+		lines = append(lines, "Each sandbox runs commands and code as user (uid 1000) in a view of its own: its",
+			"/home/user, /tmp, /var/tmp and /root, the rest of this machine read-only (docs/emulator.md).")
+	}
+	return append(lines, `Point abx at it with the lines above, or: eval "$(abx emulator env)". Ctrl-C stops it.`)
 }
 
-// isolationNote says what sandboxes' processes can reach.
-func isolationNote(notIsolated string) []string {
-	if notIsolated == "" {
-		return []string{"Each sandbox runs commands and code as user (uid 1000) in a view of its own: its",
-			"/home/user, /tmp, /var/tmp and /root, the rest of this machine read-only (docs/emulator.md)."}
+// warnings say, whatever the form, what sandboxes' processes can reach
+// when they are not isolated.
+func warnings(s cmdutil.LocalServer) []string {
+	e := s.(*emulator.Emulator)
+	if e.NotIsolated == "" {
+		return nil
 	}
-	return []string{fmt.Sprintf("Sandboxes are NOT isolated here (%s): commands and code run as %s", notIsolated, currentUser()),
+	return []string{fmt.Sprintf("Sandboxes are NOT isolated here (%s): commands and code run as %s", e.NotIsolated, currentUser()),
 		"on this machine; the files API stays inside each sandbox's directories (docs/emulator.md)."}
 }
 

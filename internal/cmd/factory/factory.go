@@ -118,11 +118,8 @@ func (w *wiring) provider() (provider.Provider, error) {
 		}
 		stdin = nil
 	}
-	readsStdin := st.ReadsStdin()
 	cfg, err := st.Config(stdin)
-	if readsStdin && stdin != nil {
-		st.RegisterSecrets(w.f.IO.Secrets, w.f.Getenv) // the key it read
-	}
+	st.RegisterStdinSecret(w.f.IO.Secrets)
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ func (o *ServeOptions) start(record bool) (cmdutil.LocalServer, error) {
 	if token == "" {
 		token = newToken()
 	} else if !e2bKeyShaped(token) {
-		_, _ = fmt.Fprintln(o.IO.SafeErrOut(), "warning: the token is not of the form e2b_<hex digits>: the Python E2B SDK refuses such API keys (the JS SDK and the CLI take it)")
+		o.Printer.Warn("warning: the token is not of the form e2b_<hex digits>: the Python E2B SDK refuses such API keys (the JS SDK and the CLI take it)")
 	}
 	// Clients present it; an error or a --debug line must not show it.
 	o.IO.Secrets.Add(token)
@@ -139,7 +139,8 @@ type engineServer struct {
 	env           []string
 	record        string // where it is recorded; "" for none
 	srv           *http.Server
-	served        chan error
+	served        chan struct{} // closed when srv stops serving
+	serveErr      error         // why, once served is closed
 	closeOnce     sync.Once
 	closeErr      error
 }
@@ -148,9 +149,11 @@ func (s *engineServer) Env() []string { return s.env }
 
 func (s *engineServer) serve(ln net.Listener, e *engine.Engine) {
 	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
-	s.srv, s.served = srv, make(chan error, 1)
-	go func() { s.served <- srv.Serve(ln) }()
+	s.srv, s.served = srv, make(chan struct{})
+	go func() { s.serveErr = srv.Serve(ln); close(s.served) }()
 }
+
+func (s *engineServer) Done() <-chan struct{} { return s.served }
 
 // Close stops serving, once: requests have a moment to finish, then the
 // rest (streams included) are ended cleanly. It forgets the record if it
@@ -166,7 +169,8 @@ func (s *engineServer) stop() error {
 	if err := s.srv.Shutdown(shutdown); err != nil {
 		_ = s.srv.Close()
 	}
-	err := <-s.served
+	<-s.served
+	err := s.serveErr
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

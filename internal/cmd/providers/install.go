@@ -17,7 +17,8 @@ import (
 type InstallOptions struct {
 	Printer  *output.Printer
 	Registry *provider.Registry
-	// Version is abx's own: a built-in provider comes with the binary.
+	// Version is abx's own: a built-in provider comes with the binary
+	// ("": read from the build when the command runs).
 	Version string
 
 	Source        string // as given
@@ -35,7 +36,7 @@ type installJSON struct {
 
 // NewCmdInstall builds `abx provider install SOURCE`.
 func NewCmdInstall(f *cmdutil.Factory, runF func(context.Context, *InstallOptions) error) *cobra.Command {
-	opts := &InstallOptions{Printer: f.Printer, Registry: f.Registry, Version: meta.BuildInfo().Version}
+	opts := &InstallOptions{Printer: f.Printer, Registry: f.Registry}
 	cmd := &cobra.Command{
 		Use:   "install SOURCE",
 		Short: "Confirm that a provider is available (providers are built into abx)",
@@ -68,6 +69,9 @@ written; a built-in provider has no version to pin and nothing to confirm.`,
 }
 
 func runInstall(_ context.Context, opts *InstallOptions) error {
+	if opts.Version == "" {
+		opts.Version = meta.BuildInfo().Version
+	}
 	d, err := builtin(opts.Registry, opts.ID)
 	if err != nil {
 		return err

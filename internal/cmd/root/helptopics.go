@@ -251,7 +251,8 @@ docs/json.md.
 needed); with another -o it is refused. A result that is a string prints raw, without
 quotes; any other prints as JSON, one a line (indented on a terminal). An expression
 that does not parse exits 2, before anything is sent; one that fails on the output
-exits 1 (E5005), or 125 for the commands that pass a remote status through. Commands that print no JSON (files read, emulator start and exec,
+exits 1 (E5005), or 125 for the commands that pass a remote status through.
+Commands that print no JSON (files read, emulator exec, provider engine exec,
 completion) refuse --jq, and so does -q; help ignores it. Errors stay one line on
 stderr. Object keys come out sorted, as gojq orders them.
 

@@ -74,7 +74,8 @@ func Run(ctx context.Context, io *output.Streams, getenv func(string) string, ar
 }
 
 // isCompletion tells a shell's request for completions (cobra's
-// __complete), which the shell always puts first.
+// __complete), which every shell's script puts first: a line typed with
+// __complete further on is no Tab, and is run as any other.
 func isCompletion(args []string) bool {
 	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
 }
@@ -247,7 +248,7 @@ func wireOutputFlags(cmd *cobra.Command, p *output.Printer) {
 			if fl.Shorthand != "" {
 				name = "-" + fl.Shorthand
 			}
-			fl.Value = &askingFlag{Value: fl.Value, ask: func() { p.AskBareIDs(name) }}
+			fl.Value = &askingFlag{Value: fl.Value, ask: func(on bool) { p.AskBareIDs(name, on) }}
 		}
 	})
 	for _, sub := range cmd.Commands() {
@@ -255,20 +256,18 @@ func wireOutputFlags(cmd *cobra.Command, p *output.Printer) {
 	}
 }
 
-// askingFlag is a bool flag's value that asks the printer for something
-// when it is set true.
+// askingFlag is a bool flag's value that tells the printer what it asks
+// as it is set (--stream, --stream=false).
 type askingFlag struct {
 	pflag.Value
-	ask func()
+	ask func(on bool)
 }
 
 func (a *askingFlag) Set(s string) error {
 	if err := a.Value.Set(s); err != nil {
 		return err
 	}
-	if a.Value.String() == "true" {
-		a.ask()
-	}
+	a.ask(a.Value.String() == "true")
 	return nil
 }
 

@@ -38,7 +38,7 @@ func NewFactory(tty bool, env map[string]string, format output.Format) (*cmdutil
 	switch format {
 	case "":
 	case JSONLines:
-		f.Printer.AskJSONLines()
+		f.Printer.AskJSONLines(true)
 	default:
 		if err := f.Printer.FormatValue().Set(string(format)); err != nil {
 			panic(err)
