@@ -5,10 +5,11 @@ import (
 	"fmt"
 )
 
-// Statuses of the commands that pass a remote status through (exec, ps
-// attach, run-code), docker's convention: their own status space belongs to
-// the remote side, so abx's failures take one status of their own.
-const ExitOwnFailure = 125 // abx could not run it, or lost it: the error says why
+// ExitOwnFailure is the status of abx's own failure in the commands that
+// pass a remote status through (exec, ps attach, run-code), docker's
+// convention: their status space belongs to the remote side, so abx's
+// failures take one status of their own. The error says why.
+const ExitOwnFailure = 125
 
 // Status is an exit status that has spoken for itself: a remote command's,
 // or code that raised. It is passed through as it is and nothing is

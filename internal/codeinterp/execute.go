@@ -69,6 +69,9 @@ type line struct {
 // came later in the line, and the last one counts.
 func (l *line) unspool(name string) {
 	l.spooled = slices.DeleteFunc(l.spooled, func(s string) bool { return s == name })
+	if len(l.spooled) == 0 {
+		l.spooled = nil // as a line that spooled nothing has it
+	}
 }
 
 // ErrCut reports a reply that ended without end_of_execution.

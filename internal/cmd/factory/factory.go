@@ -111,7 +111,7 @@ func (w *wiring) provider() (provider.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	var stdin io.Reader = w.f.IO.In
+	stdin := w.f.IO.In
 	if w.opts.Completing {
 		if st.ReadsStdin() {
 			return nil, errStdinSetting

@@ -49,7 +49,7 @@ func TestNoFormatSwitchOutsideOutput(t *testing.T) {
 	formats := map[string]bool{"Table": true, "Wide": true, "JSON": true, "Name": true}
 	asks := map[string]bool{"JSON": true, "Human": true, "Wide": true, "Format": true}
 	for _, dir := range []string{"..", "../../cmdutil"} {
-		eachSource(t, dir, func(fset *token.FileSet, path string, n ast.Node) {
+		eachSource(t, dir, func(fset *token.FileSet, _ string, n ast.Node) {
 			switch x := n.(type) {
 			case *ast.SelectorExpr:
 				if id, ok := x.X.(*ast.Ident); ok && id.Name == "output" && formats[x.Sel.Name] {

@@ -267,7 +267,7 @@ func (a *askingFlag) Set(s string) error {
 	if err := a.Value.Set(s); err != nil {
 		return err
 	}
-	a.ask(a.Value.String() == "true")
+	a.ask(a.String() == "true")
 	return nil
 }
 
