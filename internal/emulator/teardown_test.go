@@ -33,7 +33,9 @@ func startEmulator(t *testing.T, opts Options) *Emulator {
 // stuckProcess starts, in the sandbox's envd, a process that closing the
 // envd cannot end at once: its child leaves the process group envd kills
 // and keeps the output pipes open, so the close waits its full few seconds
-// for it. Until release is called (it also is at cleanup), the sandbox's
+// for it. Only a sandbox without a box has one (--isolation none: the
+// processes of a box all end with it): the tests of slow teardowns run
+// there. Until release is called (it also is at cleanup), the sandbox's
 // teardown is in progress for that long.
 func stuckProcess(t *testing.T, e *Emulator, id string) (release func()) {
 	t.Helper()
@@ -90,7 +92,7 @@ func stuckProcess(t *testing.T, e *Emulator, id string) (release func()) {
 func TestASlowTeardownBlocksNobody(t *testing.T) {
 	for _, how := range []string{"killed", "expired"} {
 		t.Run(how, func(t *testing.T) {
-			e := startEmulator(t, Options{})
+			e := startEmulator(t, Options{Isolation: IsolationNone})
 			slow := createSandbox(t, e, `{"templateID":"base","timeout":3600}`)
 			release := stuckProcess(t, e, slow)
 			dir := filepath.Join(e.StateDir, "sandboxes", slow)
@@ -141,7 +143,7 @@ func TestASlowTeardownBlocksNobody(t *testing.T) {
 
 // Close returns after the teardowns of killed sandboxes, however slow.
 func TestCloseWaitsForTeardowns(t *testing.T) {
-	e := startEmulator(t, Options{StateDir: t.TempDir()})
+	e := startEmulator(t, Options{StateDir: t.TempDir(), Isolation: IsolationNone})
 	slow := createSandbox(t, e, `{"templateID":"base"}`)
 	release := stuckProcess(t, e, slow)
 	if status, body := call(t, e, "DELETE", "/kruise/api/sandboxes/"+slow, ""); status != http.StatusNoContent {

@@ -5,6 +5,7 @@ package envd
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,7 +52,30 @@ func (s *Server) Command(user, dir string, argv []string, env map[string]string,
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // its own session: not the emulator's terminal
 		return cmd, nil
 	}
-	spec := jail.Spec{Hide: s.opts.Hide, Root: user == Root, Dir: l.path, Args: argv}
+	b, err := s.box()
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInternal, err)
+	}
+	cmd, err := b.Command(jail.Spec{Root: user == Root, Dir: l.path, Args: argv}, procEnv, extra)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInternal, err)
+	}
+	return cmd, nil
+}
+
+// box is the sandbox's box (package jail), started with its first
+// command: every process of the sandbox runs in it, and pausing or
+// killing the sandbox pauses or kills the box.
+func (s *Server) box() (*jail.Box, error) {
+	s.boxMu.Lock()
+	defer s.boxMu.Unlock()
+	if s.closed {
+		return nil, errors.New("the sandbox is gone")
+	}
+	if s.jail != nil {
+		return s.jail, nil
+	}
+	spec := jail.BoxSpec{Hide: s.opts.Hide}
 	for _, t := range Writable {
 		h, _ := s.view.host(t)
 		spec.Binds = append(spec.Binds, jail.Bind{Source: h, Target: t})
@@ -61,11 +85,30 @@ func (s *Server) Command(user, dir string, argv []string, env map[string]string,
 			spec.Binds = append(spec.Binds, jail.Bind{Source: src, Target: "/etc/" + f, ReadOnly: true})
 		}
 	}
-	cmd, err := jail.Command(spec, procEnv, extra)
+	b, err := jail.StartBox(spec)
 	if err != nil {
-		return nil, connect.NewError(connect.CodeInternal, err)
+		return nil, err
 	}
-	return cmd, nil
+	s.jail = b
+	return b, nil
+}
+
+// sandboxPID is the pid a started process has in its sandbox: in the box,
+// or on this machine for a sandbox without one.
+func (s *Server) sandboxPID(cmd *exec.Cmd) uint32 {
+	s.boxMu.Lock()
+	b := s.jail
+	s.boxMu.Unlock()
+	if b == nil {
+		return uint32(cmd.Process.Pid)
+	}
+	pid, err := b.PID(cmd.Process.Pid)
+	if err != nil || pid == 0 {
+		// It never started in the box (its relay ends with the reason):
+		// the relay's pid stands for it until then.
+		return uint32(cmd.Process.Pid)
+	}
+	return uint32(pid)
 }
 
 // processEnv is the environment of a user's processes: envd's defaults,

@@ -14,8 +14,10 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/reqlog"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/envd/gen/filesystem/filesystemconnect"
@@ -51,6 +53,12 @@ type Server struct {
 	mux     *http.ServeMux
 	procs   *processes
 	view    *view
+
+	// jail is the sandbox's box, once a command started it (isolated
+	// sandboxes only); closed says the sandbox is gone.
+	boxMu  sync.Mutex
+	jail   *jail.Box
+	closed bool
 
 	log reqlog.Log
 }
@@ -95,9 +103,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Requests returns a copy of the request log.
 func (s *Server) Requests() []Request { return s.log.Requests() }
 
-// Close kills every process the fake started (their whole process groups)
-// and waits, a few seconds at most, until they are gone.
+// Close kills every process of the sandbox and waits, a few seconds at
+// most, until they are gone: its box, with everything in it however it
+// detached, or (without isolation) the processes of the sessions its
+// commands lead.
 func (s *Server) Close() {
+	s.boxMu.Lock()
+	b := s.jail
+	s.closed = true
+	s.boxMu.Unlock()
+	if b != nil {
+		b.Kill()
+	}
 	s.procs.killAll()
 	s.procs.wait(5 * time.Second)
 	if s.view.root != nil {
@@ -105,11 +122,31 @@ func (s *Server) Close() {
 	}
 }
 
-// Pause stops every process (SIGSTOP), as a paused sandbox's are.
-func (s *Server) Pause() { s.procs.signalAll(sigStop) }
+// Pause freezes every process of the sandbox, as a paused sandbox's are:
+// its box, all at once where a cgroup can, else each of its processes;
+// without isolation, the processes of the sessions its commands lead.
+func (s *Server) Pause() {
+	if b := s.currentBox(); b != nil {
+		_ = b.Freeze()
+		return
+	}
+	s.procs.signalAll(sigStop)
+}
 
-// Resume continues the processes Pause stopped.
-func (s *Server) Resume() { s.procs.signalAll(sigCont) }
+// Resume lets the processes Pause froze go on.
+func (s *Server) Resume() {
+	if b := s.currentBox(); b != nil {
+		_ = b.Thaw()
+		return
+	}
+	s.procs.signalAll(sigCont)
+}
+
+func (s *Server) currentBox() *jail.Box {
+	s.boxMu.Lock()
+	defer s.boxMu.Unlock()
+	return s.jail
+}
 
 // userOf reads the Basic user; "" when none was sent.
 func userOf(h http.Header) string {

@@ -127,7 +127,7 @@ func (ps *processes) start(req *pb.StartRequest, user string) (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
-	p.pid = uint32(cmd.Process.Pid)
+	p.pid = s.sandboxPID(cmd)
 	ps.mu.Lock()
 	ps.byID[p.pid] = p
 	ps.live[p] = true
@@ -208,7 +208,7 @@ func (ps *processes) killGroup(p *proc) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.byID[p.pid] == p {
-		_ = syscall.Kill(-int(p.pid), syscall.SIGKILL)
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
 
@@ -263,9 +263,10 @@ func (ps *processes) signalAll(sig syscall.Signal) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	sessions := map[int]bool{}
-	for pid := range ps.byID {
-		sessions[int(pid)] = true
-		_ = syscall.Kill(-int(pid), sig)
+	for _, p := range ps.byID {
+		pid := p.cmd.Process.Pid
+		sessions[pid] = true
+		_ = syscall.Kill(-pid, sig)
 	}
 	for _, pid := range sessionMembers(sessions) {
 		_ = syscall.Kill(pid, sig)

@@ -3,15 +3,12 @@
 package jail
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
-	"time"
 )
 
 // selfExe is this binary, whatever it was started as and even if the file
@@ -33,16 +30,16 @@ func Owner() (uid, gid int) {
 	return os.Geteuid(), os.Getegid()
 }
 
-// isolate gives cmd a mount namespace of its own. Root needs nothing
-// more: its init mounts as root and maps the command's user to
-// unprivileged. Anyone else's init is uid 0 of a new user namespace that
-// is this user outside, where it may mount, and maps the command's user
-// to that uid 0. It returns the id the command's user maps to.
+// isolate makes cmd a box's init: mount and PID namespaces of its own.
+// Root needs nothing more: its init mounts as root and maps the command's
+// user to unprivileged. Anyone else's init is uid 0 of a new user
+// namespace that is this user outside, where it may mount, and maps the
+// command's user to that uid 0. It returns the id the command's user maps
+// to.
 func isolate(cmd *exec.Cmd) (parentID int, err error) {
 	// A session of its own: no sandbox process shares the emulator's
-	// terminal (it could read its keys); the session is a process group
-	// too, which signals reach whole.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS, Setsid: true}
+	// terminal (it could read its keys).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID, Setsid: true}
 	if os.Geteuid() == 0 {
 		return unprivileged, nil
 	}
@@ -59,20 +56,20 @@ var probe struct {
 }
 
 // Available reports whether sandbox processes can be isolated here: it
-// sets a whole view up once, in a scratch directory, and remembers why
+// sets a whole box up once, in a scratch directory, and remembers why
 // that failed, if it did.
 func Available() error {
-	probe.once.Do(func() { probe.err = tryView() })
+	probe.once.Do(func() { probe.err = tryBox() })
 	return probe.err
 }
 
-func tryView() error {
+func tryBox() error {
 	dir, err := os.MkdirTemp("", "abx-jail-probe-")
 	if err != nil {
 		return err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	spec := Spec{Dir: "/home/user", Probe: true, Hide: []string{dir}}
+	spec := BoxSpec{Probe: true, Hide: []string{dir}}
 	for _, target := range []string{"/home/user", "/tmp"} {
 		src := filepath.Join(dir, filepath.Base(target))
 		if err := Prepare(src, 0o755); err != nil {
@@ -80,28 +77,11 @@ func tryView() error {
 		}
 		spec.Binds = append(spec.Binds, Bind{Source: src, Target: target})
 	}
-	cmd, err := Command(spec, nil, nil)
+	b, err := StartBox(spec)
 	if err != nil {
-		return err
-	}
-	// Generous: on a loaded machine a slow probe must not quietly turn
-	// isolation off.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%w: %w", ErrUnsupported, err)
 	}
-	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
-	defer stop()
-	if err := cmd.Wait(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return fmt.Errorf("%w: %s", ErrUnsupported, strings.TrimPrefix(msg, InitName+": "))
-	}
+	b.Kill()
 	return nil
 }
 

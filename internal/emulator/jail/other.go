@@ -8,14 +8,42 @@ import (
 	"os/exec"
 )
 
-const selfExe = ""
-
-func isolate(*exec.Cmd) (int, error) { return 0, ErrUnsupported }
-
-func run(Spec) int {
+func runBox(BoxSpec) int {
 	fmt.Fprintln(os.Stderr, InitName+":", ErrUnsupported)
 	return exitSetup
 }
+
+func relay(Spec) int {
+	fmt.Fprintln(os.Stderr, RunName+":", ErrUnsupported)
+	return exitSetup
+}
+
+// Box exists on Linux only.
+type Box struct{}
+
+// StartBox says why processes cannot be isolated here.
+func StartBox(BoxSpec) (*Box, error) { return nil, ErrUnsupported }
+
+// Command is never reached: no box starts here.
+func (*Box) Command(Spec, []string, []*os.File) (*exec.Cmd, error) { return nil, ErrUnsupported }
+
+// PID is never reached.
+func (*Box) PID(int) (int, error) { return 0, ErrUnsupported }
+
+// Freeze is never reached.
+func (*Box) Freeze() error { return ErrUnsupported }
+
+// Thaw is never reached.
+func (*Box) Thaw() error { return ErrUnsupported }
+
+// Processes is never reached.
+func (*Box) Processes() []int { return nil }
+
+// Done is never reached.
+func (*Box) Done() <-chan struct{} { return nil }
+
+// Kill is never reached.
+func (*Box) Kill() {}
 
 // Available says why processes cannot be isolated here.
 func Available() error { return ErrUnsupported }

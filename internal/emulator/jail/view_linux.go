@@ -23,13 +23,18 @@ var procMasked = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/pro
 
 // setup builds the view in the init's mount namespace:
 //  1. nothing done here reaches the host's namespace (private mounts);
-//  2. an empty /home, then the binds (the sandbox's own directories);
-//  3. the emulator's state covered, a minimal /dev;
-//  4. every mount that was there before made read-only;
-//  5. the working directory.
-func setup(spec Spec) error {
+//  2. a /proc of the box's own PID namespace: ps in a sandbox sees its
+//     own processes, as in a real one;
+//  3. an empty /home, then the binds (the sandbox's own directories);
+//  4. the emulator's state covered, a minimal /dev;
+//  5. every mount that was there before made read-only;
+//  6. / as the working directory.
+func setup(spec BoxSpec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("private mounts: %w", err)
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("the box's /proc: %w", err)
 	}
 	before, err := mountPoints()
 	if err != nil {
@@ -125,10 +130,7 @@ func setup(spec Spec) error {
 			return err
 		}
 	}
-	if err := unix.Chdir(spec.Dir); err != nil {
-		return fmt.Errorf("working directory %s: %w", spec.Dir, err)
-	}
-	return nil
+	return unix.Chdir("/")
 }
 
 // bindOne mounts the source descriptor path at b.Target, making the

@@ -1,0 +1,193 @@
+//go:build linux
+
+package jail_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/abx-dev/abx/internal/emulator/jail"
+)
+
+// detachers are the ways a process leaves the command that started it:
+// each starts `sleep MARK` and returns at once.
+var detachers = map[string]string{
+	"setsid":      "setsid sleep %s >/dev/null 2>&1 < /dev/null &",
+	"double fork": "( (sleep %s >/dev/null 2>&1 < /dev/null &) & )",
+	"nohup":       "nohup sleep %s >/dev/null 2>&1 < /dev/null &",
+	"disown":      "bash -c 'sleep %s >/dev/null 2>&1 < /dev/null & disown'",
+}
+
+// marker is a sleep length no other test uses, found in the machine's
+// process table by its command line.
+func marker(t *testing.T, n int) string {
+	return fmt.Sprintf("7%03d.%d", n, os.Getpid()%100000)
+}
+
+// sleepers lists the pids, on this machine, of `sleep MARK`.
+func sleepers(mark string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && string(cmdline) == "sleep\x00"+mark+"\x00" {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func waitFor(t *testing.T, what string, limit time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// However a process detached from the command that started it, it lives
+// on while the box does, and ends, within 2 s, when the box is killed.
+func TestKillEndsEveryProcessOfTheBox(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	n := 0
+	var marks []string
+	for name, line := range detachers {
+		n++
+		mark := marker(t, n)
+		marks = append(marks, mark)
+		if out, code := b.run(t, false, fmt.Sprintf(line, mark)); code != 0 {
+			t.Fatalf("%s: exit %d, %q", name, code, out)
+		}
+		waitFor(t, name+" started", 5*time.Second, func() bool { return len(sleepers(mark)) == 1 })
+	}
+	time.Sleep(200 * time.Millisecond)
+	for _, mark := range marks {
+		if len(sleepers(mark)) != 1 {
+			t.Fatalf("sleep %s ended with the command that started it", mark)
+		}
+	}
+	start := time.Now()
+	b.b.Kill()
+	for _, mark := range marks {
+		waitFor(t, "sleep "+mark+" ended", 2*time.Second-time.Since(start)+time.Second, func() bool { return len(sleepers(mark)) == 0 })
+	}
+}
+
+// Inside, ps lists the box's processes alone, with the box's own pids:
+// its init is 1.
+func TestTheBoxSeesItsOwnProcesses(t *testing.T) {
+	t.Parallel()
+	a, b := newBox(t), newBox(t)
+	mark := marker(t, 90)
+	if _, code := a.run(t, false, "setsid sleep "+mark+" >/dev/null 2>&1 < /dev/null &"); code != 0 {
+		t.Fatal("start the sleeper")
+	}
+	out, code := b.run(t, false, "ps -e -o pid=,args=")
+	if code != 0 {
+		t.Fatalf("ps: exit %d, %q", code, out)
+	}
+	if strings.Contains(out, mark) {
+		t.Errorf("another box's process is listed:\n%s", out)
+	}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	lines := 0
+	for sc.Scan() {
+		lines++
+		pid, err := strconv.Atoi(strings.Fields(sc.Text())[0])
+		if err != nil || pid > 100 {
+			t.Errorf("a pid not of the box's own: %q", sc.Text())
+		}
+	}
+	if lines < 2 || lines > 6 || !strings.Contains(out, "1 "+jail.InitName) {
+		t.Errorf("ps -e in a box with nothing running:\n%s", out)
+	}
+	out, _ = a.run(t, false, "ps -e -o args=")
+	if !strings.Contains(out, "sleep "+mark) {
+		t.Errorf("the box's own sleeper is not listed:\n%s", out)
+	}
+}
+
+// A frozen box runs nothing: a loop that writes the time stops writing,
+// and goes on once thawed. Both ways: with the box's cgroup, and, where
+// none can be made, with the init stopping each process.
+func TestFreezeStopsTheWholeBox(t *testing.T) {
+	t.Parallel()
+	for _, cgroups := range []bool{true, false} {
+		t.Run(fmt.Sprintf("cgroup=%v", cgroups), func(t *testing.T) {
+			t.Parallel()
+			b := newBoxWith(t, cgroups)
+			// setsid: the loop is out of the command's session, as a
+			// detached server is.
+			if _, code := b.run(t, false, "setsid sh -c 'while :; do date +%s%N >> /tmp/ticks; sleep 0.05; done' >/dev/null 2>&1 < /dev/null &"); code != 0 {
+				t.Fatal("start the loop")
+			}
+			ticks := filepath.Join(b.dir, "tmp", "ticks")
+			count := func() int {
+				data, _ := os.ReadFile(ticks)
+				return strings.Count(string(data), "\n")
+			}
+			waitFor(t, "the loop ticks", 5*time.Second, func() bool { return count() >= 3 })
+			if err := b.b.Freeze(); err != nil {
+				t.Fatal(err)
+			}
+			frozen := count()
+			time.Sleep(600 * time.Millisecond)
+			if now := count(); now != frozen {
+				t.Errorf("frozen, the loop went on from %d to %d ticks", frozen, now)
+			}
+			if err := b.b.Thaw(); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the loop goes on after the thaw", 5*time.Second, func() bool { return count() >= frozen+3 })
+		})
+	}
+}
+
+// Signals reach the command through its relay, and a killed relay takes
+// its command's process group with it.
+func TestTheRelayStandsForTheCommand(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	mark := marker(t, 91)
+	cmd := b.command(t, false, "trap 'echo got TERM; exit 3' TERM; sleep "+mark+" >/dev/null & wait")
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the sleeper", 5*time.Second, func() bool { return len(sleepers(mark)) == 1 })
+	pid, err := b.b.PID(cmd.Process.Pid)
+	if err != nil || pid < 2 || pid > 100 {
+		t.Errorf("the command's pid in the box: %d, %v", pid, err)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	err = cmd.Wait()
+	if cmd.ProcessState.ExitCode() != 3 || out.String() != "got TERM\n" {
+		t.Errorf("TERM: %v, %q", err, out.String())
+	}
+
+	mark = marker(t, 92)
+	cmd = b.command(t, false, "sleep "+mark)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the sleeper", 5*time.Second, func() bool { return len(sleepers(mark)) == 1 })
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	waitFor(t, "the killed relay's command ended", 2*time.Second, func() bool { return len(sleepers(mark)) == 0 })
+}
