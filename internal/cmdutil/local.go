@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/output"
@@ -95,6 +96,11 @@ func (l Local) Exec(ctx context.Context, io *output.Streams, argv []string) erro
 	return runErr
 }
 
+// childGrace is how long a child has to end after the SIGTERM abx passes
+// on: a shell waiting for a foreground command acts on it only once the
+// command ends.
+const childGrace = 5 * time.Second
+
 // selfOnPath puts this abx first on a child's PATH, so that a script run
 // by `go run ./cmd/abx emulator exec` calls the same abx.
 func selfOnPath() []string {
@@ -107,7 +113,9 @@ func selfOnPath() []string {
 
 // runChild runs argv with env added to abx's environment and exits as it
 // did. An interrupt reaches the child through the terminal's process
-// group, and a SIGTERM abx gets is passed on; abx waits for it.
+// group, and one abx alone gets (a SIGTERM) is passed on as SIGTERM; a
+// child that has not ended childGrace later is killed, so that abx, and
+// the server it runs, end within a bound.
 func runChild(ctx context.Context, io *output.Streams, argv []string, env []string) error {
 	c := exec.Command(argv[0], argv[1:]...)
 	c.Env = append(os.Environ(), env...)
@@ -121,6 +129,12 @@ func runChild(ctx context.Context, io *output.Streams, argv []string, env []stri
 		select {
 		case <-ctx.Done():
 			_ = c.Process.Signal(syscall.SIGTERM)
+		case <-done:
+			return
+		}
+		select {
+		case <-time.After(childGrace):
+			_ = c.Process.Kill()
 		case <-done:
 		}
 	}()

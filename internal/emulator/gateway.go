@@ -216,13 +216,16 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b := g.boxes[id]
 	paused := b != nil && b.paused
 	g.mu.Unlock()
+	// The words of OpenKruise's sandbox-gateway (docs/protocol.md,
+	// "Ports"): a sandbox it has no route for, and one whose route is not
+	// running (paused: nothing in it runs, and nothing resumes it but the
+	// API).
 	switch {
 	case b == nil:
-		http.Error(w, "sandbox "+id+" not found", http.StatusBadGateway)
+		http.Error(w, "sandbox not found: "+id, http.StatusBadGateway)
 		return
 	case paused:
-		// A paused sandbox has no running servers: the gateway answers 502.
-		http.Error(w, "sandbox "+id+" is paused", http.StatusBadGateway)
+		http.Error(w, "healthy sandbox not found: "+id, http.StatusBadGateway)
 		return
 	}
 	var h http.Handler

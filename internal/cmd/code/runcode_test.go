@@ -152,7 +152,7 @@ func TestRunCodeFailures(t *testing.T) {
 			http.Error(w, "Context ctx-9 not found", http.StatusNotFound)
 		}, abxerr.NotFound, "run 'abx run-code contexts list sb-1'"},
 		{"paused sandbox", func(w http.ResponseWriter, _ *http.Request) {
-			http.Error(w, "sandbox sb-1 is paused", http.StatusBadGateway)
+			http.Error(w, "healthy sandbox not found: sb-1", http.StatusBadGateway)
 		}, abxerr.Server, "is the sandbox paused"},
 		{"refused token", func(w http.ResponseWriter, _ *http.Request) {
 			http.Error(w, "Unauthorized", http.StatusUnauthorized)

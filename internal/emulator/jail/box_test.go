@@ -27,7 +27,7 @@ var detachers = map[string]string{
 
 // marker is a sleep length no other test uses, found in the machine's
 // process table by its command line.
-func marker(t *testing.T, n int) string {
+func marker(n int) string {
 	return fmt.Sprintf("7%03d.%d", n, os.Getpid()%100000)
 }
 
@@ -68,7 +68,7 @@ func TestKillEndsEveryProcessOfTheBox(t *testing.T) {
 	var marks []string
 	for name, line := range detachers {
 		n++
-		mark := marker(t, n)
+		mark := marker(n)
 		marks = append(marks, mark)
 		if out, code := b.run(t, false, fmt.Sprintf(line, mark)); code != 0 {
 			t.Fatalf("%s: exit %d, %q", name, code, out)
@@ -93,7 +93,7 @@ func TestKillEndsEveryProcessOfTheBox(t *testing.T) {
 func TestTheBoxSeesItsOwnProcesses(t *testing.T) {
 	t.Parallel()
 	a, b := newBox(t), newBox(t)
-	mark := marker(t, 90)
+	mark := marker(90)
 	if _, code := a.run(t, false, "setsid sleep "+mark+" >/dev/null 2>&1 < /dev/null &"); code != 0 {
 		t.Fatal("start the sleeper")
 	}
@@ -163,7 +163,7 @@ func TestFreezeStopsTheWholeBox(t *testing.T) {
 func TestTheRelayStandsForTheCommand(t *testing.T) {
 	t.Parallel()
 	b := newBox(t)
-	mark := marker(t, 91)
+	mark := marker(91)
 	cmd := b.command(t, false, "trap 'echo got TERM; exit 3' TERM; sleep "+mark+" >/dev/null & wait")
 	var out strings.Builder
 	cmd.Stdout = &out
@@ -181,7 +181,7 @@ func TestTheRelayStandsForTheCommand(t *testing.T) {
 		t.Errorf("TERM: %v, %q", err, out.String())
 	}
 
-	mark = marker(t, 92)
+	mark = marker(92)
 	cmd = b.command(t, false, "sleep "+mark)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -168,6 +168,16 @@ func (b *boxInit) run(c *conn, spec Spec, files []*os.File) {
 	ws := <-end
 	status := int(ws)
 	_ = c.send(message{Op: opExit, Status: &status})
+	// The emulator asks for the pid once the relay has started, which on
+	// a busy machine may be after a short command has ended: the answer
+	// stays known a while.
+	time.AfterFunc(pidWait, func() {
+		b.mu.Lock()
+		if b.pids[spec.RelayPID] == pid {
+			delete(b.pids, spec.RelayPID)
+		}
+		b.mu.Unlock()
+	})
 }
 
 // notFoundError is a command that is not on its PATH.
@@ -275,11 +285,6 @@ func (b *boxInit) reap() {
 		b.mu.Lock()
 		end := b.running[pid]
 		delete(b.running, pid)
-		for relay, p := range b.pids {
-			if p == pid {
-				delete(b.pids, relay)
-			}
-		}
 		b.mu.Unlock()
 		if end != nil {
 			end <- ws
