@@ -6,8 +6,9 @@
 #   bash bench/sandboxes.sh [N]        (default 100; REPS=20)
 #
 # 1. REPS times, in turn: a create through the API (curl, the server's own
-#    cost), and a create followed by the sandbox's first command through
-#    envd (curl again: abx's own start-up is measured by startup.sh).
+#    cost; the target, 150 ms, is this one's), a create followed by the
+#    sandbox's first command through envd, and one command more (curl
+#    again: abx's own start-up is measured by startup.sh).
 # 2. N sandboxes made at once, each running a detached sleep in its box;
 #    then how many boxes run, their inits' memory (RSS and PSS, summed),
 #    and how long `abx kill --all` takes to end them all.
@@ -56,7 +57,7 @@ run() {
 
 ms() { echo "$1 $2" | awk '{printf "%.1f\n", ($2 - $1) * 1000}'; }
 
-: > "$work/create"; : > "$work/first"
+: > "$work/create"; : > "$work/first"; : > "$work/again"
 for _ in $(seq "$REPS"); do
 	t0=$EPOCHREALTIME
 	read -r sid tok < <(create)
@@ -67,19 +68,26 @@ for _ in $(seq "$REPS"); do
 	run "$sid" "$tok" "$work/true.bin"
 	t1=$EPOCHREALTIME
 	ms "$t0" "$t1" >> "$work/first"
+	t0=$EPOCHREALTIME
+	run "$sid" "$tok" "$work/true.bin"
+	t1=$EPOCHREALTIME
+	ms "$t0" "$t1" >> "$work/again"
 done
 "$abx" kill --all --yes > /dev/null 2>&1
 
-python3 - "$work/create" "$work/first" "$REPS" <<'PY'
+python3 - "$work/create" "$work/first" "$work/again" "$REPS" <<'PY'
 import statistics, sys
-def row(label, path):
+def row(label, path, target):
     v = [float(l) for l in open(path) if l.strip()]
-    return f"| {label} | {statistics.median(v):.1f} ms ({min(v):.1f}–{max(v):.1f}) | {'yes' if statistics.median(v) <= 150 else 'NO'} |"
-print(f"Making a sandbox, {sys.argv[3]} runs each (curl through the emulator's gateway):\n")
-print("| what | median (min–max) | ≤ 150 ms |")
+    med = statistics.median(v)
+    holds = ("yes" if med <= 150 else "NO") if target else "–"
+    return f"| {label} | {med:.1f} ms ({min(v):.1f}–{max(v):.1f}) | {holds} |"
+print(f"Making a sandbox, {sys.argv[4]} runs each (curl through the emulator's gateway, its own start-up included):\n")
+print("| what | median (min–max) | ≤ 150 ms (creation) |")
 print("| --- | --- | --- |")
-print(row("create", sys.argv[1]))
-print(row("create, then its first command to its end (the box starts)", sys.argv[2]))
+print(row("create (its box boots in the background)", sys.argv[1], True))
+print(row("create, then its first command to its end", sys.argv[2], False))
+print(row("a further command to its end (a command's own cost)", sys.argv[3], False))
 PY
 
 # N alive at once, each with a detached sleep in its box.

@@ -96,8 +96,12 @@ func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 				},
 			})
 		}
-		// A sandbox restored paused has nothing running to stop.
+		// A sandbox restored paused has nothing running to stop, and boots
+		// when it is resumed.
 		b.paused = s.State == "paused"
+		if !b.paused {
+			e.Boot()
+		}
 		g.mu.Lock()
 		g.boxes[s.ID] = b
 		g.mu.Unlock()

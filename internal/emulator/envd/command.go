@@ -63,8 +63,17 @@ func (s *Server) Command(user, dir string, argv []string, env map[string]string,
 	return cmd, nil
 }
 
-// box is the sandbox's box (package jail), started with its first
-// command: every process of the sandbox runs in it, and pausing or
+// Boot starts the sandbox's box in the background, as a real sandbox
+// boots when it is made, so that its first command does not wait for it.
+// A box that fails to start fails that command, with the reason.
+func (s *Server) Boot() {
+	if s.opts.Isolated {
+		go func() { _, _ = s.box() }()
+	}
+}
+
+// box is the sandbox's box (package jail), started by Boot or by its
+// first command: every process of the sandbox runs in it, and pausing or
 // killing the sandbox pauses or kills the box.
 func (s *Server) box() (*jail.Box, error) {
 	s.boxMu.Lock()

@@ -133,13 +133,15 @@ func (s *Server) Pause() {
 	s.procs.signalAll(sigStop)
 }
 
-// Resume lets the processes Pause froze go on.
+// Resume lets the processes Pause froze go on; a sandbox restored paused,
+// which has no box yet, boots one.
 func (s *Server) Resume() {
 	if b := s.currentBox(); b != nil {
 		_ = b.Thaw()
 		return
 	}
 	s.procs.signalAll(sigCont)
+	s.Boot()
 }
 
 func (s *Server) currentBox() *jail.Box {

@@ -135,7 +135,7 @@ func (b *boxInit) serve(c *conn) {
 // command ended. A relay that goes away (killed) takes the command's
 // process group with it.
 func (b *boxInit) run(c *conn, spec Spec, files []*os.File) {
-	pid, err := b.start(spec, files)
+	pid, end, err := b.start(spec, files)
 	closeAll(files) // the command has them: the streams end with it
 	if err != nil {
 		code := exitSetup
@@ -147,9 +147,6 @@ func (b *boxInit) run(c *conn, spec Spec, files []*os.File) {
 		_ = c.send(message{Op: opExit, Error: err.Error(), Code: code})
 		return
 	}
-	b.mu.Lock()
-	end := b.running[pid]
-	b.mu.Unlock()
 	b.resolve(spec.RelayPID, pid)
 	_ = c.send(message{Op: opPID, PID: pid})
 	go func() {
@@ -187,14 +184,16 @@ func (e *notFoundError) Error() string { return e.name + ": command not found" }
 
 // start forks the command: in a session of its own, as the sandbox's user
 // (uid 1000, or 0 for root) in a user namespace nested in the init's, with
-// no power over the mounts.
-func (b *boxInit) start(spec Spec, files []*os.File) (int, error) {
+// no power over the mounts. Its end comes on end, which the caller gets
+// from start itself: once start returns, the reaper may have taken the
+// command out of the table already.
+func (b *boxInit) start(spec Spec, files []*os.File) (pid int, end <-chan syscall.WaitStatus, err error) {
 	if len(spec.Args) == 0 || len(files) != 3+spec.ExtraFiles {
-		return 0, errors.New("bad command")
+		return 0, nil, errors.New("bad command")
 	}
 	path, err := lookPath(spec.Args[0], spec.Env)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	id := UserUID
 	if spec.Root {
@@ -216,17 +215,18 @@ func (b *boxInit) start(spec Spec, files []*os.File) (int, error) {
 	// end before.
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	pid, err := syscall.ForkExec(path, spec.Args, attr)
+	pid, err = syscall.ForkExec(path, spec.Args, attr)
 	if err != nil {
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
 			if _, serr := os.Stat(spec.Dir); serr != nil {
-				return 0, fmt.Errorf("working directory %s: %w", spec.Dir, serr)
+				return 0, nil, fmt.Errorf("working directory %s: %w", spec.Dir, serr)
 			}
 		}
-		return 0, fmt.Errorf("%s: %w", spec.Args[0], err)
+		return 0, nil, fmt.Errorf("%s: %w", spec.Args[0], err)
 	}
-	b.running[pid] = make(chan syscall.WaitStatus, 1)
-	return pid, nil
+	ch := make(chan syscall.WaitStatus, 1)
+	b.running[pid] = ch
+	return pid, ch, nil
 }
 
 // lookPath finds name on the PATH of env, inside the view.

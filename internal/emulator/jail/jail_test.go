@@ -34,7 +34,7 @@ func newBox(t *testing.T) *box {
 
 // newBoxWith makes a box, with a cgroup where this machine gives one
 // when cgroups is set.
-func newBoxWith(t *testing.T, cgroups bool) *box {
+func newBoxWith(t testing.TB, cgroups bool) *box {
 	t.Helper()
 	jailtest.Need(t)
 	bx := &box{dir: t.TempDir()}
@@ -60,7 +60,7 @@ func newBoxWith(t *testing.T, cgroups bool) *box {
 }
 
 // command makes a shell line's command in the box.
-func (b *box) command(t *testing.T, root bool, line string, extra ...*os.File) *exec.Cmd {
+func (b *box) command(t testing.TB, root bool, line string, extra ...*os.File) *exec.Cmd {
 	t.Helper()
 	cmd, err := b.b.Command(jail.Spec{Root: root, Dir: "/home/user", Args: []string{"sh", "-c", line}},
 		[]string{"PATH=/usr/bin:/bin", "HOME=/home/user"}, extra)
