@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -167,6 +168,40 @@ func Cut(n int64) Fault {
 	}
 }
 
+// CutAfter passes the answer on as it comes and, d after the request
+// arrived, closes the connection, mid-body when the answer is a stream
+// still going: a proxy's route or stream timeout (the sandbox-manager's
+// Envoy cuts a route after 400 s). The client sees the body end without
+// its last chunk, an unexpected EOF inside a Connect envelope; the
+// upstream sees its client go away. An answer that ends before d passes
+// whole.
+func CutAfter(d time.Duration) Fault {
+	return func(w http.ResponseWriter, r *http.Request, up http.Handler) {
+		lw := &limitWriter{ResponseWriter: w, left: math.MaxInt64, full: make(chan struct{})}
+		done := make(chan struct{})
+		ctx, cancel := contextOf(r)
+		defer cancel()
+		go func() {
+			defer close(done)
+			pass(up, lw, r.WithContext(ctx))
+		}()
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		select {
+		case <-done:
+			return
+		case <-r.Context().Done():
+			<-done
+			return
+		case <-timer.C:
+		}
+		lw.close()
+		cancel()
+		<-done // nothing writes to w any more
+		hangUp(w)
+	}
+}
+
 // Stall passes the answer's status, headers and first n bytes of body on,
 // then sends nothing more and keeps the connection open until the client
 // goes away.
@@ -268,6 +303,16 @@ func abort(w http.ResponseWriter) {
 	_ = conn.Close()
 }
 
+// hangUp closes the client's connection in the middle of an answer, the
+// way a proxy ends a stream it timed out: an orderly close, not a reset.
+func hangUp(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
 // limitWriter passes the first left bytes of a body on, flushed, and
 // reports when they are out.
 type limitWriter struct {
@@ -312,6 +357,16 @@ func (l *limitWriter) Flush() {
 		if f, ok := l.ResponseWriter.(http.Flusher); ok {
 			f.Flush()
 		}
+	}
+}
+
+// close passes no more of the body on; a write then fails.
+func (l *limitWriter) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		l.closed = true
+		close(l.full)
 	}
 }
 
