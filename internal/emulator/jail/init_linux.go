@@ -182,11 +182,11 @@ type notFoundError struct{ name string }
 
 func (e *notFoundError) Error() string { return e.name + ": command not found" }
 
-// start forks the command: in a session of its own, as the sandbox's user
-// (uid 1000, or 0 for root) in a user namespace nested in the init's, with
-// no power over the mounts. Its end comes on end, which the caller gets
-// from start itself: once start returns, the reaper may have taken the
-// command out of the table already.
+// start forks the command: in a session of its own (on its terminal, for
+// a Tty spec), as the sandbox's user (uid 1000, or 0 for root) in a user
+// namespace nested in the init's, with no power over the mounts. Its end
+// comes on end, which the caller gets from start itself: once start
+// returns, the reaper may have taken the command out of the table already.
 func (b *boxInit) start(spec Spec, files []*os.File) (pid int, end <-chan syscall.WaitStatus, err error) {
 	if len(spec.Args) == 0 || len(files) != 3+spec.ExtraFiles {
 		return 0, nil, errors.New("bad command")
@@ -211,6 +211,11 @@ func (b *boxInit) start(spec Spec, files []*os.File) (pid int, end <-chan syscal
 		GidMappingsEnableSetgroups: false,
 		Credential:                 &syscall.Credential{Uid: uint32(id), Gid: uint32(id), NoSetGroups: true},
 	}}
+	if spec.Tty {
+		// Descriptor 0 of the child, the pty's slave end: the session the
+		// command leads gets it as its controlling terminal.
+		attr.Sys.Setctty, attr.Sys.Ctty = true, 0
+	}
 	// Held until the command is in the table: the reaper may not take its
 	// end before.
 	b.mu.Lock()

@@ -85,6 +85,12 @@ type Spec struct {
 	// ExtraFiles is how many descriptors after stderr (3, 4, ...) the
 	// command inherits, as exec.Cmd.ExtraFiles gives them to the relay.
 	ExtraFiles int `json:"extraFiles,omitempty"`
+	// Tty starts the command on a terminal: its stdin (as the relay gets
+	// it: a pty's slave end, from Box.OpenPTY) becomes the controlling
+	// terminal of the new session the command leads, so that ^C written
+	// to the master interrupts its foreground job and a resize of the
+	// master reaches it as SIGWINCH.
+	Tty bool `json:"tty,omitempty"`
 
 	// Socket is the box's (set by Box.Command); RelayPID is the relay's
 	// pid on this machine, by which the emulator asks the init for the

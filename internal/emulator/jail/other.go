@@ -30,6 +30,9 @@ func (*Box) Command(Spec, []string, []*os.File) (*exec.Cmd, error) { return nil,
 // PID is never reached.
 func (*Box) PID(int) (int, error) { return 0, ErrUnsupported }
 
+// OpenPTY is never reached.
+func (*Box) OpenPTY() (master, slave *os.File, err error) { return nil, nil, ErrUnsupported }
+
 // Freeze is never reached.
 func (*Box) Freeze() error { return ErrUnsupported }
 

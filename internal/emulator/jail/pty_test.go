@@ -1,0 +1,139 @@
+//go:build linux
+
+package jail_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/abx-dev/abx/internal/emulator/jail"
+)
+
+// terminal is a pty's master end and everything read from it.
+type terminal struct {
+	master *os.File
+	mu     sync.Mutex
+	out    strings.Builder
+	done   chan error // the read's end: EIO once no process holds the slave
+}
+
+func newTerminal(master *os.File) *terminal {
+	tm := &terminal{master: master, done: make(chan error, 1)}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			tm.mu.Lock()
+			tm.out.Write(buf[:n])
+			tm.mu.Unlock()
+			if err != nil {
+				tm.done <- err
+				return
+			}
+		}
+	}()
+	return tm
+}
+
+func (tm *terminal) String() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.out.String()
+}
+
+// waitOutput waits (10 s at most) until the terminal has shown want.
+func (tm *terminal) waitOutput(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(tm.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q on the terminal within 10 s; it shows %q", want, tm.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (tm *terminal) write(t *testing.T, s string) {
+	t.Helper()
+	if _, err := tm.master.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func resize(t *testing.T, master *os.File, rows, cols uint16) {
+	t.Helper()
+	raw, err := master.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = raw.Control(func(fd uintptr) {
+		err = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A command started with Tty runs on a terminal of the box's own, which
+// it controls: tty names it, its size is the master's, a resize reaches
+// it as SIGWINCH, ^C interrupts its foreground job, and its input comes
+// in order.
+func TestBoxRunsACommandOnATerminal(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	master, slave, err := b.b.OpenPTY()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = master.Close() }()
+	resize(t, master, 33, 101)
+	script := `tty; stty size; trap 'echo winched' WINCH; echo ready
+read a; stty size
+trap 'echo caught' INT; sleep 30; echo "after $?"
+read b; echo "got $b"; exit 3`
+	cmd, err := b.b.Command(jail.Spec{Dir: "/home/user", Args: []string{"bash", "-c", script}, Tty: true},
+		[]string{"PATH=/usr/bin:/bin", "HOME=/home/user"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = slave.Close()
+	tm := newTerminal(master)
+	tm.waitOutput(t, "ready")
+	if out := tm.String(); !strings.Contains(out, "/dev/pts/") || !strings.Contains(out, "33 101\r\n") {
+		t.Errorf("tty and stty size: %q", out)
+	}
+	resize(t, master, 40, 120)
+	tm.write(t, "go\n")
+	tm.waitOutput(t, "40 120\r\n")
+	tm.waitOutput(t, "winched")
+	time.Sleep(200 * time.Millisecond) // sleep runs
+	tm.write(t, "\x03")
+	tm.waitOutput(t, "caught")
+	tm.waitOutput(t, "after 130")
+	tm.write(t, "one two\n")
+	tm.waitOutput(t, "got one two")
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 {
+		t.Errorf("exit: %v", err)
+	}
+	select {
+	case err := <-tm.done:
+		if !errors.Is(err, unix.EIO) {
+			t.Errorf("the master's end: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the master did not end within 10 s of the command's")
+	}
+}
