@@ -109,16 +109,19 @@ func TestScripts(t *testing.T) {
 			env.Setenv("REPO", repoRoot)
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"requests":  cmdRequests,
-			"clock":     cmdClock,
-			"capture":   cmdCapture,
-			"waitfile":  cmdWaitFile,
-			"envdlog":   cmdEnvdLog,
-			"interplog": cmdInterpLog,
-			"waitenvd":  cmdWaitEnvd,
-		},
+		Cmds: storyCmds,
 	})
+}
+
+// storyCmds are the stories' own commands; a platform's files add theirs.
+var storyCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"requests":  cmdRequests,
+	"clock":     cmdClock,
+	"capture":   cmdCapture,
+	"waitfile":  cmdWaitFile,
+	"envdlog":   cmdEnvdLog,
+	"interplog": cmdInterpLog,
+	"waitenvd":  cmdWaitEnvd,
 }
 
 // requests prints the fake's request log, one block a request:

@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/provider"
 )
 
 // Verbs are this group's commands, as the root lists them.
@@ -15,10 +14,4 @@ func Verbs() []cmdutil.Verb {
 		{Names: []string{"ps"}, Group: group, Build: NewCmdPs},
 		{Names: []string{"terminal"}, Group: group, Build: NewCmdTerminal},
 	}
-}
-
-// NewCmdTerminal is `abx terminal`, whose capability no provider abx
-// knows has yet.
-func NewCmdTerminal(f *cmdutil.Factory) *cobra.Command {
-	return cmdutil.Unsupported(f, "terminal ID", "Open an interactive terminal in a sandbox", provider.PTY)
 }

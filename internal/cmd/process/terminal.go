@@ -1,0 +1,195 @@
+package process
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/remoteproc"
+	"github.com/abx-dev/abx/internal/tty"
+)
+
+// TerminalOptions are the inputs of `abx terminal`.
+type TerminalOptions struct {
+	IO   *output.Streams
+	Envd func(ctx context.Context, id, user string) (*envd.Client, error)
+
+	ID     string
+	Argv   []string // empty: a login shell
+	Cwd    string
+	User   string
+	Env    map[string]string
+	Attach uint32
+}
+
+// detachKeys end a session and leave its process running: Ctrl-P Ctrl-Q,
+// as docker's.
+var detachKeys = []byte{0x10, 0x11}
+
+// NewCmdTerminal builds `abx terminal`.
+func NewCmdTerminal(f *cmdutil.Factory) *cobra.Command {
+	opts := &TerminalOptions{IO: f.IO, Envd: f.Envd}
+	var env []string
+	var attach string
+	cmd := &cobra.Command{
+		Use:   "terminal ID [flags] [-- CMD [ARG...]]",
+		Short: "Open an interactive terminal in a sandbox",
+		Long: `Open an interactive terminal in a sandbox: a login shell (bash -i -l), or CMD, on a
+pseudo-terminal of this terminal's size. Every key goes to the sandbox as typed (Ctrl-C,
+Ctrl-Z, Ctrl-D and the arrows included), and a resize of this window reaches it.
+
+Ctrl-P Ctrl-Q detaches: abx ends and the shell runs on; 'abx terminal ID --attach PID'
+gets back to it. A Ctrl-P alone reaches the shell with the next key.
+
+TERM is this terminal's (xterm-256color when unset), LANG and LC_ALL are C.UTF-8 unless
+--env sets them.
+
+Exit status: the shell's (or CMD's) own, as with exec; 0 after a detach; 2 without a
+terminal on stdin (pipe input with 'abx exec -i' instead).`,
+		Example: `  abx terminal "$id"
+  abx terminal "$id" --user root --cwd /var/log
+  abx terminal "$id" -- python3
+  abx terminal "$id" --attach 42`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 {
+				return cmdutil.UsageError(cmd, "abx terminal needs a sandbox ID")
+			}
+			if dash := cmd.ArgsLenAtDash(); (dash == -1 && len(args) > 1) || dash > 1 {
+				return cmdutil.UsageError(cmd, "put -- between the sandbox ID and the command")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
+				return err
+			}
+			opts.Argv = args[1:]
+			if opts.Env, err = cmdutil.ParseKeyValues("--env", env); err != nil {
+				return err
+			}
+			if err := cmdutil.CheckUser(opts.User); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("attach") {
+				pid, err := strconv.ParseUint(attach, 10, 32)
+				if err != nil || pid == 0 {
+					return abxerr.New(abxerr.Usage, "--attach takes a process ID, a positive number, got %q", attach).
+						WithHint("run 'abx ps %s' to see the processes", opts.ID)
+				}
+				if len(opts.Argv) > 0 {
+					return cmdutil.UsageError(cmd, "--attach joins a running process: give no command")
+				}
+				opts.Attach = uint32(pid)
+			}
+			return runTerminal(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Cwd, "cwd", "w", "", "working directory in the sandbox (default: the user's home)")
+	fl.StringVarP(&opts.User, "user", "u", "", `Linux user to run as (default "user")`)
+	fl.StringArrayVarP(&env, "env", "e", nil, "environment variable KEY=VALUE (repeatable)")
+	fl.StringVar(&attach, "attach", "", "join the running terminal process PID (one a detach left running)")
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
+	cmdutil.PassThrough(cmd)
+	return cmdutil.Needs(cmd, provider.PTY)
+}
+
+// localTerminal is abx's stdin as a terminal, or the usage error that says
+// a terminal is needed.
+func localTerminal(io *output.Streams) (*tty.Term, error) {
+	if f, ok := io.In.(*os.File); ok && io.StdinTTY {
+		if t, ok := tty.Open(f); ok {
+			return t, nil
+		}
+	}
+	return nil, abxerr.New(abxerr.Usage, "abx terminal needs a terminal on stdin").
+		WithHint("to pipe input to a command, run 'abx exec -i ID -- CMD'")
+}
+
+// sessionEnv is the environment of a terminal's process: the local
+// terminal's type and a UTF-8 locale, under what --env gives.
+func sessionEnv(given map[string]string) map[string]string {
+	env := map[string]string{"TERM": os.Getenv("TERM"), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+	if env["TERM"] == "" || env["TERM"] == "dumb" {
+		env["TERM"] = "xterm-256color"
+	}
+	for k, v := range given {
+		env[k] = v
+	}
+	return env
+}
+
+func runTerminal(ctx context.Context, opts *TerminalOptions) error {
+	local, err := localTerminal(opts.IO)
+	if err != nil {
+		return err
+	}
+	c, err := opts.Envd(ctx, opts.ID, opts.User)
+	if err != nil {
+		return err
+	}
+	x, err := session(ctx, opts.IO, local, c, remoteproc.Terminal{
+		Spec: remoteproc.Spec{Argv: shellOr(opts.Argv), Cwd: opts.Cwd, Env: sessionEnv(opts.Env)},
+		PID:  opts.Attach,
+	})
+	if d, ok := err.(*remoteproc.DetachedError); ok {
+		fmt.Fprintf(opts.IO.ErrOut, "Detached; process %d runs on. Get back with: abx terminal %s --attach %d\n", d.PID, opts.ID, d.PID)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if x.Code != 0 {
+		return abxerr.Status(x.Code)
+	}
+	return nil
+}
+
+// shellOr is argv, or an interactive login shell.
+func shellOr(argv []string) []string {
+	if len(argv) > 0 {
+		return argv
+	}
+	return []string{"/bin/bash", "-i", "-l"}
+}
+
+// session runs t on the local terminal: raw from the process's start to
+// the session's end, however it ends (the process's end, a detach, a
+// broken connection, SIGTERM or SIGHUP to abx, a panic), and the same
+// size as the local one.
+func session(ctx context.Context, io *output.Streams, local *tty.Term, c *envd.Client, t remoteproc.Terminal) (*remoteproc.Exit, error) {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM)
+	defer stop()
+	defer local.Restore()
+	resizes, sizes := local.Resizes(ctx), make(chan envd.Size)
+	go func() {
+		for r := range resizes {
+			select {
+			case sizes <- size(r[0], r[1]):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	cols, rows := local.Size()
+	t.Size, t.Keys, t.Screen, t.Resizes, t.Detach = size(cols, rows), io.In, io.Out, sizes, detachKeys
+	t.Started = func(uint32) { _ = local.Raw() }
+	return t.Run(ctx, c)
+}
+
+// size is a terminal size as envd takes it.
+func size(cols, rows int) envd.Size {
+	clamp := func(n int) uint16 { return uint16(min(max(n, 1), 65535)) }
+	return envd.Size{Cols: clamp(cols), Rows: clamp(rows)}
+}
