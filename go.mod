@@ -9,6 +9,7 @@ require (
 	connectrpc.com/connect v1.21.1
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/cpuguy83/go-md2man/v2 v2.0.6
+	github.com/fsnotify/fsnotify v1.9.0
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/itchyny/timefmt-go v0.1.9
 	github.com/olekukonko/tablewriter v1.1.5
@@ -33,7 +34,6 @@ require (
 	github.com/clipperhouse/displaywidth v0.11.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/fatih/color v1.18.0 // indirect
-	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/lucasb-eyer/go-colorful v1.4.1 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect

@@ -23,7 +23,8 @@ import (
 )
 
 // filesystemService implements envd's Filesystem service on the sandbox
-// directory. Watching is not offered (not a capability of this provider).
+// directory: WatchDir is in watch.go; the polling watcher calls
+// (CreateWatcher and the rest) are not offered.
 type filesystemService struct {
 	filesystemconnect.UnimplementedFilesystemHandler
 	s *Server

@@ -1,0 +1,273 @@
+//go:build unix
+
+package envd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/abx-dev/abx/internal/envd"
+	pb "github.com/abx-dev/abx/internal/envd/gen/filesystem"
+)
+
+// WatchDir streams the changes in a directory as envd 0.2.10 does
+// (docs/emulator.md, "Watching"): a start event once the watch is in
+// place, then one event per change and kind (one fsnotify event may carry
+// several kinds: create, rename, chmod, write, remove, in that order),
+// each named relative to the watched directory, and keepalives while
+// nothing changes. A missing path is not_found; a file invalid_argument.
+// The path is resolved through the sandbox's view as every call's is, and
+// so is every subdirectory a recursive watch adds: a link leads nowhere
+// outside the sandbox, and what the view hides is not watched.
+func (h *filesystemService) WatchDir(ctx context.Context, req *connect.Request[pb.WatchDirRequest], stream *connect.ServerStream[pb.WatchDirResponse]) error {
+	if err := h.s.needUser(req.Header()); err != nil {
+		return err
+	}
+	l, err := h.locate(req.Header(), req.Msg.GetPath(), true)
+	if err != nil {
+		return err
+	}
+	// envd before RecursiveWatch does not know the field: it watches the
+	// one directory.
+	recursive := req.Msg.GetRecursive() && h.s.version.AtLeast(envd.RecursiveWatch)
+	w, err := h.s.newWatch(l, recursive)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if err := stream.Send(&pb.WatchDirResponse{Event: &pb.WatchDirResponse_Start{Start: &pb.WatchDirResponse_StartEvent{}}}); err != nil {
+		return err
+	}
+	send := func(name string, op pb.EventType) error {
+		return stream.Send(&pb.WatchDirResponse{Event: &pb.WatchDirResponse_Filesystem{
+			Filesystem: &pb.FilesystemEvent{Name: name, Type: op}}})
+	}
+	keepalive := keepaliveOf(req.Header())
+	tick := time.NewTicker(keepalive)
+	defer tick.Stop()
+	gone := time.NewTicker(sandboxPoll)
+	defer gone.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return connect.NewError(connect.CodeCanceled, ctx.Err())
+		case <-gone.C:
+			if h.s.isClosed() {
+				// The sandbox was killed: its envd, and the stream with it,
+				// is gone.
+				return connect.NewError(connect.CodeUnavailable, errors.New("the sandbox is gone"))
+			}
+		case <-tick.C:
+			if err := stream.Send(&pb.WatchDirResponse{Event: &pb.WatchDirResponse_Keepalive{Keepalive: &pb.WatchDirResponse_KeepAlive{}}}); err != nil {
+				return err
+			}
+		case err, ok := <-w.fsw.Errors:
+			if !ok {
+				return connect.NewError(connect.CodeInternal, errors.New("watcher error channel closed"))
+			}
+			return connect.NewError(connect.CodeInternal, fmt.Errorf("watcher error: %w", err))
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return connect.NewError(connect.CodeInternal, errors.New("watcher event channel closed"))
+			}
+			name, ok := w.name(ev)
+			if !ok {
+				continue
+			}
+			if recursive && ev.Op.Has(fsnotify.Create) {
+				// A new directory is watched too, before its creation is
+				// told, so that a client that saw it sees what is made in
+				// it; what was made before the watch was in place is not
+				// told, as with inotifywait -r.
+				if err := w.addTree(path.Join(l.path, name)); err != nil {
+					return err
+				}
+			}
+			for _, k := range eventKinds {
+				if !ev.Op.Has(k.op) {
+					continue
+				}
+				if err := send(name, k.typ); err != nil {
+					return err
+				}
+				tick.Reset(keepalive)
+			}
+		}
+	}
+}
+
+// sandboxPoll is how often a watch looks whether its sandbox was killed.
+const sandboxPoll = 200 * time.Millisecond
+
+// maxWatchDirs bounds the directories one recursive watch takes.
+const maxWatchDirs = 8192
+
+// eventKinds are fsnotify's kinds as envd types them, in the order envd
+// sends the kinds of one event.
+var eventKinds = []struct {
+	op  fsnotify.Op
+	typ pb.EventType
+}{
+	{fsnotify.Create, pb.EventType_EVENT_TYPE_CREATE},
+	{fsnotify.Rename, pb.EventType_EVENT_TYPE_RENAME},
+	{fsnotify.Chmod, pb.EventType_EVENT_TYPE_CHMOD},
+	{fsnotify.Write, pb.EventType_EVENT_TYPE_WRITE},
+	{fsnotify.Remove, pb.EventType_EVENT_TYPE_REMOVE},
+}
+
+// watch is one WatchDir's inotify watches: the directory, and with a
+// recursive watch every directory below it, each known by where it is on
+// this machine and what the sandbox calls it.
+type watch struct {
+	s    *Server
+	fsw  *fsnotify.Watcher
+	root string            // the watched directory, as a sandbox path
+	dirs map[string]string // this machine's path -> the sandbox's
+}
+
+// newWatch checks that l is a directory and watches it (and, recursive,
+// the directories below it), as the request's user: a directory the user
+// cannot read is not watched.
+func (s *Server) newWatch(l located, recursive bool) (*watch, error) {
+	st, err := s.view.lstat(l.path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("path %s not found: %w", l.path, renamed(err, l.path)))
+		}
+		return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("error statting path %s: %w", l.path, renamed(err, l.path)))
+	}
+	if !st.IsDir() {
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path %s not a directory", l.path))
+	}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("error creating watcher: %w", err))
+	}
+	w := &watch{s: s, fsw: fsw, root: l.path, dirs: map[string]string{}}
+	if err := w.add(l.path, l.host); err != nil {
+		w.close()
+		return nil, err
+	}
+	if recursive {
+		if err := w.below(l.path); err != nil {
+			w.close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func (w *watch) close() { _ = w.fsw.Close() }
+
+// add watches the directory p of the sandbox, at host on this machine.
+func (w *watch) add(p, host string) error {
+	if _, ok := w.dirs[host]; ok {
+		return nil
+	}
+	if len(w.dirs) >= maxWatchDirs {
+		return connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("more than %d directories to watch under %s", maxWatchDirs, w.root))
+	}
+	if err := w.s.asUser(func() error { return w.fsw.Add(host) }); err != nil {
+		return connect.NewError(connect.CodeInternal, fmt.Errorf("error adding path %s to watcher: %w", p, renamed(err, p)))
+	}
+	w.dirs[host] = p
+	return nil
+}
+
+// addTree watches p, when it is a directory (not a link to one), and the
+// directories below it.
+func (w *watch) addTree(p string) error {
+	st, err := w.s.view.lstat(p)
+	if err != nil || !st.IsDir() {
+		return nil // gone again, or no directory
+	}
+	h, m := w.s.view.host(p)
+	if m.target == "/" && w.s.view.hidden(h) {
+		return nil
+	}
+	if err := w.add(p, h); err != nil {
+		return err
+	}
+	return w.below(p)
+}
+
+// below watches the directories under the sandbox directory p, through
+// the view: links are not followed, hidden directories are empty.
+func (w *watch) below(p string) error {
+	var entries []fs.DirEntry
+	if err := w.s.asUser(func() error {
+		var err error
+		entries, err = w.s.view.readDir(p)
+		return err
+	}); err != nil {
+		return nil // unreadable, or gone: nothing below to watch
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if err := w.addTree(path.Join(p, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// name is the sandbox's name of an event's entry relative to the watched
+// directory; false for an event of nothing the sandbox sees.
+func (w *watch) name(ev fsnotify.Event) (string, bool) {
+	var p string
+	if d, ok := w.dirs[filepath.Clean(ev.Name)]; ok {
+		p = d // the watched directory itself
+	} else if d, ok := w.dirs[filepath.Dir(ev.Name)]; ok {
+		p = path.Join(d, filepath.Base(ev.Name))
+	} else {
+		return "", false
+	}
+	if h, m := w.s.view.host(p); m.target == "/" && w.s.view.hidden(h) && !w.s.view.hiddenRoot(h) {
+		return "", false
+	}
+	if ev.Op.Has(fsnotify.Remove) || ev.Op.Has(fsnotify.Rename) {
+		w.forget(ev.Name)
+	}
+	rel, err := filepath.Rel(w.root, p)
+	if err != nil {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// forget drops the directories at and under the machine path h: inotify
+// dropped their watches.
+func (w *watch) forget(h string) {
+	h = filepath.Clean(h)
+	for d := range w.dirs {
+		if d != w.rootHost() && (d == h || within(d, h)) {
+			delete(w.dirs, d)
+		}
+	}
+}
+
+func (w *watch) rootHost() string {
+	for h, p := range w.dirs {
+		if p == w.root {
+			return h
+		}
+	}
+	return ""
+}
+
+// isClosed reports whether the sandbox was killed (Close).
+func (s *Server) isClosed() bool {
+	s.boxMu.Lock()
+	defer s.boxMu.Unlock()
+	return s.closed
+}
