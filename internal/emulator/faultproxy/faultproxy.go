@@ -168,16 +168,18 @@ func Cut(n int64) Fault {
 	}
 }
 
-// CutAfter passes the answer on as it comes and, d after the request
-// arrived, closes the connection, mid-body when the answer is a stream
+// CutAfter passes the answer on as it comes and, d after its headers
+// passed, closes the connection, mid-body when the answer is a stream
 // still going: a proxy's route or stream timeout (the sandbox-manager's
 // Envoy cuts a route after 400 s). The client sees the body end without
 // its last chunk, an unexpected EOF inside a Connect envelope; the
 // upstream sees its client go away. An answer that ends before d passes
-// whole.
+// whole. d counts from the headers, not from the request, so that a test's
+// stream is cut after it began however slowly the upstream starts.
 func CutAfter(d time.Duration) Fault {
 	return func(w http.ResponseWriter, r *http.Request, up http.Handler) {
-		lw := &limitWriter{ResponseWriter: w, left: math.MaxInt64, full: make(chan struct{})}
+		headed := make(chan struct{})
+		lw := &limitWriter{ResponseWriter: w, left: math.MaxInt64, full: make(chan struct{}), headed: headed}
 		done := make(chan struct{})
 		ctx, cancel := contextOf(r)
 		defer cancel()
@@ -185,12 +187,22 @@ func CutAfter(d time.Duration) Fault {
 			defer close(done)
 			pass(up, lw, r.WithContext(ctx))
 		}()
+		select {
+		case <-done:
+			return
+		case <-r.Context().Done():
+			cancel()
+			<-done
+			return
+		case <-headed:
+		}
 		timer := time.NewTimer(d)
 		defer timer.Stop()
 		select {
 		case <-done:
 			return
 		case <-r.Context().Done():
+			cancel()
 			<-done
 			return
 		case <-timer.C:
@@ -321,6 +333,21 @@ type limitWriter struct {
 	left   int64
 	full   chan struct{}
 	closed bool
+	// headed, when not nil, is closed once the headers passed.
+	headed chan struct{}
+}
+
+func (l *limitWriter) WriteHeader(code int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	l.ResponseWriter.WriteHeader(code)
+	if l.headed != nil && code >= 200 {
+		close(l.headed)
+		l.headed = nil
+	}
 }
 
 func (l *limitWriter) Write(b []byte) (int, error) {
