@@ -9,6 +9,7 @@ require (
 	connectrpc.com/connect v1.21.1
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/cpuguy83/go-md2man/v2 v2.0.6
+	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.9.0
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/itchyny/timefmt-go v0.1.9

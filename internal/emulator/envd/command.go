@@ -26,6 +26,13 @@ import (
 // the sandbox's directories. Its process leads a process group of its
 // own. The code interpreter starts its kernels with it.
 func (s *Server) Command(user, dir string, argv []string, env map[string]string, extra []*os.File) (*exec.Cmd, error) {
+	return s.command(user, dir, argv, env, extra, false)
+}
+
+// command is Command; with tty, the process starts on a terminal: the
+// caller sets its standard streams to a pty's slave end (openPTY), which
+// becomes the controlling terminal of the session the process leads.
+func (s *Server) command(user, dir string, argv []string, env map[string]string, extra []*os.File, tty bool) (*exec.Cmd, error) {
 	user, err := checkUser(user)
 	if err != nil {
 		return nil, err
@@ -49,14 +56,16 @@ func (s *Server) Command(user, dir string, argv []string, env map[string]string,
 		cmd := exec.Command(name, argv[1:]...)
 		cmd.Args[0] = argv[0]
 		cmd.Dir, cmd.Env, cmd.ExtraFiles = l.host, procEnv, extra
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // its own session: not the emulator's terminal
+		// Its own session: not the emulator's terminal, but its own pty's
+		// (descriptor 0 of the child) where it has one.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: tty, Ctty: 0}
 		return cmd, nil
 	}
 	b, err := s.box()
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInternal, err)
 	}
-	cmd, err := b.Command(jail.Spec{Root: user == Root, Dir: l.path, Args: argv}, procEnv, extra)
+	cmd, err := b.Command(jail.Spec{Root: user == Root, Dir: l.path, Args: argv, Tty: tty}, procEnv, extra)
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInternal, err)
 	}

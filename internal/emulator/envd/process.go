@@ -30,6 +30,10 @@ const (
 	sigCont = syscall.SIGCONT
 )
 
+// stdChunk is the most one stdout or stderr DataEvent carries: envd reads
+// each pipe 32 KiB at a time.
+const stdChunk = 32 << 10
+
 // proc is one process and the streams attached to it. Output read while
 // nobody is attached is dropped, as envd does.
 type proc struct {
@@ -40,6 +44,12 @@ type proc struct {
 	stdin io.WriteCloser
 
 	stdout, stderr io.Reader
+
+	// tty is the master end of the terminal of a process started on one
+	// (pty.go), nil for a plain process, which has stdin, stdout and
+	// stderr instead; writers take ttyMu in turn.
+	tty   *os.File
+	ttyMu sync.Mutex
 
 	mu   sync.Mutex
 	subs map[chan *pb.ProcessEvent]chan struct{} // event channel -> detached
@@ -95,18 +105,44 @@ func (ps *processes) start(req *pb.StartRequest, user string) (*proc, error) {
 	s := ps.s
 	cfg := req.GetProcess()
 	name, args := cfg.GetCmd(), cfg.GetArgs()
+	tty := req.GetPty()
 	if s.version.AtLeast(envd.Version{Major: 0, Minor: 6}) {
 		// Newer envd wraps every command in /bin/sh: a missing one exits 127.
 		name, args = "/bin/sh", append([]string{"-c", `exec "$0" "$@"`, name}, args...)
 	} else if _, err := s.lookPath(name, s.processEnv(user, cfg.GetEnvs())); err != nil {
-		return nil, connect.NewError(connect.CodeInvalidArgument,
-			fmt.Errorf("error starting process: exec: %q: executable file not found in $PATH", name))
+		notFound := fmt.Errorf("exec: %q: executable file not found in $PATH", name)
+		if tty != nil {
+			return nil, ptyStartError(user, cfg, tty, notFound)
+		}
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("error starting process: %w", notFound))
 	}
-	cmd, err := s.Command(user, cfg.GetCwd(), append([]string{name}, args...), cfg.GetEnvs(), nil)
+	cmd, err := s.command(user, cfg.GetCwd(), append([]string{name}, args...), cfg.GetEnvs(), nil, tty != nil)
 	if err != nil {
 		return nil, err
 	}
 	p := &proc{cfg: cfg, cmd: cmd, tag: req.GetTag(), subs: map[chan *pb.ProcessEvent]chan struct{}{}, done: make(chan struct{})}
+	if tty != nil {
+		// On a terminal, as envd starts it: no stdin, stdout or stderr of
+		// its own, all three are the terminal.
+		master, slave, err := s.openPTY()
+		if err != nil {
+			return nil, ptyStartError(user, cfg, tty, err)
+		}
+		if err := setSize(master, tty.GetSize()); err != nil {
+			_, _ = master.Close(), slave.Close()
+			return nil, ptyStartError(user, cfg, tty, err)
+		}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+		err = cmd.Start()
+		_ = slave.Close() // the process holds it: the master reads until it lets go
+		if err != nil {
+			_ = master.Close()
+			return nil, ptyStartError(user, cfg, tty, err)
+		}
+		p.tty = master
+		ps.add(p)
+		return p, nil
+	}
 	// Before 0.3.0 every process gets a stdin pipe that never closes; later
 	// versions open one only when asked.
 	if req.Stdin == nil || req.GetStdin() || !s.version.AtLeast(envd.StdinFlag) {
@@ -127,22 +163,39 @@ func (ps *processes) start(req *pb.StartRequest, user string) (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
-	p.pid = s.sandboxPID(cmd)
+	p.stdout, p.stderr = stdout, stderr
+	ps.add(p)
+	return p, nil
+}
+
+// add puts a started process in the table, by its pid in the sandbox.
+func (ps *processes) add(p *proc) {
+	p.pid = ps.s.sandboxPID(p.cmd)
 	ps.mu.Lock()
 	ps.byID[p.pid] = p
 	ps.live[p] = true
 	ps.mu.Unlock()
-	p.stdout, p.stderr = stdout, stderr
-	return p, nil
+}
+
+// ptyStartError is envd's answer for a process it could not start on a
+// terminal.
+func ptyStartError(user string, cfg *pb.ProcessConfig, tty *pb.PTY, err error) error {
+	dir := cfg.GetCwd()
+	if dir == "" {
+		dir = homeOf(user)
+	}
+	line := strings.Join(append([]string{cfg.GetCmd()}, cfg.GetArgs()...), " ")
+	return connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("error starting pty with command '%s' in dir '%s' with '%d' cols and '%d' rows: %w",
+		line, dir, tty.GetSize().GetCols(), tty.GetSize().GetRows(), err))
 }
 
 // run copies output to the attached streams, then publishes the end. The
 // starting stream subscribes before run, so it misses nothing.
 func (p *proc) run(ps *processes) {
 	var wg sync.WaitGroup
-	pump := func(r io.Reader, wrap func([]byte) *pb.ProcessEvent_DataEvent) {
+	pump := func(r io.Reader, size int, wrap func([]byte) *pb.ProcessEvent_DataEvent) {
 		defer wg.Done()
-		buf := make([]byte, 32<<10)
+		buf := make([]byte, size)
 		for {
 			n, err := r.Read(buf)
 			if n > 0 {
@@ -154,15 +207,37 @@ func (p *proc) run(ps *processes) {
 			}
 		}
 	}
-	wg.Add(2)
-	go pump(p.stdout, func(b []byte) *pb.ProcessEvent_DataEvent {
-		return &pb.ProcessEvent_DataEvent{Output: &pb.ProcessEvent_DataEvent_Stdout{Stdout: b}}
-	})
-	go pump(p.stderr, func(b []byte) *pb.ProcessEvent_DataEvent {
-		return &pb.ProcessEvent_DataEvent{Output: &pb.ProcessEvent_DataEvent_Stderr{Stderr: b}}
-	})
-	wg.Wait()
-	err := p.cmd.Wait()
+	var err error
+	if p.tty != nil {
+		// The master reads until no process holds the slave (EIO): the
+		// process's end, unless it left a job behind on its terminal,
+		// which loses its terminal ptyDrain later.
+		wg.Add(1)
+		drained := make(chan struct{})
+		go func() {
+			pump(p.tty, ptyChunk, func(b []byte) *pb.ProcessEvent_DataEvent {
+				return &pb.ProcessEvent_DataEvent{Output: &pb.ProcessEvent_DataEvent_Pty{Pty: b}}
+			})
+			close(drained)
+		}()
+		err = p.cmd.Wait()
+		select {
+		case <-drained:
+		case <-time.After(ptyDrain):
+		}
+		_ = p.tty.Close()
+		wg.Wait()
+	} else {
+		wg.Add(2)
+		go pump(p.stdout, stdChunk, func(b []byte) *pb.ProcessEvent_DataEvent {
+			return &pb.ProcessEvent_DataEvent{Output: &pb.ProcessEvent_DataEvent_Stdout{Stdout: b}}
+		})
+		go pump(p.stderr, stdChunk, func(b []byte) *pb.ProcessEvent_DataEvent {
+			return &pb.ProcessEvent_DataEvent{Output: &pb.ProcessEvent_DataEvent_Stderr{Stderr: b}}
+		})
+		wg.Wait()
+		err = p.cmd.Wait()
+	}
 	// Gone from the table at once: from the reap on its pid may be another
 	// process's, which no signal meant for this one must reach. (0.2.10
 	// keeps no end event after exit either.)
@@ -437,18 +512,74 @@ func (h *processService) SendSignal(_ context.Context, req *connect.Request[pb.S
 	return connect.NewResponse(&pb.SendSignalResponse{}), nil
 }
 
-func (h *processService) SendInput(_ context.Context, req *connect.Request[pb.SendInputRequest]) (*connect.Response[pb.SendInputResponse], error) {
+func (h *processService) SendInput(ctx context.Context, req *connect.Request[pb.SendInputRequest]) (*connect.Response[pb.SendInputResponse], error) {
 	p, err := h.s.procs.get(req.Msg.GetProcess())
 	if err != nil {
 		return nil, err
 	}
-	if p.stdin == nil {
-		return nil, connect.NewError(connect.CodeFailedPrecondition, errors.New("stdin not enabled for this process"))
-	}
-	if _, err := p.stdin.Write(req.Msg.GetInput().GetStdin()); err != nil {
-		return nil, connect.NewError(connect.CodeInternal, err)
+	if err := p.input(ctx, req.Msg.GetInput()); err != nil {
+		return nil, err
 	}
 	return connect.NewResponse(&pb.SendInputResponse{}), nil
+}
+
+// StreamInput takes a process (the start event), then its input, in
+// order, until the client closes the stream.
+func (h *processService) StreamInput(ctx context.Context, stream *connect.ClientStream[pb.StreamInputRequest]) (*connect.Response[pb.StreamInputResponse], error) {
+	var p *proc
+	for stream.Receive() {
+		switch ev := stream.Msg().GetEvent().(type) {
+		case *pb.StreamInputRequest_Start:
+			found, err := h.s.procs.get(ev.Start.GetProcess())
+			if err != nil {
+				return nil, err
+			}
+			p = found
+		case *pb.StreamInputRequest_Data:
+			if p == nil {
+				// envd 0.2.10 fails the call by a crash here; this says why.
+				return nil, connect.NewError(connect.CodeFailedPrecondition, errors.New("input before the start event: no process selected"))
+			}
+			if err := p.input(ctx, ev.Data.GetInput()); err != nil {
+				return nil, err
+			}
+		case *pb.StreamInputRequest_Keepalive:
+		default:
+			return nil, connect.NewError(connect.CodeUnimplemented, fmt.Errorf("invalid event type %T", ev))
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, connect.NewError(connect.CodeUnknown, fmt.Errorf("error streaming input: %w", err))
+	}
+	return connect.NewResponse(&pb.StreamInputResponse{}), nil
+}
+
+// input writes one ProcessInput where envd writes it: pty input to the
+// terminal, stdin to the stdin pipe; either to a process that has the
+// other is an error, worded as envd words it.
+func (p *proc) input(ctx context.Context, in *pb.ProcessInput) error {
+	switch in.GetInput().(type) {
+	case *pb.ProcessInput_Pty:
+		if p.tty == nil {
+			return connect.NewError(connect.CodeInternal, fmt.Errorf("error writing to tty: %w", errTTYNotAssigned))
+		}
+		if err := p.writeTTY(ctx, in.GetPty()); err != nil {
+			return connect.NewError(connect.CodeInternal, fmt.Errorf("error writing to tty: error writing to tty of process '%d': %w", p.pid, err))
+		}
+	case *pb.ProcessInput_Stdin:
+		if p.tty != nil {
+			return connect.NewError(connect.CodeInternal, fmt.Errorf("error writing to stdin: %w", errTTYAssigned))
+		}
+		if p.stdin == nil {
+			return connect.NewError(connect.CodeFailedPrecondition, errors.New("stdin not enabled for this process"))
+		}
+		if _, err := p.stdin.Write(in.GetStdin()); err != nil {
+			return connect.NewError(connect.CodeInternal, fmt.Errorf("error writing to stdin: error writing to stdin of process '%d': %w", p.pid, err))
+		}
+	default:
+		return connect.NewError(connect.CodeUnimplemented, fmt.Errorf("invalid input type %T", in.GetInput()))
+	}
+	return nil
 }
 
 func (h *processService) CloseStdin(_ context.Context, req *connect.Request[pb.CloseStdinRequest]) (*connect.Response[pb.CloseStdinResponse], error) {
