@@ -47,9 +47,9 @@ type proc struct {
 
 	// tty is the master end of the terminal of a process started on one
 	// (pty.go), nil for a plain process, which has stdin, stdout and
-	// stderr instead; writers take ttyMu in turn.
-	tty   *os.File
-	ttyMu sync.Mutex
+	// stderr instead; writers hold ttyTurn in turn.
+	tty     *os.File
+	ttyTurn chan struct{}
 
 	mu   sync.Mutex
 	subs map[chan *pb.ProcessEvent]chan struct{} // event channel -> detached
@@ -139,7 +139,7 @@ func (ps *processes) start(req *pb.StartRequest, user string) (*proc, error) {
 			_ = master.Close()
 			return nil, ptyStartError(user, cfg, tty, err)
 		}
-		p.tty = master
+		p.tty, p.ttyTurn = master, make(chan struct{}, 1)
 		ps.add(p)
 		return p, nil
 	}

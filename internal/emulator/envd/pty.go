@@ -67,7 +67,7 @@ func (s *Server) openPTY() (master, slave *os.File, err error) {
 		return nil, nil, err
 	}
 	unix.CloseOnExec(fd)
-	return os.NewFile(uintptr(fd), "ptmx"), slave, nil
+	return os.NewFile(uintptr(fd), "/dev/ptmx"), slave, nil
 }
 
 // setSize gives the terminal of master its size; its foreground process
@@ -98,8 +98,12 @@ var (
 // terminal's queue, and the write waits for it as envd's does, but no
 // longer than its caller.
 func (p *proc) writeTTY(ctx context.Context, b []byte) error {
-	p.ttyMu.Lock()
-	defer p.ttyMu.Unlock()
+	select {
+	case p.ttyTurn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-p.ttyTurn }()
 	for len(b) > 0 {
 		_ = p.tty.SetWriteDeadline(time.Now().Add(ptyWriteSlice))
 		n, err := p.tty.Write(b)

@@ -219,9 +219,10 @@ func terminalLife(t *testing.T, isolated bool) {
 	// A connection made now sees what comes from now on.
 	other := connectSession(t, c, sh.pid)
 
-	sh.write(t, "echo sl''eeping; sleep 30\r")
+	// The job prints once it has the terminal (bash gives it the terminal
+	// before it runs), so ^C reaches it.
+	sh.write(t, "sh -c 'echo sl\"\"eeping; exec sleep 30'\r")
 	sh.waitOutput(t, "sleeping\r\n")
-	time.Sleep(100 * time.Millisecond) // sleep starts
 	sh.write(t, "\x03")
 	sh.write(t, "echo status $?\r")
 	sh.waitOutput(t, "status 130\r\n")
@@ -350,5 +351,21 @@ func wantErr(t *testing.T, what string, err error, code connect.Code, msg string
 	var ce *connect.Error
 	if err == nil || !errors.As(err, &ce) || ce.Code() != code || ce.Message() != msg {
 		t.Errorf("%s: got %v, want %s: %s", what, err, code, msg)
+	}
+}
+
+// A job left on the terminal does not hold the end back for more than
+// ptyDrain: the end comes, with the shell's status and all it wrote. (The
+// job outlasts ptyDrain and ends on its own: without a box, nothing
+// reaches it once its shell has ended.)
+func TestTerminalEndsDespiteAJobLeftOnIt(t *testing.T) {
+	t.Parallel()
+	c := ptyServer(t, false)
+	sh := startSession(t, c, &pb.StartRequest{
+		Process: &pb.ProcessConfig{Cmd: "/bin/bash", Args: []string{"-c", "trap '' HUP; sleep 8 & echo bye; exit 4"}},
+		Pty:     &pb.PTY{Size: &pb.PTY_Size{Cols: 80, Rows: 24}},
+	})
+	if end := sh.waitEnd(t); end.GetExitCode() != 4 || !strings.Contains(sh.output(), "bye\r\n") {
+		t.Errorf("end %v, output %q", end, sh.output())
 	}
 }

@@ -47,7 +47,7 @@ func (b *Box) OpenPTY() (master, slave *os.File, err error) {
 		_ = unix.Close(fd)
 		return nil, nil, err
 	}
-	return os.NewFile(uintptr(fd), "ptmx"), os.NewFile(uintptr(sfd), "pts"), nil
+	return os.NewFile(uintptr(fd), "/dev/ptmx"), os.NewFile(uintptr(sfd), "/dev/pts"), nil
 }
 
 // peer opens the slave end of the master fd: by the master itself where

@@ -96,7 +96,7 @@ func TestBoxRunsACommandOnATerminal(t *testing.T) {
 	resize(t, master, 33, 101)
 	script := `tty; stty size; trap 'echo winched' WINCH; echo ready
 read a; stty size
-trap 'echo caught' INT; sleep 30; echo "after $?"
+trap 'echo caught' INT; sh -c 'echo sleeping; exec sleep 30'; echo "after $?"
 read b; echo "got $b"; exit 3`
 	cmd, err := b.b.Command(jail.Spec{Dir: "/home/user", Args: []string{"bash", "-c", script}, Tty: true},
 		[]string{"PATH=/usr/bin:/bin", "HOME=/home/user"}, nil)
@@ -117,7 +117,8 @@ read b; echo "got $b"; exit 3`
 	tm.write(t, "go\n")
 	tm.waitOutput(t, "40 120\r\n")
 	tm.waitOutput(t, "winched")
-	time.Sleep(200 * time.Millisecond) // sleep runs
+	// Once the command prints, it is in the terminal's foreground group.
+	tm.waitOutput(t, "sleeping")
 	tm.write(t, "\x03")
 	tm.waitOutput(t, "caught")
 	tm.waitOutput(t, "after 130")
