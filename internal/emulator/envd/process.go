@@ -590,6 +590,9 @@ func (h *processService) CloseStdin(_ context.Context, req *connect.Request[pb.C
 	if err != nil {
 		return nil, err
 	}
+	if p.tty != nil {
+		return nil, connect.NewError(connect.CodeUnknown, errors.New("error closing stdin: cannot close stdin for PTY process — send Ctrl+D (0x04) instead"))
+	}
 	if p.stdin != nil {
 		_ = p.stdin.Close()
 	}

@@ -369,3 +369,22 @@ func TestTerminalEndsDespiteAJobLeftOnIt(t *testing.T) {
 		t.Errorf("end %v, output %q", end, sh.output())
 	}
 }
+
+// Versions with CloseStdin refuse it for a terminal: its end of input is
+// ^D.
+func TestTerminalStdinCannotBeClosed(t *testing.T) {
+	t.Parallel()
+	s := New(Options{Root: t.TempDir(), AccessToken: token, Version: "0.5.2"})
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	c := processconnect.NewProcessClient(&http.Client{Transport: asUser{}}, ts.URL)
+	sh := startSession(t, c, &pb.StartRequest{Process: &pb.ProcessConfig{Cmd: "/bin/cat"},
+		Pty: &pb.PTY{Size: &pb.PTY_Size{Cols: 80, Rows: 24}}})
+	_, err := c.CloseStdin(context.Background(), connect.NewRequest(&pb.CloseStdinRequest{Process: byPID(sh.pid)}))
+	wantErr(t, "closing a terminal's stdin", err, connect.CodeUnknown,
+		"error closing stdin: cannot close stdin for PTY process — send Ctrl+D (0x04) instead")
+	sh.write(t, "abc\r\x04")
+	if end := sh.waitEnd(t); end.GetExitCode() != 0 || !strings.Contains(sh.output(), "abc\r\n") {
+		t.Errorf("^D: end %v, output %q", end, sh.output())
+	}
+}
