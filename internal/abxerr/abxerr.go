@@ -35,6 +35,7 @@ const (
 	Rejected             Code = "E5003" // the service refused the request (other 4xx)
 	BadResponse          Code = "E5004" // the service answered something abx cannot read
 	FilterFailed         Code = "E5005" // --jq failed on the output (not on the expression)
+	StatusUnknown        Code = "E5006" // a process ended while abx was not attached: how is unknown
 	Timeout              Code = "E6001" // a deadline passed
 	Interrupted          Code = "E7001" // the user pressed Ctrl-C
 	Unsupported          Code = "E8004" // the provider does not have this capability
@@ -68,6 +69,7 @@ var exitCodes = map[Code]int{
 	Rejected:             ExitFailure,
 	BadResponse:          ExitFailure,
 	FilterFailed:         ExitFailure,
+	StatusUnknown:        ExitFailure,
 	Timeout:              ExitTimeout,
 	Interrupted:          ExitInterrupted,
 	Unsupported:          ExitUnsupported,
@@ -78,7 +80,7 @@ var exitCodes = map[Code]int{
 func Codes() []Code {
 	return []Code{Usage, InvalidInput, MissingConfig, InvalidConfig, UnknownProvider,
 		ConfirmationRequired, NotFound, Unauthorized, Forbidden, Network, Server, Rejected,
-		BadResponse, FilterFailed, Timeout, Interrupted, Unsupported, Internal}
+		BadResponse, FilterFailed, StatusUnknown, Timeout, Interrupted, Unsupported, Internal}
 }
 
 // ExitCode is the process exit status that goes with a code.

@@ -22,6 +22,11 @@ var (
 	// "x": executable file not found in $PATH"). A newer envd runs
 	// commands through /bin/sh, where a missing one exits 127 instead.
 	ErrCommandNotFound = errors.New("command not found")
+	// ErrNotRunning: the gateway in front of the sandbox answered 502, as
+	// it does for a sandbox that is paused or gone (docs/protocol.md, "A
+	// sandbox that is not running"). Connect keeps only the status of such
+	// an answer, not the gateway's words.
+	ErrNotRunning = errors.New("the sandbox is not running (paused or gone)")
 )
 
 // sentinels are envd's words for the errors above.
@@ -31,6 +36,7 @@ var sentinels = []struct {
 }{
 	{"stdin not enabled", ErrNoStdin},
 	{"executable file not found", ErrCommandNotFound},
+	{"502 Bad Gateway", ErrNotRunning},
 }
 
 // AsError turns an envd failure into abx's error: Connect codes map to the
@@ -97,4 +103,34 @@ func AsError(err error) error {
 		out.Message = ce.Code().String()
 	}
 	return out
+}
+
+// IsCut reports whether err, from a stream of a process's events that had
+// begun, is the stream breaking under abx rather than an answer: the
+// connection closed or was reset in the middle (a proxy's route timeout, a
+// network that dropped it), or the stream ended without the process's end
+// (ErrNoEnd). The process may well run on. Not a cut: an error envd sent
+// (it ended the stream on purpose), an HTTP status (the gateway's 502, a
+// refused token), abx's own cancellation or deadline, the idle bound, a
+// message over the size cap, and any failure of the caller's own.
+func IsCut(err error) bool {
+	if errors.Is(err, ErrNoEnd) {
+		return true
+	}
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var own *abxerr.Error // the idle bound, a refused redirect: abx's verdicts
+	if errors.As(err, &own) {
+		return false
+	}
+	var ce *connect.Error
+	if !errors.As(err, &ce) || connect.IsWireError(err) || strings.HasPrefix(ce.Message(), "HTTP status ") {
+		return false
+	}
+	switch ce.Code() {
+	case connect.CodeInternal, connect.CodeUnknown, connect.CodeUnavailable, connect.CodeCanceled:
+		return true
+	}
+	return false
 }

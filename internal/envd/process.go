@@ -105,6 +105,18 @@ func (c *Client) askKeepalive(h http.Header) {
 	h.Set("X-Keepalive-Interval", secs)
 }
 
+// ReconnectWindow is how long a follower of a process's stream keeps
+// trying to take it up again after a cut (docs/exec.md, "When the stream
+// is cut"): the idle bound (--idle-timeout) the client was made for, which
+// asks envd for a keepalive three times in it, or a minute when the
+// client has no bound.
+func (c *Client) ReconnectWindow() time.Duration {
+	if c.keepalive <= 0 {
+		return time.Minute
+	}
+	return 3 * c.keepalive
+}
+
 // ErrNoEnd is a stream that closed before the process ended.
 var ErrNoEnd = errors.New("the stream ended before the process did")
 

@@ -41,6 +41,23 @@ type Sink interface {
 	Stderr(data []byte) error
 }
 
+// ReconnectSink is a Sink that is also told when the stream was cut and
+// taken up again (Follower): output of the gap may be missing.
+type ReconnectSink interface {
+	Sink
+	Reconnected(r Reconnect) error
+}
+
+// follower follows a process for a sink: each event to on, each
+// reconnection to the sink when it wants to know.
+func follower(c *envd.Client, sink Sink, on func(envd.Event) error) Follower {
+	f := Follower{Client: c, Event: on}
+	if rs, ok := sink.(ReconnectSink); ok {
+		f.Reconnected = rs.Reconnected
+	}
+	return f
+}
+
 // Exit is how a process ended.
 type Exit struct {
 	Code   int    // its status, or 128+n when signal n ended it
@@ -222,10 +239,13 @@ func Feed(ctx context.Context, c *envd.Client, pid uint32, r io.Reader) (int, er
 	}
 }
 
-// Attach follows a running process's output until it ends. Output from
-// before is not kept by envd.
+// Attach follows a running process's output until it ends, across cuts of
+// the stream (Follower). Output from before is not kept by envd.
 func Attach(ctx context.Context, c *envd.Client, pid uint32, sink Sink) (*Exit, error) {
-	end, err := c.Connect(ctx, pid, func(ev envd.Event) error { return forward(sink, ev) })
+	f := follower(c, sink, func(ev envd.Event) error { return forward(sink, ev) })
+	end, err := f.Follow(ctx, pid, func(ctx context.Context, on func(envd.Event) error) (*envd.End, error) {
+		return c.Connect(ctx, pid, on)
+	})
 	if err != nil {
 		return nil, envd.AsError(err)
 	}

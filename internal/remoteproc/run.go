@@ -2,6 +2,7 @@ package remoteproc
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -45,7 +46,10 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 	defer close(done)
 	go it.watch(spec.Signals, done)
 
-	end, err := c.Start(streamCtx, command(spec, false), func(ev envd.Event) error {
+	// Input goes by calls of its own (SendInput), apart from the output
+	// stream: a cut of the stream and its reattaching neither lose nor
+	// repeat what the pump sent, and the pump starts once, at the start.
+	f := follower(c, sink, func(ev envd.Event) error {
 		if ev.Started == nil {
 			return forward(sink, ev)
 		}
@@ -54,6 +58,9 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 			go pump(streamCtx, c, *ev.Started, spec.Stdin)
 		}
 		return sink.Started(*ev.Started)
+	})
+	end, err := f.Follow(streamCtx, 0, func(ctx context.Context, on func(envd.Event) error) (*envd.End, error) {
+		return c.Start(ctx, command(spec, false), on)
 	})
 	interrupted := it.interrupted()
 	if err != nil {
@@ -68,6 +75,9 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 		}
 		if interrupted {
 			return nil, abxerr.New(abxerr.Interrupted, "interrupted")
+		}
+		if errors.Is(err, ErrCut) {
+			return nil, err
 		}
 		return nil, startError(err)
 	}

@@ -59,9 +59,14 @@ Exit status: the command's own; 128+n when signal n ended it; 124 when --timeout
 passed; 127 when the command was not found; 125 when abx itself failed (bad
 input, the sandbox, the network); 130 after Ctrl-C.
 
+A stream that a proxy or the network cuts while the command runs is taken up again
+(by PID, for up to --idle-timeout): abx says so in one line on stderr, since output
+written in the gap is missing, and still exits with the command's status.
+
 -o json prints JSON Lines: {"type":"start","pid":N}, {"type":"stdout","data":"…"},
-{"type":"stderr","data":"…"}, {"type":"end","exitCode":N,"status":"…"}; output that
-is not UTF-8 comes as "dataBase64" instead of "data".`,
+{"type":"stderr","data":"…"}, {"type":"reconnect",…} after a cut,
+{"type":"end","exitCode":N,"status":"…"}; output that is not UTF-8 comes as
+"dataBase64" instead of "data".`,
 		Example: `  abx exec "$id" -- uname -a
   abx exec "$id" -- 'ps aux | grep python | wc -l'
   abx exec "$id" --cwd /tmp --env DEBUG=1 -- python3 -c 'print("hi")'
@@ -137,7 +142,7 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 		}
 	}
 	if err != nil {
-		return err
+		return cutHint(err, opts.ID)
 	}
 	if x.Code != 0 {
 		return abxerr.Status(x.Code)

@@ -3,8 +3,11 @@
 package process
 
 import (
+	"errors"
+	"time"
 	"unicode/utf8"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/remoteproc"
 )
@@ -27,6 +30,16 @@ type (
 		ExitCode int    `json:"exitCode"`
 		Status   string `json:"status"`
 	}
+	// reconnectEvent: the stream was cut and taken up again; output the
+	// process wrote in the gap may be missing. Durations in seconds.
+	reconnectEvent struct {
+		Type     string  `json:"type"`
+		PID      uint32  `json:"pid"`
+		CutAfter float64 `json:"cutAfter"`
+		Gap      float64 `json:"gap"`
+		Attempts int     `json:"attempts"`
+		Reason   string  `json:"reason"`
+	}
 )
 
 func newDataEvent(kind string, b []byte) dataEvent {
@@ -45,7 +58,7 @@ type sink struct {
 	announce bool
 }
 
-var _ remoteproc.Sink = sink{}
+var _ remoteproc.ReconnectSink = sink{}
 
 // newSink starts the stream of a process's events; exec's JSON is always
 // JSON Lines.
@@ -63,6 +76,33 @@ func (s sink) Started(pid uint32) error {
 func (s sink) Stdout(b []byte) error { return s.st.Output(newDataEvent("stdout", b), b) }
 
 func (s sink) Stderr(b []byte) error { return s.st.ErrOutput(newDataEvent("stderr", b), b) }
+
+// Reconnected says that the stream was cut and taken up again: for people
+// one line on stderr, for programs an event.
+func (s sink) Reconnected(r remoteproc.Reconnect) error {
+	ev := reconnectEvent{Type: "reconnect", PID: r.PID, CutAfter: round(r.CutAfter), Gap: round(r.Gap),
+		Attempts: r.Attempts, Reason: r.Reason}
+	return s.st.Note(ev, "abx: the stream of process %d was cut after %.1fs (%s); reattached %.1fs later: output written in between may be missing",
+		r.PID, r.CutAfter.Seconds(), r.Reason, r.Gap.Seconds())
+}
+
+// cutHint says, on the error of a stream that was cut and not taken up
+// again, how to look at the process, which may run on.
+func cutHint(err error, id string) error {
+	if !errors.Is(err, remoteproc.ErrCut) {
+		return err
+	}
+	e := *abxerr.From(err)
+	if e.Code == abxerr.StatusUnknown {
+		e.Hint = "abx makes no exit status up: check what the command left behind; 'abx ps " + id + "' lists what still runs"
+	} else {
+		e.Hint = "the process may still be running: see it with 'abx ps " + id + "'"
+	}
+	return &e
+}
+
+// round is a duration in seconds to the millisecond.
+func round(d time.Duration) float64 { return d.Round(time.Millisecond).Seconds() }
 
 // ended tells programs how the process ended.
 func (s sink) ended(x *remoteproc.Exit) error {

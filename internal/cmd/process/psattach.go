@@ -32,7 +32,8 @@ func NewCmdPsAttach(f *cmdutil.Factory, runF func(context.Context, *PsAttachOpti
 		Short: "Follow a running process's output until it ends, and exit with its status",
 		Long: `Attach to a running process: its stdout and stderr stream to abx's from now on
 (output from before is not kept by envd) and abx exits with the process's exit
-status when it ends. Ctrl-C detaches and leaves the process running.`,
+status when it ends. Ctrl-C detaches and leaves the process running. A stream
+that a proxy or the network cuts is taken up again, as exec's is.`,
 		Example: `  pid=$(abx exec "$id" --background -- ./job.sh)
   abx ps attach "$id" "$pid"`,
 		Args: cmdutil.ExactArgs("ID", "PID"),
@@ -63,7 +64,7 @@ func runPsAttach(ctx context.Context, opts *PsAttachOptions) error {
 			cp.Hint = "it may have ended already; run 'abx ps " + opts.ID + "'"
 			return &cp
 		}
-		return err
+		return cutHint(err, opts.ID)
 	}
 	if err := out.ended(x); err != nil {
 		return err
