@@ -83,7 +83,7 @@ func cmdPTY(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		p.s = ptyStart(ts, args[1:])
 	case "send":
-		text, err := strconv.Unquote(`"` + strings.Join(args[1:], " ") + `"`)
+		text, err := unescape(strings.Join(args[1:], " "))
 		ts.Check(err)
 		_, err = p.session(ts).master.WriteString(text)
 		ts.Check(err)
@@ -274,4 +274,19 @@ func (s *ptySession) wait(ts *testscript.TestScript, re *regexp.Regexp, neg bool
 			ts.Fatalf("pty: %q not on the screen within a minute; it shows:\n%s", re, fmt.Sprintf("%q", s.text()))
 		}
 	}
+}
+
+// unescape reads Go's backslash escapes ("\r", "\x03"); quotes are plain
+// characters.
+func unescape(s string) (string, error) {
+	var b strings.Builder
+	for s != "" {
+		r, _, rest, err := strconv.UnquoteChar(s, 0)
+		if err != nil {
+			return "", fmt.Errorf("bad escape in %q: %w", s, err)
+		}
+		b.WriteRune(r)
+		s = rest
+	}
+	return b.String(), nil
 }
