@@ -29,6 +29,9 @@ type Terminal struct {
 	// Started is called once the process runs (to put the local terminal
 	// in raw mode, which until then lets Ctrl-C interrupt abx).
 	Started func(pid uint32)
+	// Reconnected (when not nil) is told when the stream was cut and taken
+	// up again (Follower): the screen may miss what came in between.
+	Reconnected func(Reconnect) error
 }
 
 // DetachedError is a session the user left with the detach keys; the
@@ -73,6 +76,9 @@ func (t *Terminal) Run(ctx context.Context, c *envd.Client) (*Exit, error) {
 		}
 		return nil
 	}
+	// A cut stream is taken up again, as exec's is: a session outlives a
+	// proxy's route timeout.
+	f := Follower{Client: c, Event: on, Reconnected: t.Reconnected}
 	var end *envd.End
 	var err error
 	if t.PID != 0 {
@@ -80,10 +86,14 @@ func (t *Terminal) Run(ctx context.Context, c *envd.Client) (*Exit, error) {
 		// The program redraws at a resize: the screen of an attached
 		// session starts right.
 		_ = c.Resize(ctx, t.PID, t.Size)
-		end, err = c.Connect(ctx, t.PID, on)
+		end, err = f.Follow(ctx, t.PID, func(ctx context.Context, on func(envd.Event) error) (*envd.End, error) {
+			return c.Connect(ctx, t.PID, on)
+		})
 	} else {
 		cmd := envd.Command{Cmd: t.Spec.Argv[0], Args: t.Spec.Argv[1:], Env: t.Spec.Env, Cwd: t.Spec.Cwd}
-		end, err = c.StartPTY(ctx, cmd, t.Size, on)
+		end, err = f.Follow(ctx, 0, func(ctx context.Context, on func(envd.Event) error) (*envd.End, error) {
+			return c.StartPTY(ctx, cmd, t.Size, on)
+		})
 	}
 	if end != nil {
 		return exitOf(end), nil

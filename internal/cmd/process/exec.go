@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"time"
@@ -32,6 +33,8 @@ type ExecOptions struct {
 	// Interactive keeps the command's stdin open: abx's stdin is streamed to
 	// it, or with --background it waits for 'abx ps stdin'.
 	Interactive bool
+	// TTY runs the command on a PTY of abx's terminal (docs/terminal.md).
+	TTY bool
 	// Signals delivers Ctrl-C; nil uses the process's own.
 	Signals <-chan os.Signal
 }
@@ -49,7 +52,9 @@ and abx exits with the command's exit status.
 
 One argument is a shell line, run by 'bash -l -c' (pipes, globs, && and $VARS work).
 Several arguments are an argv: each is quoted, so spaces and quotes arrive intact.
-Either way the command runs through bash's login shell, with stdin at /dev/null.
+Either way the command runs through bash's login shell, with stdin at /dev/null;
+-i streams abx's stdin to it, and -t runs it on a terminal (-it for a full-screen
+program; 'abx terminal' for a shell, docs/terminal.md).
 
 The command runs in a process group of its own, and Ctrl-C stops all of it: SIGTERM
 to the whole group, SIGKILL if it has not ended 2 s later; abx stops waiting after 3 s,
@@ -94,6 +99,9 @@ written in the gap is missing, and still exits with the command's status.
 			if err := cmdutil.CheckUser(opts.User); err != nil {
 				return err
 			}
+			if opts.TTY && opts.Background {
+				return cmdutil.UsageError(cmd, "--tty needs a terminal to show: it cannot go with --background")
+			}
 			if cmd.Flags().Changed("timeout") {
 				if opts.Timeout, err = cmdutil.ParseTimeout("--timeout", timeout, time.Second); err != nil {
 					return err
@@ -109,6 +117,7 @@ written in the gap is missing, and still exits with the command's status.
 	fl.StringVar(&timeout, "timeout", "", "kill the command after this long (default: no limit)")
 	fl.BoolVarP(&opts.Background, "background", "d", false, "start the command, print its PID and return; its output is discarded")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "keep stdin open: stream abx's stdin to the command (or feed it later with 'abx ps stdin')")
+	fl.BoolVarP(&opts.TTY, "tty", "t", false, "run the command on a terminal of this one's size, keys in raw (docs/terminal.md); stdin that is no terminal runs without one")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.PassThrough(cmd)
 	return cmdutil.Needs(cmd, provider.ExecRun)
@@ -133,6 +142,13 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 		return opts.Printer.Stream(output.StreamSpec{}).Row(struct {
 			PID uint32 `json:"pid"`
 		}{pid}, strconv.FormatUint(uint64(pid), 10))
+	}
+	if opts.TTY {
+		if local, err := localTerminal(opts.IO); err == nil {
+			return runExecTTY(ctx, opts, c, local)
+		}
+		// As kubectl: the command runs, without a terminal.
+		fmt.Fprintln(opts.IO.ErrOut, "abx: stdin is not a terminal: running the command without a TTY")
 	}
 	out := newSink(opts.Printer, true)
 	x, err := remoteproc.Run(ctx, c, opts.spec(), out)

@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -16,6 +17,7 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
+	"github.com/abx-dev/abx/internal/shell"
 	"github.com/abx-dev/abx/internal/tty"
 )
 
@@ -143,12 +145,21 @@ func runTerminal(ctx context.Context, opts *TerminalOptions) error {
 		Spec: remoteproc.Spec{Argv: shellOr(opts.Argv), Cwd: opts.Cwd, Env: sessionEnv(opts.Env)},
 		PID:  opts.Attach,
 	})
-	if d, ok := err.(*remoteproc.DetachedError); ok {
-		fmt.Fprintf(opts.IO.ErrOut, "Detached; process %d runs on. Get back with: abx terminal %s --attach %d\n", d.PID, opts.ID, d.PID)
+	return sessionEnd(opts.IO, opts.ID, x, err)
+}
+
+// sessionEnd is how abx ends after a session: as the process did; 0 after
+// a detach, saying how to get back; the error otherwise.
+func sessionEnd(io *output.Streams, id string, x *remoteproc.Exit, err error) error {
+	if d := (*remoteproc.DetachedError)(nil); errors.As(err, &d) {
+		fmt.Fprintf(io.ErrOut, "Detached; process %d runs on. Get back with: abx terminal %s --attach %d\n", d.PID, id, d.PID)
 		return nil
 	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return abxerr.Status(abxerr.ExitTimeout) // exec -t's --timeout
+	}
 	if err != nil {
-		return err
+		return cutHint(err, id)
 	}
 	if x.Code != 0 {
 		return abxerr.Status(x.Code)
@@ -172,19 +183,29 @@ func session(ctx context.Context, io *output.Streams, local *tty.Term, c *envd.C
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM)
 	defer stop()
 	defer local.Restore()
-	resizes, sizes := local.Resizes(ctx), make(chan envd.Size)
+	// The resizes are followed until the session ends, and no longer: the
+	// local terminal is the caller's again then.
+	rctx, rstop := context.WithCancel(ctx)
+	resizes, sizes, forwarded := local.Resizes(rctx), make(chan envd.Size), make(chan struct{})
 	go func() {
+		defer close(forwarded)
 		for r := range resizes {
 			select {
 			case sizes <- size(r[0], r[1]):
-			case <-ctx.Done():
-				return
+			case <-rctx.Done():
 			}
 		}
 	}()
+	defer func() { rstop(); <-forwarded }()
 	cols, rows := local.Size()
 	t.Size, t.Keys, t.Screen, t.Resizes, t.Detach = size(cols, rows), io.In, io.Out, sizes, detachKeys
 	t.Started = func(uint32) { _ = local.Raw() }
+	t.Reconnected = func(r remoteproc.Reconnect) error {
+		// The terminal is raw: a line of its own needs its carriage return.
+		_, err := fmt.Fprintf(io.ErrOut, "\r\nabx: the session's stream was cut after %.1fs (%s); reattached %.1fs later: the screen may miss what came in between\r\n",
+			r.CutAfter.Seconds(), r.Reason, r.Gap.Seconds())
+		return err
+	}
 	return t.Run(ctx, c)
 }
 
@@ -192,4 +213,19 @@ func session(ctx context.Context, io *output.Streams, local *tty.Term, c *envd.C
 func size(cols, rows int) envd.Size {
 	clamp := func(n int) uint16 { return uint16(min(max(n, 1), 65535)) }
 	return envd.Size{Cols: clamp(cols), Rows: clamp(rows)}
+}
+
+// runExecTTY is `abx exec -t`: the command line, as exec runs it (bash's
+// login shell), on a PTY of the local terminal.
+func runExecTTY(ctx context.Context, opts *ExecOptions, c *envd.Client, local *tty.Term) error {
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	argv := []string{"/bin/bash", "-l", "-c", shell.Line(opts.Argv)}
+	x, err := session(ctx, opts.IO, local, c, remoteproc.Terminal{
+		Spec: remoteproc.Spec{Argv: argv, Cwd: opts.Cwd, Env: sessionEnv(opts.Env)},
+	})
+	return sessionEnd(opts.IO, opts.ID, x, err)
 }

@@ -37,8 +37,15 @@ func TestFaultsResetsAndCutStreams(t *testing.T) {
 	out := t.TempDir()
 	cases := []faultCase{
 		{name: "exec start reset", args: []string{"exec", "ID", "--", "echo hi"}, rules: reset(startPath), want: 125, wantErr: brokeError},
+		// A cut stream is taken up again (docs/exec.md, "When the stream is
+		// cut"): the command's end is still abx's.
 		{name: "exec stream cut", args: []string{"exec", "ID", "--", "for i in $(seq 1 200); do echo line $i; sleep 0.01; done"},
-			rules: []faultproxy.Rule{{Path: startPath, Fault: faultproxy.Cut(300)}}, want: 125, wantErr: brokeError},
+			rules: []faultproxy.Rule{{Path: startPath, Fault: faultproxy.Cut(300)}}, want: 0,
+			check: func(t *testing.T, _ *faulty, r result) {
+				if !strings.HasSuffix(r.stdout, "line 200\n") || !strings.Contains(r.stderr, "was cut after") {
+					t.Errorf("stdout ends %q; stderr %q", r.stdout[max(0, len(r.stdout)-40):], r.stderr)
+				}
+			}},
 		{name: "files ls reset", args: []string{"files", "ls", "ID", "/"}, rules: reset(envdPath + `filesystem\.Filesystem/ListDir$`), want: 1, wantErr: brokeError},
 		{name: "files stat reset", args: []string{"files", "stat", "ID", "/"}, rules: reset(envdPath + `filesystem\.Filesystem/Stat$`), want: 1, wantErr: brokeError},
 		{name: "ps reset", args: []string{"ps", "ID"}, rules: reset(envdPath + `process\.Process/List$`), want: 1, wantErr: brokeError},
