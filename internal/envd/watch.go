@@ -3,7 +3,6 @@ package envd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -48,10 +47,8 @@ var ops = map[pb.EventType]string{
 // a watch only when its client goes, so something between cut it.
 var ErrWatchEnded = errors.New("the watch stream ended")
 
-// ErrNoRoute is a watch the sandbox's gateway answered with an HTTP error
-// of its own (502): the sandbox is gone or paused, and watching again
-// will not help until it runs.
-var ErrNoRoute = errors.New("the gateway has no running sandbox to route to")
+// errLate is a watch whose start did not come by the time given.
+var errLate = errors.New("the watch did not start in time")
 
 // CheckRecursiveWatch is nil when this sandbox's envd watches
 // subdirectories, and otherwise the abxerr.Unsupported error that says so.
@@ -69,6 +66,8 @@ type Watch struct {
 	stream *connect.ServerStreamForClient[pb.WatchDirResponse]
 	cancel context.CancelFunc
 	route  *routeNote
+
+	began time.Time // when envd said the watch was in place
 
 	mu    sync.Mutex
 	heard time.Time // the last message of any kind, keepalives included
@@ -112,6 +111,7 @@ func (c *Client) watchDir(ctx context.Context, dir string, recursive bool, start
 		for stream.Receive() {
 			w.hear()
 			if stream.Msg().GetStart() != nil {
+				w.began = w.heard
 				return w, nil
 			}
 			// envd sends start first; anything else before it is no
@@ -129,7 +129,7 @@ func (c *Client) watchDir(ctx context.Context, dir string, recursive bool, start
 			_ = w.Close()
 		}
 		cancel()
-		return nil, abxerr.New(abxerr.Network, "envd did not start watching %s in time", dir)
+		return nil, &abxerr.Error{Code: abxerr.Network, Message: "envd did not start watching " + dir + " in time", Cause: errLate}
 	}
 	if err != nil {
 		cancel()
@@ -180,10 +180,8 @@ func (w *Watch) Close() error {
 	return w.stream.Close()
 }
 
-// routeNote keeps what the gateway said when it answered a watch with an
-// error of its own: Connect keeps only the status's code, and a 502 (no
-// route to a running sandbox) is not worth trying again, as a 503 or a
-// broken connection is.
+// routeNote keeps what the gateway said when it answered a watch with a
+// 502 (no route to a running sandbox): Connect keeps only the status.
 type routeNote struct {
 	next http.RoundTripper
 
@@ -210,22 +208,24 @@ func (t *routeNote) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// explain turns err into abx's error; a 502 of the gateway says what the
-// gateway said, with ErrNoRoute in its chain.
+// explain turns err into abx's error; a 502 of the gateway (ErrNotRunning:
+// watching again will not help until the sandbox runs) says what the
+// gateway said, which tells a paused sandbox from one that is gone.
 func (t *routeNote) explain(err error) error {
+	out := AsError(err)
 	t.mu.Lock()
 	status, text := t.status, t.text
 	t.mu.Unlock()
-	if status == "" {
-		return AsError(err)
+	var e *abxerr.Error
+	if status == "" || !errors.As(out, &e) || !errors.Is(out, ErrNotRunning) {
+		return out
 	}
 	msg := "the sandbox's gateway answered " + status
 	if text != "" {
 		msg += ": " + firstLine(text)
 	}
-	return &abxerr.Error{Code: abxerr.Network, Status: http.StatusBadGateway, Message: msg,
-		Cause: fmt.Errorf("%w: %w", ErrNoRoute, err),
-		Hint:  "the sandbox is gone or paused; 'abx info ID' tells which"}
+	return &abxerr.Error{Code: abxerr.Network, Status: http.StatusBadGateway, Message: msg, Cause: e.Cause,
+		Hint: "the sandbox is paused or gone; 'abx info ID' tells which"}
 }
 
 func firstLine(s string) string {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
+	"syscall"
 	"time"
 
 	"connectrpc.com/connect"
@@ -18,17 +21,12 @@ import (
 // and says so: the changes between the two are not told
 // (docs/files.md, "Watching").
 
-// DefaultRewatchBound is how long Follow keeps trying to watch again after
-// a cut when no idle bound is set.
-const DefaultRewatchBound = time.Minute
-
 // WatchSpec is a directory to follow.
 type WatchSpec struct {
 	Dir       string
 	Recursive bool
 	// Bound is how long, after a cut, Follow keeps trying to watch again:
-	// 0 is the idle bound (--idle-timeout) the client was made with, or
-	// DefaultRewatchBound without one.
+	// 0 is the client's ReconnectWindow, the idle bound (--idle-timeout).
 	Bound time.Duration
 	// Started, when set, is called once the first watch is in place.
 	Started func()
@@ -38,6 +36,8 @@ type WatchSpec struct {
 type Resume struct {
 	// Cause is how the stream ended.
 	Cause error
+	// Lasted is how long the stream that was cut had been watching.
+	Lasted time.Duration
 	// Since is when the old stream last said anything; At is when the new
 	// one started. Changes in between may be missing.
 	Since, At time.Time
@@ -47,6 +47,26 @@ type Resume struct {
 
 // Gap is how long the watch was blind.
 func (r Resume) Gap() time.Duration { return r.At.Sub(r.Since) }
+
+// Reason says in words what cut the stream.
+func (r Resume) Reason() string { return cutReason(r.Cause) }
+
+// cutReason says in words what cut a stream, rather than Connect's
+// "protocol error: incomplete envelope".
+func cutReason(err error) string {
+	switch {
+	case errors.Is(err, ErrWatchEnded):
+		return "the stream ended"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the connection closed in the middle of it"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "the connection was reset"
+	}
+	return strings.TrimPrefix(abxerr.From(err).Message, "protocol error: incomplete envelope: ")
+}
+
+// seconds words a duration as "12.3s".
+func seconds(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
 
 // ErrWatchCut is in the chain of the error of a watch whose stream was cut
 // and could not be taken up again.
@@ -72,14 +92,11 @@ func (c *Client) Follow(ctx context.Context, spec WatchSpec, on func(FileEvent) 
 	}
 	bound := spec.Bound
 	if bound <= 0 {
-		bound = 3 * c.keepalive // keepalives come three times per idle bound
-	}
-	if bound <= 0 {
-		bound = DefaultRewatchBound
+		bound = c.ReconnectWindow()
 	}
 	for {
 		cause := pump(w, on)
-		since := w.Heard()
+		since, lasted := w.Heard(), time.Since(w.began)
 		_ = w.Close()
 		if !cut(ctx, cause) {
 			var h *handed
@@ -90,9 +107,9 @@ func (c *Client) Follow(ctx context.Context, spec WatchSpec, on func(FileEvent) 
 		}
 		var n int
 		if w, n, err = c.rewatch(ctx, spec, time.Now().Add(bound)); err != nil {
-			return cutError(ctx, err, bound)
+			return cutError(ctx, spec.Dir, lasted, cause, err, bound)
 		}
-		if err := resumed(Resume{Cause: AsError(cause), Since: since, At: time.Now(), Attempts: n}); err != nil {
+		if err := resumed(Resume{Cause: AsError(cause), Lasted: lasted, Since: since, At: time.Now(), Attempts: n}); err != nil {
 			_ = w.Close()
 			return err
 		}
@@ -121,8 +138,12 @@ func (h *handed) Unwrap() error { return h.err }
 // cut reports whether err is the stream being cut while the watch could
 // go on: not ctx's end, not on's error, not a refusal of envd (a
 // directory gone, a token refused) or of the gateway (no sandbox running).
+// It takes more for a cut than IsCut does for a process's stream: a watch
+// holds nothing that a new one would lose, so a stall (the idle bound) is
+// watched again too, and so is an attempt to watch again that failed in a
+// way that may pass (a network down, a 503).
 func cut(ctx context.Context, err error) bool {
-	if err == nil || ctx.Err() != nil || errors.Is(err, ErrNoRoute) {
+	if err == nil || ctx.Err() != nil || errors.Is(err, ErrNotRunning) {
 		return false
 	}
 	var h *handed
@@ -154,6 +175,7 @@ func cut(ctx context.Context, err error) bool {
 // gone, the sandbox is) ends it at once.
 func (c *Client) rewatch(ctx context.Context, spec WatchSpec, by time.Time) (*Watch, int, error) {
 	wait := rewatchWait
+	var last error // the last answer, rather than the bound cutting the last attempt short
 	for n := 1; ; n++ {
 		t := time.NewTimer(min(wait, max(0, time.Until(by))))
 		select {
@@ -166,28 +188,33 @@ func (c *Client) rewatch(ctx context.Context, spec WatchSpec, by time.Time) (*Wa
 		if err == nil {
 			return w, n, nil
 		}
+		if !errors.Is(err, errLate) || last == nil {
+			last = err
+		}
 		if !cut(ctx, err) || !time.Now().Before(by) {
-			return nil, n, err
+			return nil, n, last
 		}
 		wait = min(2*wait, rewatchMaxWait)
 	}
 }
 
-// cutError is the error of a watch that could not be taken up again: the
-// last attempt's code (a refused token is still E4001, a sandbox gone
-// E5001), with words that say the stream was cut.
-func cutError(ctx context.Context, err error, bound time.Duration) error {
+// cutError is the error of a watch of dir, cut by cause after lasted,
+// that could not be taken up again: the last attempt's code (a refused
+// token is still E4001, a sandbox gone E5001), with words that say the
+// stream was cut.
+func cutError(ctx context.Context, dir string, lasted time.Duration, cause, err error, bound time.Duration) error {
 	if ctx.Err() != nil {
 		return AsError(err)
 	}
 	e := abxerr.From(AsError(err))
 	out := *e
 	out.Cause = fmt.Errorf("%w: %w", ErrWatchCut, err)
+	last := e.Message
 	if cut(ctx, err) {
-		out.Message = fmt.Sprintf("the watch stream was cut and watching again failed for %s: %s", bound, e.Message)
-	} else {
-		out.Message = "the watch stream was cut and could not be re-established: " + e.Message
+		last = fmt.Sprintf("no watch within %s: %s", seconds(bound), last)
 	}
+	out.Message = fmt.Sprintf("the watch of %s was cut after %s (%s), and abx could not watch again: %s",
+		dir, seconds(lasted), cutReason(cause), last)
 	if out.Hint == "" {
 		out.Hint = "check the sandbox with 'abx info ID', then watch again"
 	}

@@ -192,7 +192,6 @@ func TestUnsupportedCapabilitiesFailWithE8004(t *testing.T) {
 	for _, args := range [][]string{
 		{"template", "list"},
 		{"template", "build", "--name", "x"},
-		{"files", "watch", "sb-1", "/tmp"},
 		{"files", "upload-url", "sb-1", "/tmp/a"},
 		{"files", "download-url", "sb-1", "/tmp/a"},
 		{"terminal", "sb-1"},

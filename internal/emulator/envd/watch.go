@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"connectrpc.com/connect"
@@ -124,25 +126,38 @@ var eventKinds = []struct {
 }
 
 // watch is one WatchDir's inotify watches: the directory, and with a
-// recursive watch every directory below it, each known by where it is on
-// this machine and what the sandbox calls it.
+// recursive watch every directory below it. Each directory is opened
+// through the view as the request's user (the user's right to read it, and
+// no link out of the sandbox however the path changes meanwhile) and
+// watched, on Linux, through its descriptor, /proc/self/fd/N, which names
+// that very directory: inotify would otherwise walk the path again, with
+// rights the user may not have (the emulator's state is private) and links
+// a sandbox process may have swapped in. The descriptors stay open while
+// the watch lasts, so that no name is used twice. Elsewhere (kqueue opens
+// each entry by its path) the directory is watched by its path; there the
+// emulator does not isolate sandboxes.
 type watch struct {
 	s    *Server
 	fsw  *fsnotify.Watcher
-	root string            // the watched directory, as a sandbox path
-	dirs map[string]string // this machine's path -> the sandbox's
+	root string              // the watched directory, as a sandbox path
+	dirs map[string]string   // a watched descriptor's path -> the sandbox's path
+	keys map[string]string   // the sandbox's path -> the descriptor's path
+	open map[string]*os.File // the descriptor's path -> the directory
 }
 
 // newWatch checks that l is a directory and watches it (and, recursive,
-// the directories below it), as the request's user: a directory the user
-// cannot read is not watched.
+// the directories below it).
 func (s *Server) newWatch(l located, recursive bool) (*watch, error) {
 	st, err := s.view.lstat(l.path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("path %s not found: %w", l.path, renamed(err, l.path)))
+		// envd words it as os.Stat does.
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = &fs.PathError{Op: "stat", Path: l.path, Err: pe.Err}
 		}
-		return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("error statting path %s: %w", l.path, renamed(err, l.path)))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("path %s not found: %w", l.path, err))
+		}
+		return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("error statting path %s: %w", l.path, err))
 	}
 	if !st.IsDir() {
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path %s not a directory", l.path))
@@ -151,8 +166,8 @@ func (s *Server) newWatch(l located, recursive bool) (*watch, error) {
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("error creating watcher: %w", err))
 	}
-	w := &watch{s: s, fsw: fsw, root: l.path, dirs: map[string]string{}}
-	if err := w.add(l.path, l.host); err != nil {
+	w := &watch{s: s, fsw: fsw, root: l.path, dirs: map[string]string{}, keys: map[string]string{}, open: map[string]*os.File{}}
+	if err := w.add(l.path); err != nil {
 		w.close()
 		return nil, err
 	}
@@ -165,20 +180,37 @@ func (s *Server) newWatch(l located, recursive bool) (*watch, error) {
 	return w, nil
 }
 
-func (w *watch) close() { _ = w.fsw.Close() }
+func (w *watch) close() {
+	_ = w.fsw.Close()
+	for _, f := range w.open {
+		_ = f.Close()
+	}
+}
 
-// add watches the directory p of the sandbox, at host on this machine.
-func (w *watch) add(p, host string) error {
-	if _, ok := w.dirs[host]; ok {
+// add watches the sandbox directory p.
+func (w *watch) add(p string) error {
+	if _, ok := w.keys[p]; ok {
 		return nil
 	}
 	if len(w.dirs) >= maxWatchDirs {
 		return connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("more than %d directories to watch under %s", maxWatchDirs, w.root))
 	}
-	if err := w.s.asUser(func() error { return w.fsw.Add(host) }); err != nil {
+	h, m := w.s.view.host(p)
+	var f *os.File
+	err := w.s.asUser(func() error {
+		var err error
+		f, err = w.s.view.open(located{path: p, host: h, asked: p, m: m}, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+		return err
+	})
+	if err != nil {
 		return connect.NewError(connect.CodeInternal, fmt.Errorf("error adding path %s to watcher: %w", p, renamed(err, p)))
 	}
-	w.dirs[host] = p
+	key := watchPath(f, h)
+	if err := w.fsw.Add(key); err != nil {
+		_ = f.Close()
+		return connect.NewError(connect.CodeInternal, fmt.Errorf("error adding path %s to watcher: %w", p, renamed(err, p)))
+	}
+	w.dirs[key], w.keys[p], w.open[key] = p, key, f
 	return nil
 }
 
@@ -189,11 +221,10 @@ func (w *watch) addTree(p string) error {
 	if err != nil || !st.IsDir() {
 		return nil // gone again, or no directory
 	}
-	h, m := w.s.view.host(p)
-	if m.target == "/" && w.s.view.hidden(h) {
+	if h, m := w.s.view.host(p); m.target == "/" && w.s.view.hidden(h) {
 		return nil
 	}
-	if err := w.add(p, h); err != nil {
+	if err := w.add(p); err != nil {
 		return err
 	}
 	return w.below(p)
@@ -225,8 +256,8 @@ func (w *watch) below(p string) error {
 // directory; false for an event of nothing the sandbox sees.
 func (w *watch) name(ev fsnotify.Event) (string, bool) {
 	var p string
-	if d, ok := w.dirs[filepath.Clean(ev.Name)]; ok {
-		p = d // the watched directory itself
+	if d, ok := w.dirs[ev.Name]; ok {
+		p = d // a watched directory itself
 	} else if d, ok := w.dirs[filepath.Dir(ev.Name)]; ok {
 		p = path.Join(d, filepath.Base(ev.Name))
 	} else {
@@ -235,8 +266,8 @@ func (w *watch) name(ev fsnotify.Event) (string, bool) {
 	if h, m := w.s.view.host(p); m.target == "/" && w.s.view.hidden(h) && !w.s.view.hiddenRoot(h) {
 		return "", false
 	}
-	if ev.Op.Has(fsnotify.Remove) || ev.Op.Has(fsnotify.Rename) {
-		w.forget(ev.Name)
+	if p != w.root && (ev.Op.Has(fsnotify.Remove) || ev.Op.Has(fsnotify.Rename)) {
+		w.forget(p)
 	}
 	rel, err := filepath.Rel(w.root, p)
 	if err != nil {
@@ -245,24 +276,19 @@ func (w *watch) name(ev fsnotify.Event) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// forget drops the directories at and under the machine path h: inotify
-// dropped their watches.
-func (w *watch) forget(h string) {
-	h = filepath.Clean(h)
-	for d := range w.dirs {
-		if d != w.rootHost() && (d == h || within(d, h)) {
-			delete(w.dirs, d)
+// forget drops the watches of the sandbox directory p and those below it,
+// which is gone from where it was.
+func (w *watch) forget(p string) {
+	for key, d := range w.dirs {
+		if d == w.root || !within(d, p) {
+			continue
 		}
+		_ = w.fsw.Remove(key) // inotify may have dropped it already
+		_ = w.open[key].Close()
+		delete(w.dirs, key)
+		delete(w.keys, d)
+		delete(w.open, key)
 	}
-}
-
-func (w *watch) rootHost() string {
-	for h, p := range w.dirs {
-		if p == w.root {
-			return h
-		}
-	}
-	return ""
 }
 
 // isClosed reports whether the sandbox was killed (Close).

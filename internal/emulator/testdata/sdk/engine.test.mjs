@@ -75,6 +75,24 @@ await step('files: make dir, text and 1 MiB binary, list, exists, rename, remove
   await sbx.files.remove('/home/user/d/u.txt')
   expect(!(await sbx.files.exists('/home/user/d/u.txt')), 'removed')
 })
+await step('files: watchDir tells a file made in a subdirectory (recursive)', async () => {
+  await sbx.files.makeDir('/home/user/watched/sub')
+  const seen = []
+  let told
+  const created = new Promise((resolve) => (told = resolve))
+  const handle = await sbx.files.watchDir('/home/user/watched', (e) => {
+    seen.push(`${e.type} ${e.name}`)
+    if (e.type === 'create' && e.name === 'sub/new.txt') told()
+  }, { recursive: true })
+  try {
+    await sbx.commands.run('echo hi > /home/user/watched/sub/new.txt')
+    let timer
+    const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no create sub/new.txt; saw ${seen.join(', ')}`)), 30_000)))
+    await Promise.race([created, late]).finally(() => clearTimeout(timer))
+  } finally {
+    await handle.stop()
+  }
+})
 await step('getHost: a server started in the sandbox answers through the engine', async () => {
   await sbx.files.write('/home/user/www/index.html', 'hello from the sandbox\n')
   const server = await sbx.commands.run(`python3 -m http.server ${servePort} --bind 127.0.0.1 --directory /home/user/www`, { background: true })

@@ -1,0 +1,191 @@
+package files
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// WatchOptions are the inputs of `abx files watch`.
+type WatchOptions struct {
+	IO      *output.Streams
+	Printer *output.Printer
+	target
+	Recursive bool
+	// Timeout ends the watch with E6001 (exit 124) unless Count changes
+	// came first; 0 for none.
+	Timeout time.Duration
+	// Count ends the watch, with success, after that many changes; 0 for
+	// none.
+	Count int
+}
+
+// NewCmdWatch builds `abx files watch`.
+func NewCmdWatch(f *cmdutil.Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
+	opts := &WatchOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}}
+	var timeout string
+	cmd := &cobra.Command{
+		Use:   "watch ID PATH",
+		Short: "Watch a directory for changes",
+		Long: `Print each change in a sandbox directory as it happens: its name (relative to PATH),
+its type (create, write, remove, rename, chmod) and when abx heard of it. One change
+of a file can be several events (a new file written is a create, then writes).
+--recursive watches the directories below PATH too, new ones included.
+
+Runs until Ctrl-C (exit 130). --count N stops after N events (exit 0); --timeout D
+stops after D (exit 124 when fewer than --count events came, or without --count).
+A PATH that does not exist exits 3; a file, 1.
+
+A table on a terminal (tab-separated when piped, -o name the names alone); -o json
+prints JSON Lines: {"type":"create","name":"a.txt","path":"out/a.txt","time":"…"}.
+
+When the stream is cut (a proxy's timeout, the network) while the sandbox runs on, abx
+watches again within --idle-timeout and says so on stderr (a "reconnect" event with
+-o json): changes during the gap may be missing. A sandbox gone or paused ends the
+watch with the reason.`,
+		Example: `  abx files watch "$id" /home/user/out
+  abx files watch "$id" /home/user/out --count 1 --timeout 5m   # wait for the first result
+  abx files watch "$id" . --recursive -o json | jq -r 'select(.type=="write") | .path'`,
+		Args: cmdutil.ExactArgs("ID", "PATH"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.parse(cmd, args); err != nil {
+				return err
+			}
+			if opts.Count < 0 {
+				return abxerr.New(abxerr.InvalidInput, "invalid --count %d: not a number of events", opts.Count).
+					WithHint("give a positive number, or leave --count out to watch until Ctrl-C")
+			}
+			if cmd.Flags().Changed("timeout") {
+				d, err := cmdutil.ParseDurationOrSeconds(timeout)
+				if err != nil || d <= 0 {
+					return abxerr.New(abxerr.InvalidInput, "invalid --timeout %q: not a duration", timeout).
+						WithHint("use Go syntax (500ms, 90s, 5m) or plain seconds")
+				}
+				opts.Timeout = d
+			}
+			return cmdutil.Run(cmd, opts, runF, runWatch)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVarP(&opts.Recursive, "recursive", "r", false, "watch the directories below PATH too")
+	fl.StringVar(&timeout, "timeout", "", "stop after this long, exit 124 unless --count events came (default: no limit)")
+	fl.IntVarP(&opts.Count, "count", "n", 0, "stop after this many events, exit 0 (default: no limit)")
+	cmd.ValidArgsFunction = cmdutil.CompleteSandboxFiles(f, 1)
+	return cmdutil.Needs(cmd, provider.FilesWatch)
+}
+
+// The JSON Lines events of files watch (docs/json.md, files watch).
+type (
+	// changeEvent is one change: type is envd's kind of it.
+	changeEvent struct {
+		Type string    `json:"type"`
+		Name string    `json:"name"`
+		Path string    `json:"path"`
+		Time time.Time `json:"time"`
+	}
+	// reconnectEvent says the stream was cut and the watch taken up
+	// again, as exec's does (docs/json.md): changes in the gap, in
+	// seconds, may be missing.
+	reconnectEvent struct {
+		Type     string  `json:"type"`
+		CutAfter float64 `json:"cutAfter"`
+		Gap      float64 `json:"gap"`
+		Attempts int     `json:"attempts"`
+		Reason   string  `json:"reason"`
+	}
+)
+
+// errEnough ends the watch once --count changes came.
+var errEnough = errors.New("enough events")
+
+// errTimedOut is the cause of the watch's end when --timeout passed.
+var errTimedOut = errors.New("--timeout passed")
+
+func runWatch(ctx context.Context, opts *WatchOptions) error {
+	c, err := opts.client(ctx)
+	if err != nil {
+		return err
+	}
+	// Not a deadline: Connect would send it to envd as the watch's own.
+	parent := ctx
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if opts.Timeout > 0 {
+		t := time.AfterFunc(opts.Timeout, func() { cancel(errTimedOut) })
+		defer t.Stop()
+	}
+	st := opts.Printer.Stream(output.StreamSpec{Header: []string{"name", "type", "time"}})
+	defer st.Discard()
+	seen := 0
+	spec := envd.WatchSpec{Dir: opts.Path, Recursive: opts.Recursive, Started: func() {
+		opts.Printer.Note("watching %s:%s; Ctrl-C stops", opts.ID, opts.Path)
+	}}
+	err = c.Follow(ctx, spec, func(ev envd.FileEvent) error {
+		now := opts.IO.Now()
+		if err := st.Row(changeEvent{Type: ev.Op, Name: ev.Name, Path: path.Join(opts.Path, ev.Name), Time: now.UTC().Truncate(time.Millisecond)},
+			ev.Name, ev.Op, opts.clock(now)); err != nil {
+			return err
+		}
+		seen++
+		if opts.Count > 0 && seen >= opts.Count {
+			return errEnough
+		}
+		return nil
+	}, func(r envd.Resume) error {
+		return st.Note(reconnectEvent{Type: "reconnect", CutAfter: r.Lasted.Round(time.Millisecond).Seconds(),
+			Gap: r.Gap().Round(time.Millisecond).Seconds(), Attempts: r.Attempts, Reason: r.Reason()},
+			"abx: the watch of %s:%s was cut after %.1fs (%s); watching again %.1fs later: changes in between may be missing",
+			opts.ID, opts.Path, r.Lasted.Seconds(), r.Reason(), r.Gap().Seconds())
+	})
+	switch {
+	case errors.Is(err, errEnough):
+		return nil
+	case errors.Is(context.Cause(ctx), errTimedOut):
+		return opts.timedOut(seen)
+	case parent.Err() != nil:
+		return &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
+	case errors.Is(err, envd.ErrWatchCut) || errors.Is(err, envd.ErrNotRunning):
+		e := abxerr.From(err)
+		e.Hint = fmt.Sprintf("see whether sandbox %s still runs with 'abx info %s' ('abx resume %s' if it is paused), then watch again",
+			opts.ID, opts.ID, opts.ID)
+		return e
+	}
+	return err
+}
+
+// timedOut is the error of a watch --timeout ended.
+func (opts *WatchOptions) timedOut(seen int) error {
+	if opts.Count > 0 {
+		return abxerr.New(abxerr.Timeout, "--timeout %s passed after %d of %d events", opts.Timeout, seen, opts.Count).
+			WithHint("raise --timeout, or check that something changes %s", opts.Path)
+	}
+	return abxerr.New(abxerr.Timeout, "--timeout %s passed (%s)", opts.Timeout, plural(seen, "event")).
+		WithHint("use --count N to stop, with success, after N events")
+}
+
+// clock is when abx heard of a change: the time of day on a terminal, a
+// full RFC 3339 time with milliseconds when piped.
+func (opts *WatchOptions) clock(t time.Time) string {
+	if opts.IO.StdoutTTY {
+		return t.Local().Format("15:04:05.000")
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
