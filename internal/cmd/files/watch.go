@@ -41,7 +41,8 @@ func NewCmdWatch(f *cmdutil.Factory, runF func(context.Context, *WatchOptions) e
 		Long: `Print each change in a sandbox directory as it happens: its name (relative to PATH),
 its type (create, write, remove, rename, chmod) and when abx heard of it. One change
 of a file can be several events (a new file written is a create, then writes).
---recursive watches the directories below PATH too, new ones included.
+--recursive watches the directories below PATH too, new ones included (envd 0.1.4 or
+newer; the clusters run 0.2.10).
 
 Runs until Ctrl-C (exit 130). --count N stops after N events (exit 0); --timeout D
 stops after D (exit 124 when fewer than --count events came, or without --count).
