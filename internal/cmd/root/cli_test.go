@@ -194,7 +194,6 @@ func TestUnsupportedCapabilitiesFailWithE8004(t *testing.T) {
 		{"template", "build", "--name", "x"},
 		{"files", "upload-url", "sb-1", "/tmp/a"},
 		{"files", "download-url", "sb-1", "/tmp/a"},
-		{"terminal", "sb-1"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()

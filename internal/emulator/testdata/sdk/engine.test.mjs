@@ -93,6 +93,24 @@ await step('files: watchDir tells a file made in a subdirectory (recursive)', as
     await handle.stop()
   }
 })
+await step('pty: create, sendInput, resize, the exit code', async () => {
+  let screen = ''
+  const dec = new TextDecoder()
+  const term = await sbx.pty.create({ cols: 80, rows: 24, onData: (d) => { screen += dec.decode(d) } })
+  const shows = async (what) => {
+    for (let i = 0; i < 600 && !screen.includes(what); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(screen.includes(what), `the terminal shows ${what}; it shows ${JSON.stringify(screen.slice(-300))}`)
+  }
+  const enc = new TextEncoder()
+  await sbx.pty.sendInput(term.pid, enc.encode('stty size; echo $((6*7))-typed\r'))
+  await shows('24 80')
+  await shows('42-typed')
+  await sbx.pty.resize(term.pid, { cols: 100, rows: 30 })
+  await sbx.pty.sendInput(term.pid, enc.encode('stty size; exit 3\r'))
+  await shows('30 100')
+  const end = await term.wait().catch((e) => e)
+  expect(end.exitCode === 3, `exit code ${end.exitCode}`)
+})
 await step('getHost: a server started in the sandbox answers through the engine', async () => {
   await sbx.files.write('/home/user/www/index.html', 'hello from the sandbox\n')
   const server = await sbx.commands.run(`python3 -m http.server ${servePort} --bind 127.0.0.1 --directory /home/user/www`, { background: true })
