@@ -11,8 +11,10 @@
 # 2. Bulk: MiB of base64 text printed by the remote command, REPS times in
 #    turn: through `abx terminal ID -- CMD` (read from the pty, as a
 #    terminal does) and through `abx exec ID -- CMD` (to /dev/null, the
-#    floor: the same bytes on the same wire without a terminal). Target:
-#    ≥ 0.8× exec's throughput, peak RSS ≤ 50 MiB.
+#    floor: the same bytes on the same wire without a terminal), and the
+#    same command on one local PTY with neither abx nor a network (what a
+#    kernel PTY moves here: a terminal's output crosses two, the sandbox's
+#    and the local one). Target: ≥ 0.8× exec's throughput, peak RSS ≤ 50 MiB.
 #
 # Needs python3, curl. Prints Markdown; docs/performance.md records a run.
 # Never fails on a figure.
@@ -82,9 +84,12 @@ print(f"| {statistics.median(lat):.1f} ms | {p95:.1f} ms | {lat[-1]:.1f} ms | {'
 # 2. bulk output: the terminal against exec, in turn.
 line = f"head -c {mib * 1024 * 1024 * 3 // 4} /dev/zero | base64 -w 76"
 size = mib * 1024 * 1024
-def term_run():
+def term_run(local=False):
     t0 = time.monotonic()
-    p, m = spawn(["/usr/bin/time", "-f", "RSS %M", abx, "terminal", sid, "--", "bash", "-c", "stty raw -echo; " + line])
+    cmd = ["bash", "-c", "stty raw -echo; " + line]
+    if not local:
+        cmd = ["/usr/bin/time", "-f", "RSS %M", abx, "terminal", sid, "--"] + cmd
+    p, m = spawn(cmd)
     n = 0
     tail = b""
     while True:
@@ -108,24 +113,27 @@ def exec_run():
     dt = time.monotonic() - t0
     rss = int(r.stderr.split(b"RSS ")[-1].split()[0])
     return dt, rss
-tt, er, trss, errs = [], [], [], []
+tt, er, pt, trss, errs = [], [], [], [], []
 for i in range(reps):
-    runs = [("t", term_run), ("e", exec_run)] if i % 2 == 0 else [("e", exec_run), ("t", term_run)]
-    for kind, f in runs:
-        if kind == "t":
-            dt, rss, n = f()
-            if n < size:
-                raise SystemExit(f"bench/terminal.sh: the terminal showed {n} bytes, want at least {size}")
-            tt.append(dt); trss.append(rss)
-        else:
-            dt, rss = f()
+    runs = ["t", "e", "p"] if i % 2 == 0 else ["p", "e", "t"]
+    for kind in runs:
+        if kind == "e":
+            dt, rss = exec_run()
             er.append(dt); errs.append(rss)
-mt, me = statistics.median(tt), statistics.median(er)
+            continue
+        dt, rss, n = term_run(local=(kind == "p"))
+        if n < size:
+            raise SystemExit(f"bench/terminal.sh: the terminal showed {n} bytes, want at least {size}")
+        (tt if kind == "t" else pt).append(dt)
+        if kind == "t":
+            trss.append(rss)
+mt, me, mp = statistics.median(tt), statistics.median(er), statistics.median(pt)
 ratio = me / mt
 print(f"Bulk output, {mib} MiB of base64 text, {reps} runs each, in turn:\n")
 print("| through | median (min–max) | MB/s | peak RSS | terminal / exec throughput | ≥ 0.8× and ≤ 50 MiB |")
 print("| --- | --- | --- | --- | --- | --- |")
 print(f"| abx exec (floor) | {me:.2f} s ({min(er):.2f}–{max(er):.2f}) | {size / me / 1e6:.0f} | {max(errs) / 1024:.1f} MiB | – | – |")
+print(f"| one local PTY, no abx, no network (what any terminal pays: {mp / mt:.2f}× of abx terminal's time) | {mp:.2f} s ({min(pt):.2f}–{max(pt):.2f}) | {size / mp / 1e6:.0f} | – | – | – |")
 print(f"| abx terminal | {mt:.2f} s ({min(tt):.2f}–{max(tt):.2f}) | {size / mt / 1e6:.0f} | {max(trss) / 1024:.1f} MiB | {ratio:.2f}× | "
       f"{'yes' if ratio >= 0.8 and max(trss) <= 50 * 1024 else 'NO'} |")
 PY

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/abx-dev/abx/internal/envd"
 )
@@ -124,10 +125,8 @@ func (t *Terminal) typeKeys(ctx context.Context, cancel context.CancelCauseFunc,
 		n, err := t.Keys.Read(buf)
 		if n > 0 {
 			keys, detached := d.feed(buf[:n], out)
-			if len(keys) > 0 {
-				if err := c.SendPTY(ctx, pid, keys); err != nil {
-					return // the stream says why: the process ended, or the sandbox went
-				}
+			if len(keys) > 0 && !t.send(ctx, c, pid, keys) {
+				return
 			}
 			if detached {
 				cancel(&DetachedError{PID: pid})
@@ -137,6 +136,26 @@ func (t *Terminal) typeKeys(ctx context.Context, cancel context.CancelCauseFunc,
 		if err != nil {
 			return
 		}
+	}
+}
+
+// send types keys, trying again while the session lasts: a call that
+// fails in a cut (the network, a proxy) is made again once it heals, and
+// the keys after it wait, so none is lost or overtaken (one whose answer
+// alone was lost arrives twice). It is false once the session is over
+// (the stream says why: the process ended, or the sandbox went).
+func (t *Terminal) send(ctx context.Context, c *envd.Client, pid uint32, keys []byte) bool {
+	wait := backoffFirst
+	for {
+		if err := c.SendPTY(ctx, pid, keys); err == nil {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, backoffMax)
 	}
 }
 
