@@ -107,8 +107,9 @@ func cmdPTY(ts *testscript.TestScript, neg bool, args []string) {
 		want, err := strconv.Atoi(args[1])
 		ts.Check(err)
 		s := p.session(ts)
-		done := make(chan error, 1)
-		go func() { done <- s.cmd.Wait() }()
+		// Its status is read from ProcessState below.
+		done := make(chan struct{})
+		go func() { _ = s.cmd.Wait(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(time.Minute):

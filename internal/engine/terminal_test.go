@@ -80,7 +80,10 @@ func TestTheE2BCLIConnectsAShell(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		if err != nil {
+			t.Errorf("e2b sandbox connect: %v", err)
+		}
 	case <-ctx.Done():
 		mu.Lock()
 		defer mu.Unlock()
