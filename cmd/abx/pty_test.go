@@ -69,6 +69,8 @@ func openPTY(cols, rows int) (master, slave *os.File, err error) {
 //	pty wait REGEXP [NAME]  wait (up to a minute) until the screen shows REGEXP, after what the last wait
 //	                        matched; NAME is set to its first group
 //	pty resize COLS ROWS    resize the terminal (the program gets SIGWINCH)
+//	pty signal TERM|HUP|INT send the program a signal
+//	pty paste FILE          type FILE's bytes at once
 //	pty exit N              wait for the program's end and check its status
 //	pty restored            the terminal's mode is what it was before the program ran
 func cmdPTY(ts *testscript.TestScript, neg bool, args []string) {
@@ -119,6 +121,16 @@ func cmdPTY(ts *testscript.TestScript, neg bool, args []string) {
 		if got := s.cmd.ProcessState.ExitCode(); got != want {
 			ts.Fatalf("pty: exit status %d, want %d; screen:\n%s", got, want, s.text())
 		}
+	case "signal":
+		sig := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "INT": syscall.SIGINT}[args[1]]
+		if sig == 0 {
+			ts.Fatalf("usage: pty signal TERM|HUP|INT")
+		}
+		ts.Check(p.session(ts).cmd.Process.Signal(sig))
+	case "paste":
+		// The file's bytes, typed at once: as a terminal pastes them.
+		_, err := p.session(ts).master.Write([]byte(ts.ReadFile(args[1])))
+		ts.Check(err)
 	case "restored":
 		s := p.session(ts)
 		now, err := unix.IoctlGetTermios(int(s.slave.Fd()), unix.TCGETS)

@@ -62,6 +62,11 @@ func (t *Terminal) Run(ctx context.Context, c *envd.Client) (*Exit, error) {
 			if t.Started != nil {
 				t.Started(p)
 			}
+			if t.PID != 0 {
+				// The program redraws at a resize: the screen of an attached
+				// session starts right, once its stream is there to show it.
+				_ = c.Resize(ctx, p, t.Size)
+			}
 			go t.typeKeys(ctx, cancel, c, p)
 			go t.follow(ctx, c, p)
 		})
@@ -83,10 +88,8 @@ func (t *Terminal) Run(ctx context.Context, c *envd.Client) (*Exit, error) {
 	var end *envd.End
 	var err error
 	if t.PID != 0 {
-		started(t.PID)
-		// The program redraws at a resize: the screen of an attached
-		// session starts right.
-		_ = c.Resize(ctx, t.PID, t.Size)
+		// Keys go once the stream is open (its start event): what they
+		// make the program print is on it.
 		end, err = f.Follow(ctx, t.PID, func(ctx context.Context, on func(envd.Event) error) (*envd.End, error) {
 			return c.Connect(ctx, t.PID, on)
 		})
