@@ -10,6 +10,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmd/code"
 	"github.com/abx-dev/abx/internal/cmd/emulator"
 	"github.com/abx-dev/abx/internal/cmd/files"
+	"github.com/abx-dev/abx/internal/cmd/mcp"
 	"github.com/abx-dev/abx/internal/cmd/meta"
 	"github.com/abx-dev/abx/internal/cmd/process"
 	"github.com/abx-dev/abx/internal/cmd/providers"
@@ -30,7 +31,7 @@ func verbs() []cmdutil.Verb {
 }
 
 // verbGroups are the command groups, each declaring its verbs.
-var verbGroups = []func() []cmdutil.Verb{sandbox.Verbs, process.Verbs, files.Verbs, code.Verbs,
+var verbGroups = []func() []cmdutil.Verb{sandbox.Verbs, process.Verbs, files.Verbs, code.Verbs, mcp.Verbs,
 	emulator.Verbs, providers.Verbs, meta.Verbs}
 
 // tree is the command tree as far as it is built.

@@ -1,0 +1,133 @@
+// Package mcp holds `abx mcp`: serve, the Model Context Protocol server
+// that offers the provider's sandboxes as tools to agent hosts
+// (docs/mcp.md). The server itself is internal/mcpserver.
+package mcp
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/meta"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/mcpserver"
+	"github.com/abx-dev/abx/internal/output"
+)
+
+// Verbs are this group's commands, as the root lists them.
+func Verbs() []cmdutil.Verb {
+	return []cmdutil.Verb{{Names: []string{"mcp"}, Group: cmdutil.GroupLocal, Build: NewCmdMCP}}
+}
+
+// NewCmdMCP builds `abx mcp`.
+func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the sandboxes as tools to agents (Model Context Protocol)",
+		Long: `Serve the provider's sandboxes as Model Context Protocol tools, for agent hosts such as
+Claude Desktop, Claude Code, Cursor or VS Code: create, list, describe and kill sandboxes,
+run commands, read and write files (docs/mcp.md).`,
+		Example: `  claude mcp add abx -- abx mcp serve
+  abx emulator exec -- abx mcp serve`,
+	}
+	cmd.AddCommand(NewCmdServe(f, nil))
+	return cmdutil.NoJSON(cmdutil.NoProvider(cmd))
+}
+
+// ServeOptions are the inputs of `abx mcp serve`.
+type ServeOptions struct {
+	IO      *output.Streams
+	Factory *cmdutil.Factory
+
+	MaxOutput int
+	// Transport is what the server serves on; nil is stdio.
+	Transport mcp.Transport
+}
+
+// NewCmdServe builds `abx mcp serve`.
+func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Serve the MCP tools on stdio, as agent hosts spawn it",
+		Long: `Serve the Model Context Protocol on stdin and stdout, as an agent host spawns it; stderr
+carries abx's warnings. It reads the provider's configuration as every command does
+(--provider and the settings' flags, variables, key file), and sends nothing before the
+first tool call. A missing or bad configuration does not stop it: every tool answers a
+tool error that says what to set, so that the host shows the reason.
+
+Tools: sandbox_create, sandbox_list, sandbox_info, sandbox_kill, exec, files_read and
+files_write (docs/mcp.md). Each stream of a command's output, and a file read, is capped
+at --max-output bytes; exec kills a command after 10 minutes unless its timeout_seconds
+says otherwise. Errors are tool errors with abx's code (E3001 not found, E4001 the key was
+refused, E8004 unsupported); secrets never appear in them.
+
+It serves until the host closes stdin, or Ctrl-C.`,
+		Example: `  abx mcp serve
+  claude mcp add abx -e ABX_PROVIDER=alicloud-container -- abx mcp serve
+  abx emulator exec -- abx mcp serve`,
+		Args: cmdutil.ExactArgs(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.MaxOutput < 1024 || opts.MaxOutput > 64<<20 {
+				return abxerr.New(abxerr.InvalidInput, "invalid --max-output %d: between 1024 and %d bytes", opts.MaxOutput, 64<<20)
+			}
+			return cmdutil.Run(cmd, opts, runF, runServe)
+		},
+	}
+	cmd.Flags().IntVar(&opts.MaxOutput, "max-output", mcpserver.DefaultMaxOutput, "cap, in bytes, of each output stream of exec and of a file read without max_bytes")
+	return cmdutil.NoJSON(cmd)
+}
+
+// Server returns the MCP server over the Factory's provider.
+func (opts *ServeOptions) Server() *mcp.Server {
+	f := opts.Factory
+	return mcpserver.New(mcpserver.Options{
+		Version:   meta.BuildInfo().Version,
+		Ready:     sync.OnceValue(func() error { return ready(f) }),
+		Selected:  f.Selected,
+		Provider:  f.Provider,
+		Envd:      f.Envd,
+		Secrets:   f.IO.Secrets,
+		MaxOutput: opts.MaxOutput,
+	})
+}
+
+// ready opens the provider, without reading stdin: it carries the
+// protocol, so a setting given as '-' is refused with what to do instead.
+func ready(f *cmdutil.Factory) error {
+	st, err := f.Settings()
+	if err != nil {
+		return err
+	}
+	if st.ReadsStdin() {
+		return abxerr.New(abxerr.InvalidConfig, "a setting is to be read from stdin ('-'), which carries the MCP protocol").
+			WithHint("give it by its variable or a key file instead")
+	}
+	_, err = f.Provider()
+	return err
+}
+
+func runServe(ctx context.Context, opts *ServeOptions) error {
+	t := opts.Transport
+	if t == nil {
+		t = &mcp.IOTransport{Reader: readCloser{opts.IO.In}, Writer: writeCloser{opts.IO.Out}}
+	}
+	if err := opts.Server().Run(ctx, t); err != nil && ctx.Err() == nil {
+		return abxerr.New(abxerr.Internal, "the MCP session ended: %v", err)
+	}
+	return nil
+}
+
+// readCloser and writeCloser are abx's streams as the transport takes
+// them: closing the session leaves the process's own to the process.
+type readCloser struct{ io.Reader }
+
+func (readCloser) Close() error { return nil }
+
+type writeCloser struct{ io.Writer }
+
+func (writeCloser) Close() error { return nil }

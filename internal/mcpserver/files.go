@@ -1,0 +1,200 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// ReadArgs are files_read's arguments.
+type ReadArgs struct {
+	SandboxID string `json:"sandbox_id" jsonschema:"the sandbox's ID"`
+	Path      string `json:"path" jsonschema:"the file's path (relative: to the user's home)"`
+	MaxBytes  int    `json:"max_bytes,omitempty" jsonschema:"read at most this many bytes (default 262144, at most 16777216)"`
+}
+
+// ReadResult is files_read's structured result; the file itself is the
+// content (text, or an embedded resource for a binary file).
+type ReadResult struct {
+	Path      string `json:"path"`
+	Bytes     int    `json:"bytes" jsonschema:"how many bytes were read"`
+	Truncated bool   `json:"truncated" jsonschema:"true when the file is longer than max_bytes and was cut"`
+	Binary    bool   `json:"binary" jsonschema:"true when the file is not UTF-8 text: the content is an embedded resource (base64 blob)"`
+	MIMEType  string `json:"mimeType"`
+}
+
+// WriteArgs are files_write's arguments.
+type WriteArgs struct {
+	SandboxID     string  `json:"sandbox_id" jsonschema:"the sandbox's ID"`
+	Path          string  `json:"path" jsonschema:"the file's path (relative: to the user's home); parents are created, a file there is replaced"`
+	Content       *string `json:"content,omitempty" jsonschema:"the file's text (give this or content_base64)"`
+	ContentBase64 *string `json:"content_base64,omitempty" jsonschema:"the file's bytes in base64 (give this or content)"`
+}
+
+// WriteResult is files_write's structured result.
+type WriteResult struct {
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes" jsonschema:"how many bytes were written"`
+}
+
+func (s *server) addFilesTools(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{
+		Name: "files_read",
+		Description: "Read a file of a sandbox: a text file as text, a binary one as an embedded resource " +
+			"(base64 blob) with its MIME type; at most max_bytes (truncated says so).",
+		Annotations: &mcp.ToolAnnotations{Title: "Read a file", ReadOnlyHint: true},
+	}, s.read)
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:        "files_write",
+		Description: "Write a file of a sandbox from text (content) or bytes (content_base64), creating its parents and replacing what was there.",
+		Annotations: &mcp.ToolAnnotations{Title: "Write a file", DestructiveHint: ptr(true), IdempotentHint: true},
+	}, s.write)
+}
+
+// errFull stops a read at its cap.
+var errFull = errors.New("read cap reached")
+
+// capped keeps up to max bytes and refuses more, which stops the download.
+type capped struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (w *capped) Write(p []byte) (int, error) {
+	room := w.max - w.buf.Len()
+	if len(p) > room {
+		w.buf.Write(p[:room])
+		return room, errFull
+	}
+	return w.buf.Write(p)
+}
+
+func (s *server) read(ctx context.Context, _ *mcp.CallToolRequest, in ReadArgs) (*mcp.CallToolResult, *ReadResult, error) {
+	if err := s.begin(provider.FilesRW); err != nil {
+		return nil, nil, s.fail(err)
+	}
+	id, err := s.sandboxID(in.SandboxID)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	if in.Path == "" {
+		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "path is empty"))
+	}
+	limit := s.opts.MaxOutput
+	if in.MaxBytes != 0 {
+		if in.MaxBytes < 1 || in.MaxBytes > maxReadBytes {
+			return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid max_bytes %d: between 1 and %d", in.MaxBytes, maxReadBytes))
+		}
+		limit = in.MaxBytes
+	}
+	c, err := s.opts.Envd(ctx, id, "")
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	// One byte past the cap tells a file longer than it.
+	w := &capped{max: limit + 1}
+	if _, err := c.Read(ctx, in.Path, w); err != nil && w.buf.Len() <= limit {
+		return nil, nil, s.fail(err)
+	}
+	data := w.buf.Bytes()
+	res := &ReadResult{Path: in.Path, Truncated: len(data) > limit}
+	if res.Truncated {
+		data = data[:limit]
+	}
+	res.Bytes = len(data)
+	res.Binary = !isText(data, res.Truncated)
+	res.MIMEType = mimeType(in.Path, data, res.Binary)
+	var note string
+	if res.Truncated {
+		note = fmt.Sprintf("(truncated: the first %d bytes of %s)", limit, in.Path)
+	}
+	var content []mcp.Content
+	if res.Binary {
+		u := url.URL{Scheme: "abx", Host: id, Path: in.Path}
+		content = append(content, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+			URI: u.String(), MIMEType: res.MIMEType, Blob: data}})
+	} else {
+		content = append(content, &mcp.TextContent{Text: string(data)})
+	}
+	if note != "" {
+		content = append(content, &mcp.TextContent{Text: note})
+	}
+	return &mcp.CallToolResult{Content: content}, res, nil
+}
+
+// isText tells UTF-8 text without NUL bytes from binary data; a cut at the
+// cap may split the last character.
+func isText(data []byte, cut bool) bool {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return false
+	}
+	if cut {
+		for i := 0; i < utf8.UTFMax-1 && len(data) > 0 && !utf8.Valid(data); i++ {
+			data = data[:len(data)-1]
+		}
+	}
+	return utf8.Valid(data)
+}
+
+// mimeType is the file's type by its name, else by its first bytes.
+func mimeType(name string, data []byte, binary bool) string {
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	if !binary {
+		return "text/plain; charset=utf-8"
+	}
+	t := http.DetectContentType(data)
+	if strings.HasPrefix(t, "text/") {
+		return "application/octet-stream"
+	}
+	return t
+}
+
+func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs) (*mcp.CallToolResult, *WriteResult, error) {
+	if err := s.begin(provider.FilesRW); err != nil {
+		return nil, nil, s.fail(err)
+	}
+	id, err := s.sandboxID(in.SandboxID)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	if in.Path == "" {
+		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "path is empty"))
+	}
+	var data []byte
+	switch {
+	case in.Content != nil && in.ContentBase64 != nil:
+		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "give content or content_base64, not both"))
+	case in.Content != nil:
+		data = []byte(*in.Content)
+	case in.ContentBase64 != nil:
+		if data, err = base64.StdEncoding.DecodeString(*in.ContentBase64); err != nil {
+			return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "content_base64 is not base64: %v", err))
+		}
+	default:
+		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "give content or content_base64").
+			WithHint("content for text, content_base64 for bytes; an empty content makes an empty file"))
+	}
+	c, err := s.opts.Envd(ctx, id, "")
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	if err := c.Write(ctx, in.Path, bytes.NewReader(data)); err != nil {
+		return nil, nil, s.fail(err)
+	}
+	return text("wrote %d bytes to %s", len(data), in.Path), &WriteResult{Path: in.Path, Bytes: len(data)}, nil
+}

@@ -1,0 +1,133 @@
+// Package mcpserver is `abx mcp serve`'s server: the provider's sandboxes
+// as Model Context Protocol tools, over abx's own layers (the provider
+// client, internal/remoteproc, the envd client). It knows nothing of the
+// command line: the command gives it the provider and the envd clients as
+// the Factory makes them, and a transport to serve on (docs/mcp.md).
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// Defaults of the bounds (docs/mcp.md).
+const (
+	// DefaultMaxOutput caps each stream of a command's output, and a file
+	// read without max_bytes.
+	DefaultMaxOutput = 256 << 10
+	// DefaultExecTimeout is how long a command without timeout_seconds may
+	// run before it is killed.
+	DefaultExecTimeout = 10 * time.Minute
+	// maxReadBytes bounds files_read's max_bytes.
+	maxReadBytes = 16 << 20
+	// maxTimeoutSeconds bounds exec's timeout_seconds: a day.
+	maxTimeoutSeconds = 24 * 60 * 60
+)
+
+// Options are what the server works with.
+type Options struct {
+	// Version is abx's, told to the host at initialization.
+	Version string
+	// Ready is called at the start of every tool call: it opens the
+	// provider (once) and says what is missing. Nothing is sent before it.
+	Ready func() error
+	// Selected is the provider the configuration names, to check the
+	// capability a tool needs.
+	Selected func() (*provider.Descriptor, error)
+	// Provider is the configured provider (cmdutil.Factory.Provider).
+	Provider func() (provider.Provider, error)
+	// Envd returns a client of the sandbox's envd (cmdutil.Factory.Envd).
+	Envd func(ctx context.Context, id, user string) (*envd.Client, error)
+	// Secrets are redacted from every error a tool answers.
+	Secrets *output.Secrets
+	// MaxOutput caps each output stream of exec and a file read without
+	// max_bytes; 0 is DefaultMaxOutput.
+	MaxOutput int
+	// ExecTimeout is exec's default timeout; 0 is DefaultExecTimeout.
+	ExecTimeout time.Duration
+}
+
+// server holds what the tools share.
+type server struct {
+	opts Options
+}
+
+// New returns the MCP server with the tools of docs/mcp.md.
+func New(opts Options) *mcp.Server {
+	if opts.MaxOutput <= 0 {
+		opts.MaxOutput = DefaultMaxOutput
+	}
+	if opts.ExecTimeout <= 0 {
+		opts.ExecTimeout = DefaultExecTimeout
+	}
+	s := &server{opts: opts}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "abx", Title: "abx sandboxes", Version: opts.Version},
+		&mcp.ServerOptions{Instructions: instructions})
+	s.addSandboxTools(srv)
+	s.addExecTool(srv)
+	s.addFilesTools(srv)
+	return srv
+}
+
+const instructions = `Tools over the sandboxes of abx's provider. Create a sandbox with sandbox_create, ` +
+	`run shell lines in it with exec, read and write its files with files_read and files_write, and ` +
+	`kill it with sandbox_kill when done. Errors carry abx's code (E3001: not found, E4001: the key ` +
+	`was refused, E8004: the provider lacks the capability).`
+
+// begin checks the configuration and the capability a tool needs, before
+// anything is sent.
+func (s *server) begin(c provider.Capability) error {
+	if err := s.opts.Ready(); err != nil {
+		return err
+	}
+	d, err := s.opts.Selected()
+	if err != nil {
+		return err
+	}
+	return d.Check(c)
+}
+
+// toolError is an error of abx as a tool answers it: its code, its
+// message and its hint, secrets redacted. The SDK turns it into a result
+// with isError, never a protocol error.
+type toolError struct{ text string }
+
+func (e *toolError) Error() string { return e.text }
+
+// fail makes err a tool error.
+func (s *server) fail(err error) error {
+	e := abxerr.From(err)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", e.Code, e.Message)
+	if e.Hint != "" {
+		fmt.Fprintf(&b, " (%s)", e.Hint)
+	}
+	if e.RequestID != "" {
+		fmt.Fprintf(&b, " [request %s]", e.RequestID)
+	}
+	return &toolError{text: s.opts.Secrets.Redact(b.String())}
+}
+
+// text is a result of one text content.
+func text(format string, args ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// nonNil keeps a map from marshalling as null, which its schema refuses.
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
