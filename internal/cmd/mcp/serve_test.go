@@ -4,10 +4,12 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -230,10 +232,47 @@ func TestToolsOnTheEmulator(t *testing.T) {
 	})
 
 	t.Run("timeout", func(t *testing.T) {
-		res := call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "echo begun; sleep 60", "timeout_seconds": 1}, nil)
+		res := call(t, cs, "exec", map[string]any{"sandbox_id": id,
+			"command": "echo begun; sleep 120 & echo $! > /tmp/timeout.pid; wait", "timeout_seconds": 1}, nil)
 		mustFail(t, res, "E6001")
 		if !strings.Contains(texts(res), "begun") {
 			t.Errorf("timeout error %q without the output", texts(res))
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for probe(t, cs, id, "/tmp/timeout.pid") != "gone" {
+			if time.Now().After(deadline) {
+				t.Fatal("the command still runs after its timeout")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+
+	t.Run("cancelled", func(t *testing.T) {
+		// The host cancels the call: the remote command is stopped.
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{
+				"sandbox_id": id, "command": "sleep 120 & echo $! > /tmp/sleep.pid; wait"}})
+			done <- err
+		}()
+		alive := func() string { return probe(t, cs, id, "/tmp/sleep.pid") }
+		deadline := time.Now().Add(30 * time.Second)
+		for alive() != "alive" {
+			if time.Now().After(deadline) {
+				t.Fatal("the command did not start")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err == nil {
+			t.Error("a cancelled call answered")
+		}
+		for alive() != "gone" {
+			if time.Now().After(deadline) {
+				t.Fatal("the command still runs after the call was cancelled")
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
 	})
 
@@ -292,6 +331,19 @@ func TestToolsOnTheEmulator(t *testing.T) {
 			t.Errorf("a result holds the key")
 		}
 	}
+}
+
+// probe tells whether the process whose pid is in pidfile runs: alive,
+// gone, or none (no pid yet).
+func probe(t *testing.T, cs *mcp.ClientSession, id, pidfile string) string {
+	t.Helper()
+	var x execResult
+	res := call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "test -s " + pidfile +
+		" || { echo none; exit; }; kill -0 $(cat " + pidfile + ") 2>/dev/null && echo alive || echo gone"}, &x)
+	if res.IsError {
+		t.Fatalf("probe: %s", texts(res))
+	}
+	return strings.TrimSpace(x.Stdout)
 }
 
 func TestTheKeyNeverAppearsInAToolError(t *testing.T) {
