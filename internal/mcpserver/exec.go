@@ -37,7 +37,7 @@ type ExecResult struct {
 }
 
 func (s *server) addExecTool(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{
+	add(s, srv, &mcp.Tool{
 		Name: "exec",
 		Description: "Run a shell line in a sandbox and wait for its end: exit code, stdout and stderr (each capped; " +
 			"truncated says so). A non-zero exit is a normal result. The command is killed when timeout_seconds " +

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -51,17 +52,18 @@ type WriteResult struct {
 }
 
 func (s *server) addFilesTools(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{
+	add(s, srv, &mcp.Tool{
 		Name: "files_read",
 		Description: "Read a file of a sandbox: a text file as text, a binary one as an embedded resource " +
 			"(base64 blob) with its MIME type; at most max_bytes (truncated says so).",
 		Annotations: &mcp.ToolAnnotations{Title: "Read a file", ReadOnlyHint: true},
 	}, s.read)
-	mcp.AddTool(srv, &mcp.Tool{
+	add(s, srv, &mcp.Tool{
 		Name:        "files_write",
 		Description: "Write a file of a sandbox from text (content) or bytes (content_base64), creating its parents and replacing what was there.",
 		Annotations: &mcp.ToolAnnotations{Title: "Write a file", DestructiveHint: ptr(true), IdempotentHint: true},
 	}, s.write)
+	s.addFilesListTool(srv)
 }
 
 // errFull stops a read at its cap.
@@ -197,4 +199,82 @@ func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs
 		return nil, nil, s.fail(err)
 	}
 	return text("wrote %d bytes to %s", len(data), in.Path), &WriteResult{Path: in.Path, Bytes: len(data)}, nil
+}
+
+// ListDirArgs are files_list's arguments.
+type ListDirArgs struct {
+	SandboxID string `json:"sandbox_id" jsonschema:"the sandbox's ID"`
+	Path      string `json:"path,omitempty" jsonschema:"the directory (default: the user's home; relative: to it)"`
+	Depth     int    `json:"depth,omitempty" jsonschema:"levels of subdirectories to list (1 to 16, default 1)"`
+}
+
+// ListDirResult is files_list's structured result.
+type ListDirResult struct {
+	Entries   []envd.Entry `json:"entries" jsonschema:"the entries, as 'abx files ls -o json' shows them"`
+	Truncated bool         `json:"truncated" jsonschema:"true when there were more entries than the cap (10000) and the rest were left out"`
+}
+
+// maxListDepth and maxListEntries bound files_list.
+const (
+	maxListDepth   = 16
+	maxListEntries = 10000
+)
+
+func (s *server) addFilesListTool(srv *mcp.Server) {
+	add(s, srv, &mcp.Tool{
+		Name:        "files_list",
+		Description: "List a directory of a sandbox: each entry's name, path, type (file, dir, symlink), size, permissions and modification time; depth lists subdirectories too.",
+		Annotations: &mcp.ToolAnnotations{Title: "List a directory", ReadOnlyHint: true},
+	}, s.listDir)
+}
+
+func (s *server) listDir(ctx context.Context, _ *mcp.CallToolRequest, in ListDirArgs) (*mcp.CallToolResult, *ListDirResult, error) {
+	if err := s.begin(provider.FilesRW); err != nil {
+		return nil, nil, s.fail(err)
+	}
+	id, err := s.sandboxID(in.SandboxID)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	depth := 1
+	if in.Depth != 0 {
+		if in.Depth < 1 || in.Depth > maxListDepth {
+			return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid depth %d: between 1 and %d", in.Depth, maxListDepth))
+		}
+		depth = in.Depth
+	}
+	dir := in.Path
+	if dir == "" {
+		dir = "."
+	}
+	c, err := s.opts.Envd(ctx, id, "")
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	list, err := c.ListDir(ctx, dir, depth)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	out := &ListDirResult{Entries: list}
+	if len(list) > maxListEntries {
+		out.Entries, out.Truncated = list[:maxListEntries], true
+	}
+	var b strings.Builder
+	for _, e := range out.Entries {
+		name := e.Name
+		if depth > 1 {
+			name = e.Path
+		}
+		if e.Type == "dir" {
+			name += "/"
+		}
+		fmt.Fprintf(&b, "%s %s %d\n", name, e.Type, e.Size)
+	}
+	switch {
+	case len(list) == 0:
+		return text("%s is empty", dir), out, nil
+	case out.Truncated:
+		return text("%d entries of %d (name type size):\n%s", maxListEntries, len(list), b.String()), out, nil
+	}
+	return text("%d entries (name type size):\n%s", len(list), b.String()), out, nil
 }

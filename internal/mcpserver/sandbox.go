@@ -43,22 +43,22 @@ type KillResult struct {
 }
 
 func (s *server) addSandboxTools(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{
+	add(s, srv, &mcp.Tool{
 		Name:        "sandbox_create",
 		Description: "Create a sandbox from a template and return it (the fields of 'abx info -o json'). Kill it with sandbox_kill when done; it is killed anyway when its timeout passes.",
 		Annotations: &mcp.ToolAnnotations{Title: "Create a sandbox", DestructiveHint: ptr(false)},
 	}, s.create)
-	mcp.AddTool(srv, &mcp.Tool{
+	add(s, srv, &mcp.Tool{
 		Name:        "sandbox_list",
 		Description: "List the sandboxes, optionally by state and metadata.",
 		Annotations: &mcp.ToolAnnotations{Title: "List sandboxes", ReadOnlyHint: true},
 	}, s.list)
-	mcp.AddTool(srv, &mcp.Tool{
+	add(s, srv, &mcp.Tool{
 		Name:        "sandbox_info",
 		Description: "Describe one sandbox: template, state, start and end times, resources, metadata.",
 		Annotations: &mcp.ToolAnnotations{Title: "Describe a sandbox", ReadOnlyHint: true},
 	}, s.info)
-	mcp.AddTool(srv, &mcp.Tool{
+	add(s, srv, &mcp.Tool{
 		Name:        "sandbox_kill",
 		Description: "Kill a sandbox: its processes and files are gone.",
 		Annotations: &mcp.ToolAnnotations{Title: "Kill a sandbox", DestructiveHint: ptr(true), IdempotentHint: true},
@@ -124,8 +124,16 @@ func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, in ListArgs) 
 	return text("%d sandboxes:\n%s", len(list), b.String()), out, nil
 }
 
-// sandboxID checks a sandbox_id argument.
+// sandboxID checks a sandbox_id argument. A pinned server's tools take
+// none (their schemas refuse it); it answers the pinned sandbox.
 func (s *server) sandboxID(id string) (string, error) {
+	if pinned := s.opts.Sandbox; pinned != "" {
+		if id != "" && id != pinned {
+			return "", abxerr.New(abxerr.InvalidInput, "this server is pinned to sandbox %s", pinned).
+				WithHint("leave out sandbox_id")
+		}
+		return pinned, nil
+	}
 	return cmdutil.SandboxID(id)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
@@ -47,6 +48,17 @@ type Options struct {
 	Provider func() (provider.Provider, error)
 	// Envd returns a client of the sandbox's envd (cmdutil.Factory.Envd).
 	Envd func(ctx context.Context, id, user string) (*envd.Client, error)
+	// Interpreter returns a client of the sandbox's code interpreter
+	// (cmdutil.Factory.Interpreter).
+	Interpreter func(ctx context.Context, id string) (*codeinterp.Client, error)
+	// Sandbox, when set, pins the server to this sandbox: the tools that
+	// create, list, kill, pause or resume sandboxes are not offered, and the
+	// others take no sandbox_id.
+	Sandbox string
+	// Tools, when set, are the only tools offered (see Offered).
+	Tools []string
+	// ReadOnly offers only the read-only tools.
+	ReadOnly bool
 	// Secrets are redacted from every error a tool answers.
 	Secrets *output.Secrets
 	// MaxOutput caps each output stream of exec and a file read without
@@ -59,6 +71,8 @@ type Options struct {
 // server holds what the tools share.
 type server struct {
 	opts Options
+	// catalog is every tool, offered or not, as addTools registers them.
+	catalog []ToolInfo
 }
 
 // New returns the MCP server with the tools of docs/mcp.md.
@@ -72,15 +86,24 @@ func New(opts Options) *mcp.Server {
 	s := &server{opts: opts}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "abx", Title: "abx sandboxes", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions})
-	s.addSandboxTools(srv)
-	s.addExecTool(srv)
-	s.addFilesTools(srv)
+	s.addTools(srv)
 	return srv
 }
 
+// addTools registers every tool the options offer, in a fixed order;
+// with a nil server it only lists them in s.catalog.
+func (s *server) addTools(srv *mcp.Server) {
+	s.addSandboxTools(srv)
+	s.addLifecycleTools(srv)
+	s.addExecTool(srv)
+	s.addProcessTools(srv)
+	s.addFilesTools(srv)
+	s.addCodeTool(srv)
+}
+
 const instructions = `Tools over the sandboxes of abx's provider. Create a sandbox with sandbox_create, ` +
-	`run shell lines in it with exec, read and write its files with files_read and files_write, and ` +
-	`kill it with sandbox_kill when done. Errors carry abx's code (E3001: not found, E4001: the key ` +
+	`run shell lines in it with exec and code with run_code, read, write and list its files with ` +
+	`files_read, files_write and files_list, and kill it with sandbox_kill when done. Errors carry abx's code (E3001: not found, E4001: the key ` +
 	`was refused, E8004: the provider lacks the capability).`
 
 // begin checks the configuration and the capability a tool needs, before

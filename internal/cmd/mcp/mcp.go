@@ -30,7 +30,8 @@ func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
 		Short: "Serve the sandboxes as tools to agents (Model Context Protocol)",
 		Long: `Serve the provider's sandboxes as Model Context Protocol tools, for agent hosts such as
 Claude Desktop, Claude Code, Cursor or VS Code: create, list, describe and kill sandboxes,
-run commands, read and write files (docs/mcp.md).`,
+change their timeout, pause and resume them, run commands and code, list and signal
+processes, read, write and list files (docs/mcp.md).`,
 		Example: `  claude mcp add abx -- abx mcp serve
   abx emulator exec -- abx mcp serve`,
 	}
@@ -44,6 +45,12 @@ type ServeOptions struct {
 	Factory *cmdutil.Factory
 
 	MaxOutput int
+	// Sandbox pins the server to one sandbox (--sandbox).
+	Sandbox string
+	// Tools are the only tools offered (--tools); none: all.
+	Tools []string
+	// ReadOnly offers only the read-only tools (--read-only).
+	ReadOnly bool
 	// Transport is what the server serves on; nil is stdio.
 	Transport mcp.Transport
 }
@@ -60,8 +67,12 @@ carries abx's warnings. It reads the provider's configuration as every command d
 first tool call. A missing or bad configuration does not stop it: every tool answers a
 tool error that says what to set, so that the host shows the reason.
 
-Tools: sandbox_create, sandbox_list, sandbox_info, sandbox_kill, exec, files_read and
-files_write (docs/mcp.md). Each stream of a command's output, and a file read, is capped
+Tools: sandbox_create, sandbox_list, sandbox_info, sandbox_kill, sandbox_set_timeout,
+sandbox_pause, sandbox_resume, sandbox_url, exec, process_list, process_kill, files_read,
+files_write, files_list and run_code (docs/mcp.md). --sandbox ID pins the server to one
+sandbox: the tools that create, list, kill, pause or resume sandboxes are not offered, and
+the others take no sandbox_id (one given is refused as an unknown argument). --tools
+offers only the tools it names, --read-only only the tools that change nothing. Each stream of a command's output, and a file read, is capped
 at --max-output bytes; exec kills a command after 10 minutes unless its timeout_seconds
 says otherwise. Errors are tool errors with abx's code (E3001 not found, E4001 the key was
 refused, E8004 unsupported); secrets never appear in them.
@@ -69,31 +80,54 @@ refused, E8004 unsupported); secrets never appear in them.
 It serves until the host closes stdin, or Ctrl-C.`,
 		Example: `  abx mcp serve
   claude mcp add abx -e ABX_PROVIDER=alicloud-container -- abx mcp serve
-  abx emulator exec -- abx mcp serve`,
+  abx emulator exec -- abx mcp serve
+  abx mcp serve --sandbox "$id" --tools exec,files_read,files_write
+  abx mcp serve --read-only`,
 		Args: cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.MaxOutput < 1024 || opts.MaxOutput > 64<<20 {
 				return abxerr.New(abxerr.InvalidInput, "invalid --max-output %d: between 1024 and %d bytes", opts.MaxOutput, 64<<20)
 			}
+			if cmd.Flags().Changed("sandbox") {
+				id, err := cmdutil.SandboxID(opts.Sandbox)
+				if err != nil {
+					return err
+				}
+				opts.Sandbox = id
+			}
+			if _, err := mcpserver.Offered(opts.serverOptions()); err != nil {
+				return err
+			}
 			return cmdutil.Run(cmd, opts, runF, runServe)
 		},
 	}
-	cmd.Flags().IntVar(&opts.MaxOutput, "max-output", mcpserver.DefaultMaxOutput, "cap, in bytes, of each output stream of exec and of a file read without max_bytes")
+	cmd.Flags().IntVar(&opts.MaxOutput, "max-output", mcpserver.DefaultMaxOutput, "cap, in bytes, of each output stream of exec and run_code and of a file read without max_bytes")
+	cmd.Flags().StringVar(&opts.Sandbox, "sandbox", "", "pin the server to this sandbox: no lifecycle tools, no sandbox_id argument")
+	cmd.Flags().StringSliceVar(&opts.Tools, "tools", nil, "offer only these tools (comma-separated)")
+	cmd.Flags().BoolVar(&opts.ReadOnly, "read-only", false, "offer only the tools that change nothing")
 	return cmdutil.NoJSON(cmd)
 }
 
 // Server returns the MCP server over the Factory's provider.
 func (opts *ServeOptions) Server() *mcp.Server {
+	return mcpserver.New(opts.serverOptions())
+}
+
+func (opts *ServeOptions) serverOptions() mcpserver.Options {
 	f := opts.Factory
-	return mcpserver.New(mcpserver.Options{
-		Version:   meta.BuildInfo().Version,
-		Ready:     sync.OnceValue(func() error { return ready(f) }),
-		Selected:  f.Selected,
-		Provider:  f.Provider,
-		Envd:      f.Envd,
-		Secrets:   f.IO.Secrets,
-		MaxOutput: opts.MaxOutput,
-	})
+	return mcpserver.Options{
+		Version:     meta.BuildInfo().Version,
+		Ready:       sync.OnceValue(func() error { return ready(f) }),
+		Selected:    f.Selected,
+		Provider:    f.Provider,
+		Envd:        f.Envd,
+		Interpreter: f.Interpreter,
+		Sandbox:     opts.Sandbox,
+		Tools:       opts.Tools,
+		ReadOnly:    opts.ReadOnly,
+		Secrets:     f.IO.Secrets,
+		MaxOutput:   opts.MaxOutput,
+	}
 }
 
 // ready opens the provider, without reading stdin: it carries the

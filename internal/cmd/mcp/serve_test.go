@@ -21,9 +21,16 @@ import (
 // this environment and returns a client session of it.
 func connect(t *testing.T, env map[string]string, maxOutput int) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, env, func(o *ServeOptions) { o.MaxOutput = maxOutput })
+}
+
+// connectWith is connect with the options set by set.
+func connectWith(t *testing.T, env map[string]string, set func(*ServeOptions)) *mcp.ClientSession {
+	t.Helper()
 	f, _ := cmdtest.NewFactory(false, env, "")
 	st, ct := mcp.NewInMemoryTransports()
-	opts := &ServeOptions{IO: f.IO, Factory: f, MaxOutput: maxOutput, Transport: st}
+	opts := &ServeOptions{IO: f.IO, Factory: f, Transport: st}
+	set(opts)
 	ctx := t.Context()
 	done := make(chan error, 1)
 	go func() { done <- runServe(ctx, opts) }()
@@ -103,8 +110,17 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 		"sandbox_kill":   {args: []string{"sandbox_id"}, destructive: true, idempotent: true, output: []string{"sandboxID"}},
 		"exec": {args: []string{"sandbox_id", "command", "cwd", "envs", "timeout_seconds", "background"}, destructive: true,
 			output: []string{"exitCode", "stdout", "stderr", "truncated"}},
-		"files_read":  {args: []string{"sandbox_id", "path", "max_bytes"}, readOnly: true, output: []string{"truncated", "mimeType"}},
-		"files_write": {args: []string{"sandbox_id", "path", "content", "content_base64"}, destructive: true, idempotent: true, output: []string{"bytes"}},
+		"files_read":          {args: []string{"sandbox_id", "path", "max_bytes"}, readOnly: true, output: []string{"truncated", "mimeType"}},
+		"files_write":         {args: []string{"sandbox_id", "path", "content", "content_base64"}, destructive: true, idempotent: true, output: []string{"bytes"}},
+		"files_list":          {args: []string{"sandbox_id", "path", "depth"}, readOnly: true, output: []string{"entries", "truncated"}},
+		"sandbox_set_timeout": {args: []string{"sandbox_id", "timeout_seconds"}, output: []string{"sandboxID", "timeout"}},
+		"sandbox_pause":       {args: []string{"sandbox_id"}, idempotent: true, output: []string{"sandboxID", "state"}},
+		"sandbox_resume":      {args: []string{"sandbox_id"}, output: []string{"sandboxID", "state"}},
+		"sandbox_url":         {args: []string{"sandbox_id", "port"}, readOnly: true, output: []string{"url", "port"}},
+		"process_list":        {args: []string{"sandbox_id"}, readOnly: true, output: []string{"processes"}},
+		"process_kill":        {args: []string{"sandbox_id", "pid", "signal"}, destructive: true, idempotent: true, output: []string{"pid", "signal"}},
+		"run_code": {args: []string{"sandbox_id", "code", "language", "context_id", "timeout_seconds"}, destructive: true,
+			output: []string{"stdout", "stderr", "results", "error", "truncated"}},
 	}
 	if len(tools) != len(want) {
 		t.Errorf("tools %v, want %d", tools, len(want))

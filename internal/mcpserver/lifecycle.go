@@ -1,0 +1,132 @@
+package mcpserver
+
+import (
+	"context"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// maxLifetimeSeconds is the longest lifetime the server grants: 30 days.
+const maxLifetimeSeconds = 30 * 24 * 60 * 60
+
+// SetTimeoutArgs are sandbox_set_timeout's arguments.
+type SetTimeoutArgs struct {
+	SandboxID      string `json:"sandbox_id" jsonschema:"the sandbox's ID"`
+	TimeoutSeconds int    `json:"timeout_seconds" jsonschema:"the sandbox ends this many seconds from now (1 to 2592000); this replaces its deadline, shorter or longer"`
+}
+
+// URLArgs are sandbox_url's arguments.
+type URLArgs struct {
+	SandboxID string `json:"sandbox_id" jsonschema:"the sandbox's ID"`
+	Port      int    `json:"port" jsonschema:"the port in the sandbox (1 to 65535)"`
+}
+
+// ChangeResult is the structured result of sandbox_set_timeout,
+// sandbox_pause and sandbox_resume: what the sandbox became, as
+// 'abx timeout/pause/resume -o json' print it.
+type ChangeResult struct {
+	SandboxID string `json:"sandboxID"`
+	State     string `json:"state,omitempty" jsonschema:"paused or running, after a pause or a resume"`
+	Timeout   int64  `json:"timeout,omitempty" jsonschema:"seconds from now until the sandbox ends, after sandbox_set_timeout"`
+}
+
+// URLResult is sandbox_url's structured result.
+type URLResult struct {
+	SandboxID string `json:"sandboxID"`
+	Port      int    `json:"port"`
+	URL       string `json:"url" jsonschema:"where the port is reached through the gateway"`
+}
+
+func (s *server) addLifecycleTools(srv *mcp.Server) {
+	add(s, srv, &mcp.Tool{
+		Name:        "sandbox_set_timeout",
+		Description: "Set a sandbox's deadline to timeout_seconds from now (it replaces the deadline: it can shorten it as well as extend it).",
+		Annotations: &mcp.ToolAnnotations{Title: "Set a sandbox's timeout", DestructiveHint: ptr(false)},
+	}, s.setTimeout)
+	add(s, srv, &mcp.Tool{
+		Name:        "sandbox_pause",
+		Description: "Pause a sandbox: its processes stop and its memory and files are kept until sandbox_resume. Pausing a paused sandbox succeeds.",
+		Annotations: &mcp.ToolAnnotations{Title: "Pause a sandbox", DestructiveHint: ptr(false), IdempotentHint: true},
+	}, s.pause)
+	add(s, srv, &mcp.Tool{
+		Name:        "sandbox_resume",
+		Description: "Resume a paused sandbox, which then lives for the server's default timeout (300 s). Resuming a running sandbox is refused by the server.",
+		Annotations: &mcp.ToolAnnotations{Title: "Resume a sandbox", DestructiveHint: ptr(false)},
+	}, s.resume)
+	add(s, srv, &mcp.Tool{
+		Name:        "sandbox_url",
+		Description: "The public URL of a port of a sandbox, through the gateway. Computed from the configuration, without a request.",
+		Annotations: &mcp.ToolAnnotations{Title: "URL of a sandbox's port", ReadOnlyHint: true},
+	}, s.url)
+}
+
+func (s *server) setTimeout(ctx context.Context, _ *mcp.CallToolRequest, in SetTimeoutArgs) (*mcp.CallToolResult, *ChangeResult, error) {
+	p, err := s.provider(provider.SandboxTimeout)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	id, err := s.sandboxID(in.SandboxID)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	if in.TimeoutSeconds < 1 || in.TimeoutSeconds > maxLifetimeSeconds {
+		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid timeout_seconds %d: between 1 and %d", in.TimeoutSeconds, maxLifetimeSeconds))
+	}
+	if err := p.SetTimeout(ctx, id, time.Duration(in.TimeoutSeconds)*time.Second); err != nil {
+		return nil, nil, s.fail(err)
+	}
+	return text("sandbox %s now ends in %d s", id, in.TimeoutSeconds), &ChangeResult{SandboxID: id, Timeout: int64(in.TimeoutSeconds)}, nil
+}
+
+func (s *server) pause(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *ChangeResult, error) {
+	p, err := s.provider(provider.SandboxPause)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	id, err := s.sandboxID(in.SandboxID)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	if err := p.Pause(ctx, id); err != nil {
+		return nil, nil, s.fail(err)
+	}
+	return text("sandbox %s paused", id), &ChangeResult{SandboxID: id, State: "paused"}, nil
+}
+
+func (s *server) resume(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *ChangeResult, error) {
+	p, err := s.provider(provider.SandboxPause)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	id, err := s.sandboxID(in.SandboxID)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	if err := p.Resume(ctx, id, 0); err != nil {
+		return nil, nil, s.fail(err)
+	}
+	return text("sandbox %s resumed", id), &ChangeResult{SandboxID: id, State: "running"}, nil
+}
+
+func (s *server) url(_ context.Context, _ *mcp.CallToolRequest, in URLArgs) (*mcp.CallToolResult, *URLResult, error) {
+	p, err := s.provider(provider.PortsURL)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	id, err := s.sandboxID(in.SandboxID)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	if in.Port < 1 || in.Port > 65535 {
+		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid port %d: between 1 and 65535", in.Port))
+	}
+	u, err := p.PortURL(id, in.Port)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	return text("%s", u), &URLResult{SandboxID: id, Port: in.Port, URL: u}, nil
+}
