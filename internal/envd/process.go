@@ -25,6 +25,12 @@ type Command struct {
 	// Stdin keeps the process's stdin open for SendInput. envd before 0.3.0
 	// always opens it; callers then redirect stdin themselves.
 	Stdin bool
+	// PTY, when set, starts the process on a pseudo-terminal of that size:
+	// its output comes as Stdout events (a terminal has one stream: what
+	// the program writes to stderr is in it too), and its input goes by
+	// SendPTY, never SendStdin (docs/protocol.md, "PTY"). Every envd
+	// version abx supports (0.2.10 and later) has PTYs.
+	PTY *Size
 }
 
 // Event is one thing a process did. Exactly one field is set.
@@ -54,7 +60,9 @@ func (c *Client) Start(ctx context.Context, cmd Command, on func(Event) error) (
 	if cmd.Tag != "" {
 		req.Tag = &cmd.Tag
 	}
-	if c.Version.AtLeast(StdinFlag) {
+	if cmd.PTY != nil {
+		req.Pty = cmd.PTY.pty()
+	} else if c.Version.AtLeast(StdinFlag) {
 		req.Stdin = &cmd.Stdin
 	}
 	r := connect.NewRequest(req)

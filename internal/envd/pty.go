@@ -17,34 +17,6 @@ func (s Size) pty() *pb.PTY {
 	return &pb.PTY{Size: &pb.PTY_Size{Cols: uint32(s.Cols), Rows: uint32(s.Rows)}}
 }
 
-// StartPTY starts cmd on a pseudo-terminal of size, as Start starts one on
-// pipes: the terminal's output comes as Stdout events (a terminal has one
-// stream: what the program writes to stderr is in it too). Its input goes
-// by SendPTY, never by SendStdin (docs/protocol.md, "PTY"). Every envd
-// version abx supports (0.2.10 and later) has PTYs.
-func (c *Client) StartPTY(ctx context.Context, cmd Command, size Size, on func(Event) error) (*End, error) {
-	req := &pb.StartRequest{Process: &pb.ProcessConfig{Cmd: cmd.Cmd, Args: cmd.Args, Envs: cmd.Env}, Pty: size.pty()}
-	if cmd.Cwd != "" {
-		req.Process.Cwd = &cmd.Cwd
-	}
-	if cmd.Tag != "" {
-		req.Tag = &cmd.Tag
-	}
-	r := connect.NewRequest(req)
-	c.askKeepalive(r.Header())
-	stream, err := c.Process.Start(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = stream.Close() }()
-	conn, err := stream.Conn()
-	if err != nil {
-		return nil, err
-	}
-	var msg pb.StartResponse
-	return follow(conn, &msg, msg.GetEvent, on)
-}
-
 // Resize sets the size of a process's terminal; the program gets SIGWINCH.
 func (c *Client) Resize(ctx context.Context, pid uint32, size Size) error {
 	_, err := c.Process.Update(ctx, connect.NewRequest(&pb.UpdateRequest{

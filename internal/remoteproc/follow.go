@@ -17,7 +17,7 @@ import (
 )
 
 // Stream opens one stream of a process's events and follows it, handing
-// each event to on, as envd.Client's Start, StartPTY and Connect do, bound
+// each event to on, as envd.Client's Start and Connect do, bound
 // to their other arguments.
 type Stream func(ctx context.Context, on func(envd.Event) error) (*envd.End, error)
 

@@ -94,9 +94,9 @@ func (t *Terminal) Run(ctx context.Context, c *envd.Client) (*Exit, error) {
 			return c.Connect(ctx, t.PID, on)
 		})
 	} else {
-		cmd := envd.Command{Cmd: t.Spec.Argv[0], Args: t.Spec.Argv[1:], Env: t.Spec.Env, Cwd: t.Spec.Cwd}
+		cmd := envd.Command{Cmd: t.Spec.Argv[0], Args: t.Spec.Argv[1:], Env: t.Spec.Env, Cwd: t.Spec.Cwd, PTY: &t.Size}
 		end, err = f.Follow(ctx, 0, func(ctx context.Context, on func(envd.Event) error) (*envd.End, error) {
-			return c.StartPTY(ctx, cmd, t.Size, on)
+			return c.Start(ctx, cmd, on)
 		})
 	}
 	if end != nil {
