@@ -67,10 +67,7 @@ func (s *server) addCodeTool(srv *mcp.Server) {
 }
 
 func (s *server) runCode(ctx context.Context, _ *mcp.CallToolRequest, in RunCodeArgs) (*mcp.CallToolResult, *RunCodeResult, error) {
-	if err := s.begin(provider.CodeInterpret); err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	id, err := s.sandboxFor(provider.CodeInterpret, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

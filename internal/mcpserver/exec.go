@@ -47,10 +47,7 @@ func (s *server) addExecTool(srv *mcp.Server) {
 }
 
 func (s *server) exec(ctx context.Context, _ *mcp.CallToolRequest, in ExecArgs) (*mcp.CallToolResult, *ExecResult, error) {
-	if err := s.begin(provider.ExecRun); err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	id, err := s.sandboxFor(provider.ExecRun, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

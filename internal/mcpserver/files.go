@@ -85,10 +85,7 @@ func (w *capped) Write(p []byte) (int, error) {
 }
 
 func (s *server) read(ctx context.Context, _ *mcp.CallToolRequest, in ReadArgs) (*mcp.CallToolResult, *ReadResult, error) {
-	if err := s.begin(provider.FilesRW); err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	id, err := s.sandboxFor(provider.FilesRW, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -167,10 +164,7 @@ func mimeType(name string, data []byte, binary bool) string {
 }
 
 func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs) (*mcp.CallToolResult, *WriteResult, error) {
-	if err := s.begin(provider.FilesRW); err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	id, err := s.sandboxFor(provider.FilesRW, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -229,10 +223,7 @@ func (s *server) addFilesListTool(srv *mcp.Server) {
 }
 
 func (s *server) listDir(ctx context.Context, _ *mcp.CallToolRequest, in ListDirArgs) (*mcp.CallToolResult, *ListDirResult, error) {
-	if err := s.begin(provider.FilesRW); err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	id, err := s.sandboxFor(provider.FilesRW, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

@@ -65,11 +65,7 @@ func (s *server) addLifecycleTools(srv *mcp.Server) {
 }
 
 func (s *server) setTimeout(ctx context.Context, _ *mcp.CallToolRequest, in SetTimeoutArgs) (*mcp.CallToolResult, *ChangeResult, error) {
-	p, err := s.provider(provider.SandboxTimeout)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	p, id, err := s.target(provider.SandboxTimeout, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -83,11 +79,7 @@ func (s *server) setTimeout(ctx context.Context, _ *mcp.CallToolRequest, in SetT
 }
 
 func (s *server) pause(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *ChangeResult, error) {
-	p, err := s.provider(provider.SandboxPause)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	p, id, err := s.target(provider.SandboxPause, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -98,11 +90,7 @@ func (s *server) pause(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (
 }
 
 func (s *server) resume(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *ChangeResult, error) {
-	p, err := s.provider(provider.SandboxPause)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	p, id, err := s.target(provider.SandboxPause, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -113,11 +101,7 @@ func (s *server) resume(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) 
 }
 
 func (s *server) url(_ context.Context, _ *mcp.CallToolRequest, in URLArgs) (*mcp.CallToolResult, *URLResult, error) {
-	p, err := s.provider(provider.PortsURL)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	p, id, err := s.target(provider.PortsURL, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

@@ -47,10 +47,7 @@ func (s *server) addProcessTools(srv *mcp.Server) {
 }
 
 func (s *server) processList(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *ProcessListResult, error) {
-	if err := s.begin(provider.ProcessManage); err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	id, err := s.sandboxFor(provider.ProcessManage, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -79,10 +76,7 @@ func (s *server) processList(ctx context.Context, _ *mcp.CallToolRequest, in IDA
 }
 
 func (s *server) processKill(ctx context.Context, _ *mcp.CallToolRequest, in ProcessKillArgs) (*mcp.CallToolResult, *ProcessKillResult, error) {
-	if err := s.begin(provider.ProcessManage); err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	id, err := s.sandboxFor(provider.ProcessManage, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

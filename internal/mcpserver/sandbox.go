@@ -126,6 +126,29 @@ func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, in ListArgs) 
 
 // sandboxID checks a sandbox_id argument. A pinned server's tools take
 // none (their schemas refuse it); it answers the pinned sandbox.
+// target is the provider, checked for c, and the sandbox a tool call
+// names: what every tool on one sandbox through the API starts with.
+func (s *server) target(c provider.Capability, id string) (provider.Provider, string, error) {
+	p, err := s.provider(c)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err = s.sandboxID(id)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, id, nil
+}
+
+// sandboxFor checks c and reads the sandbox a tool call names: what every
+// tool inside one sandbox starts with.
+func (s *server) sandboxFor(c provider.Capability, id string) (string, error) {
+	if err := s.begin(c); err != nil {
+		return "", err
+	}
+	return s.sandboxID(id)
+}
+
 func (s *server) sandboxID(id string) (string, error) {
 	if pinned := s.opts.Sandbox; pinned != "" {
 		if id != "" && id != pinned {
@@ -138,11 +161,7 @@ func (s *server) sandboxID(id string) (string, error) {
 }
 
 func (s *server) info(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *provider.Sandbox, error) {
-	p, err := s.provider(provider.SandboxLifecycle)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	p, id, err := s.target(provider.SandboxLifecycle, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -155,11 +174,7 @@ func (s *server) info(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*
 }
 
 func (s *server) kill(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *KillResult, error) {
-	p, err := s.provider(provider.SandboxLifecycle)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id, err := s.sandboxID(in.SandboxID)
+	p, id, err := s.target(provider.SandboxLifecycle, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

@@ -89,16 +89,10 @@ written in the gap is missing, and still exits with the command's status.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
-			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
+			if opts.ID, opts.Env, err = commandTarget(args[0], env, opts.User); err != nil {
 				return err
 			}
 			opts.Argv = args[1:]
-			if opts.Env, err = cmdutil.ParseKeyValues("--env", env); err != nil {
-				return err
-			}
-			if err := cmdutil.CheckUser(opts.User); err != nil {
-				return err
-			}
 			if opts.TTY && opts.Background {
 				return cmdutil.UsageError(cmd, "--tty needs a terminal to show: it cannot go with --background")
 			}
@@ -121,6 +115,20 @@ written in the gap is missing, and still exits with the command's status.
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.PassThrough(cmd)
 	return cmdutil.Needs(cmd, provider.ExecRun)
+}
+
+// commandTarget reads what exec and terminal share: the sandbox ID, the
+// --env variables and the --user.
+func commandTarget(id string, env []string, user string) (string, map[string]string, error) {
+	id, err := cmdutil.SandboxID(id)
+	if err != nil {
+		return "", nil, err
+	}
+	vars, err := cmdutil.ParseKeyValues("--env", env)
+	if err != nil {
+		return "", nil, err
+	}
+	return id, vars, cmdutil.CheckUser(user)
 }
 
 func (opts *ExecOptions) spec() remoteproc.Spec {

@@ -73,16 +73,10 @@ terminal on stdin (pipe input with 'abx exec -i' instead).`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
-			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
+			if opts.ID, opts.Env, err = commandTarget(args[0], env, opts.User); err != nil {
 				return err
 			}
 			opts.Argv = args[1:]
-			if opts.Env, err = cmdutil.ParseKeyValues("--env", env); err != nil {
-				return err
-			}
-			if err := cmdutil.CheckUser(opts.User); err != nil {
-				return err
-			}
 			if cmd.Flags().Changed("attach") {
 				pid, err := strconv.ParseUint(attach, 10, 32)
 				if err != nil || pid == 0 {
