@@ -165,6 +165,7 @@ func Cut(n int64) Fault {
 		}
 		cancel()
 		abort(w)
+		<-done // nothing touches w once the handler returns
 	}
 }
 
@@ -220,14 +221,19 @@ func CutAfter(d time.Duration) Fault {
 func Stall(n int64) Fault {
 	return func(w http.ResponseWriter, r *http.Request, up http.Handler) {
 		lw := &limitWriter{ResponseWriter: w, left: n, full: make(chan struct{})}
+		done := make(chan struct{})
 		ctx, cancel := contextOf(r)
 		defer cancel()
-		go pass(up, lw, r.WithContext(ctx))
-		select {
-		case <-lw.full:
-		case <-r.Context().Done():
-		}
+		go func() {
+			defer close(done)
+			pass(up, lw, r.WithContext(ctx))
+		}()
 		<-r.Context().Done()
+		// The upstream is let go and waited for: nothing touches w once
+		// the handler returns.
+		lw.close()
+		cancel()
+		<-done
 	}
 }
 
