@@ -66,7 +66,7 @@ func (s *server) addCodeTool(srv *mcp.Server) {
 	}, s.runCode)
 }
 
-func (s *server) runCode(ctx context.Context, _ *mcp.CallToolRequest, in RunCodeArgs) (*mcp.CallToolResult, *RunCodeResult, error) {
+func (s *server) runCode(ctx context.Context, call *mcp.CallToolRequest, in RunCodeArgs) (*mcp.CallToolResult, *RunCodeResult, error) {
 	id, err := s.sandboxFor(provider.CodeInterpret, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
@@ -104,7 +104,9 @@ func (s *server) runCode(ctx context.Context, _ *mcp.CallToolRequest, in RunCode
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	g := &codeGather{max: s.opts.MaxOutput, res: &RunCodeResult{Results: []CodeResult{}}}
+	stop := heartbeat(ctx, call, timeout, nil)
 	err = c.Execute(runCtx, req, g.add)
+	stop()
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:

@@ -46,7 +46,7 @@ func (s *server) addExecTool(srv *mcp.Server) {
 	}, s.exec)
 }
 
-func (s *server) exec(ctx context.Context, _ *mcp.CallToolRequest, in ExecArgs) (*mcp.CallToolResult, *ExecResult, error) {
+func (s *server) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecArgs) (*mcp.CallToolResult, *ExecResult, error) {
 	id, err := s.sandboxFor(provider.ExecRun, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
@@ -77,7 +77,9 @@ func (s *server) exec(ctx context.Context, _ *mcp.CallToolRequest, in ExecArgs) 
 	}
 	spec.Timeout = timeout
 	out := &capture{max: s.opts.MaxOutput}
+	stop := heartbeat(ctx, req, timeout, out.status)
 	x, err := remoteproc.Run(ctx, c, spec, out)
+	stop()
 	if err != nil {
 		return nil, nil, s.fail(out.annotate(err))
 	}
@@ -112,6 +114,8 @@ type capture struct {
 	out, errb   []byte
 	truncated   bool
 	reconnected bool
+	// seen counts every byte that came, kept or not, for progress.
+	seen int
 }
 
 func (c *capture) Started(pid uint32) error {
@@ -137,12 +141,20 @@ func (c *capture) Reconnected(remoteproc.Reconnect) error {
 func (c *capture) add(to *[]byte, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.seen += len(data)
 	room := c.max - len(*to)
 	if len(data) > room {
 		c.truncated = true
 		data = data[:max(room, 0)]
 	}
 	*to = append(*to, data...)
+}
+
+// status says how much output came so far, for progress notifications.
+func (c *capture) status() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fmt.Sprintf("%d bytes of output", c.seen)
 }
 
 // result is the streams as text: a cut that split a character drops its

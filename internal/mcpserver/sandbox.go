@@ -72,7 +72,7 @@ func (s *server) provider(c provider.Capability) (provider.Provider, error) {
 	return s.opts.Provider()
 }
 
-func (s *server) create(ctx context.Context, _ *mcp.CallToolRequest, in CreateArgs) (*mcp.CallToolResult, *provider.Sandbox, error) {
+func (s *server) create(ctx context.Context, call *mcp.CallToolRequest, in CreateArgs) (*mcp.CallToolResult, *provider.Sandbox, error) {
 	p, err := s.provider(provider.SandboxLifecycle)
 	if err != nil {
 		return nil, nil, s.fail(err)
@@ -88,7 +88,11 @@ func (s *server) create(ctx context.Context, _ *mcp.CallToolRequest, in CreateAr
 		}
 		req.Timeout = d
 	}
+	// A cluster may take a while to schedule a sandbox; the host hears
+	// that the call is alive. The limit is the provider's own.
+	stop := heartbeat(ctx, call, 0, nil)
 	sb, err := p.Create(ctx, req)
+	stop()
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

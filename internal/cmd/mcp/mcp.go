@@ -51,8 +51,18 @@ type ServeOptions struct {
 	Tools []string
 	// ReadOnly offers only the read-only tools (--read-only).
 	ReadOnly bool
+	// Listen, when set, serves Streamable HTTP at this address instead of
+	// stdio (--listen).
+	Listen string
+	// AllowRemote accepts a --listen address other than loopback.
+	AllowRemote bool
+	// Token is the bearer token HTTP requests must carry (--token,
+	// ABX_MCP_TOKEN, or generated).
+	Token string
 	// Transport is what the server serves on; nil is stdio.
 	Transport mcp.Transport
+
+	tokenGenerated bool
 }
 
 // NewCmdServe builds `abx mcp serve`.
@@ -77,12 +87,19 @@ at --max-output bytes; exec kills a command after 10 minutes unless its timeout_
 says otherwise. Errors are tool errors with abx's code (E3001 not found, E4001 the key was
 refused, E8004 unsupported); secrets never appear in them.
 
-It serves until the host closes stdin, or Ctrl-C.`,
+It serves until the host closes stdin, or Ctrl-C.
+
+--listen HOST:PORT serves the same tools over Streamable HTTP at http://HOST:PORT/mcp,
+for hosts that connect to a URL rather than spawn a process. Every request must carry
+"Authorization: Bearer TOKEN": the token is --token, or $ABX_MCP_TOKEN, or else made at
+start and printed once on stderr. Only a loopback address is accepted unless
+--allow-remote is given; put TLS in front of a remote one.`,
 		Example: `  abx mcp serve
   claude mcp add abx -e ABX_PROVIDER=alicloud-container -- abx mcp serve
   abx emulator exec -- abx mcp serve
   abx mcp serve --sandbox "$id" --tools exec,files_read,files_write
-  abx mcp serve --read-only`,
+  abx mcp serve --read-only
+  abx mcp serve --listen 127.0.0.1:8931`,
 		Args: cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.MaxOutput < 1024 || opts.MaxOutput > 64<<20 {
@@ -98,6 +115,9 @@ It serves until the host closes stdin, or Ctrl-C.`,
 			if _, err := mcpserver.Offered(opts.serverOptions()); err != nil {
 				return err
 			}
+			if err := opts.checkListen(f.Getenv); err != nil {
+				return err
+			}
 			return cmdutil.Run(cmd, opts, runF, runServe)
 		},
 	}
@@ -105,6 +125,9 @@ It serves until the host closes stdin, or Ctrl-C.`,
 	cmd.Flags().StringVar(&opts.Sandbox, "sandbox", "", "pin the server to this sandbox: no lifecycle tools, no sandbox_id argument")
 	cmd.Flags().StringSliceVar(&opts.Tools, "tools", nil, "offer only these tools (comma-separated)")
 	cmd.Flags().BoolVar(&opts.ReadOnly, "read-only", false, "offer only the tools that change nothing")
+	cmd.Flags().StringVar(&opts.Listen, "listen", "", "serve Streamable HTTP on `HOST:PORT` (path /mcp) instead of stdio")
+	cmd.Flags().BoolVar(&opts.AllowRemote, "allow-remote", false, "accept a --listen address other than loopback")
+	cmd.Flags().StringVar(&opts.Token, "token", "", "bearer token of --listen (default $"+TokenVariable+", else one made and printed once)")
 	return cmdutil.NoJSON(cmd)
 }
 
@@ -146,6 +169,9 @@ func ready(f *cmdutil.Factory) error {
 }
 
 func runServe(ctx context.Context, opts *ServeOptions) error {
+	if opts.Listen != "" {
+		return serveHTTP(ctx, opts, opts.Server())
+	}
 	t := opts.Transport
 	if t == nil {
 		t = &mcp.IOTransport{Reader: readCloser{opts.IO.In}, Writer: writeCloser{opts.IO.Out}}
