@@ -36,6 +36,7 @@ processes, read, write and list files (docs/mcp.md).`,
   abx emulator exec -- abx mcp serve`,
 	}
 	cmd.AddCommand(NewCmdServe(f, nil))
+	cmd.AddCommand(NewCmdConfig(f, nil))
 	return cmdutil.NoJSON(cmdutil.NoProvider(cmd))
 }
 
