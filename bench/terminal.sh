@@ -133,7 +133,12 @@ print(f"Bulk output, {mib} MiB of base64 text, {reps} runs each, in turn:\n")
 print("| through | median (min–max) | MB/s | peak RSS | terminal / exec throughput | ≥ 0.8× and ≤ 50 MiB |")
 print("| --- | --- | --- | --- | --- | --- |")
 print(f"| abx exec (floor) | {me:.2f} s ({min(er):.2f}–{max(er):.2f}) | {size / me / 1e6:.0f} | {max(errs) / 1024:.1f} MiB | – | – |")
-print(f"| one local PTY, no abx, no network (what any terminal pays: {mp / mt:.2f}× of abx terminal's time) | {mp:.2f} s ({min(pt):.2f}–{max(pt):.2f}) | {size / mp / 1e6:.0f} | – | – | – |")
-print(f"| abx terminal | {mt:.2f} s ({min(tt):.2f}–{max(tt):.2f}) | {size / mt / 1e6:.0f} | {max(trss) / 1024:.1f} MiB | {ratio:.2f}× | "
-      f"{'yes' if ratio >= 0.8 and max(trss) <= 50 * 1024 else 'NO'} |")
+# The PTY row's ratio is the most any terminal program could reach here:
+# below 0.8× the target is out of reach on this machine, whatever abx does.
+bound = me / mp
+print(f"| one local PTY, no abx, no network (what any terminal pays: {mp / mt:.2f}× of abx terminal's time) | {mp:.2f} s ({min(pt):.2f}–{max(pt):.2f}) | {size / mp / 1e6:.0f} | – | {bound:.2f}× (the bound) | – |")
+verdict = "yes" if ratio >= 0.8 and max(trss) <= 50 * 1024 else "NO"
+if verdict == "NO" and bound < 0.8:
+    verdict += f" (out of reach here: one PTY alone is {bound:.2f}×; abx terminal is {ratio / bound:.2f}× of it)"
+print(f"| abx terminal | {mt:.2f} s ({min(tt):.2f}–{max(tt):.2f}) | {size / mt / 1e6:.0f} | {max(trss) / 1024:.1f} MiB | {ratio:.2f}× | {verdict} |")
 PY
