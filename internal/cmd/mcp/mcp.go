@@ -31,9 +31,11 @@ func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
 		Long: `Serve the provider's sandboxes as Model Context Protocol tools, for agent hosts such as
 Claude Desktop, Claude Code, Cursor or VS Code: create, list, describe and kill sandboxes,
 change their timeout, pause and resume them, run commands and code, list and signal
-processes, read, write and list files (docs/mcp.md).`,
+processes, read, write and list files (docs/mcp.md). 'abx mcp config' prints the block a
+host's configuration needs to start it.`,
 		Example: `  claude mcp add abx -- abx mcp serve
-  abx emulator exec -- abx mcp serve`,
+  abx emulator exec -- abx mcp serve
+  abx mcp config --host claude`,
 	}
 	cmd.AddCommand(NewCmdServe(f, nil))
 	cmd.AddCommand(NewCmdConfig(f, nil))
