@@ -20,6 +20,7 @@ const (
 	PortsURL         Capability = "ports.url"
 	PTY              Capability = "pty"
 	FilesWatch       Capability = "files.watch"
+	SandboxMetrics   Capability = "sandbox.metrics"
 	FilesTransfer    Capability = "files.transfer"
 	TemplatesRead    Capability = "templates.read"
 	TemplatesBuild   Capability = "templates.build"
@@ -48,6 +49,7 @@ var AllCapabilities = []CapabilityInfo{
 	{PortsURL, "compute the public URL of a sandbox port"},
 	{PTY, "interactive terminal sessions"},
 	{FilesWatch, "watch a directory for changes"},
+	{SandboxMetrics, "read a sandbox's CPU, memory and disk use"},
 	{FilesTransfer, "presigned upload and download URLs"},
 	{TemplatesRead, "list and inspect templates"},
 	{TemplatesBuild, "build templates"},

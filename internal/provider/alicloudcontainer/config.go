@@ -70,7 +70,7 @@ func Descriptor() *provider.Descriptor {
 		Capabilities: []provider.Capability{
 			provider.SandboxLifecycle, provider.SandboxTimeout, provider.SandboxPause,
 			provider.ExecRun, provider.ExecStream, provider.ProcessManage, provider.FilesRW,
-			provider.FilesWatch, provider.PTY, provider.CodeInterpret, provider.PortsURL,
+			provider.FilesWatch, provider.PTY, provider.SandboxMetrics, provider.CodeInterpret, provider.PortsURL,
 		},
 		NewConfig: func() provider.Config { return &Config{} },
 		Open: func(c provider.Config, deps provider.Deps) (provider.Provider, error) {
