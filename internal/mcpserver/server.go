@@ -95,6 +95,7 @@ func New(opts Options) *mcp.Server {
 func (s *server) addTools(srv *mcp.Server) {
 	s.addSandboxTools(srv)
 	s.addLifecycleTools(srv)
+	s.addMetricsTool(srv)
 	s.addExecTool(srv)
 	s.addProcessTools(srv)
 	s.addFilesTools(srv)

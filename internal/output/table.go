@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -207,4 +208,35 @@ func Duration(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dy", int(d.Hours()/24/365))
 	}
+}
+
+// Bytes is a size for people on a terminal (binary units, three
+// significant figures: 812 B, 4.0 KiB, 211 MiB, 1.93 GiB) and the exact
+// count of bytes when piped.
+func (s *Streams) Bytes(n int64) string {
+	if !s.StdoutTTY {
+		return strconv.FormatInt(n, 10)
+	}
+	return HumanBytes(n)
+}
+
+// HumanBytes is n in binary units with three significant figures.
+func HumanBytes(n int64) string {
+	if n < 1024 && n > -1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	v := float64(n)
+	for _, unit := range []string{"KiB", "MiB", "GiB", "TiB", "PiB"} {
+		v /= 1024
+		if v < 1024 && v > -1024 || unit == "PiB" {
+			switch {
+			case v >= 100 || v <= -100:
+				return fmt.Sprintf("%.0f %s", v, unit)
+			case v >= 10 || v <= -10:
+				return fmt.Sprintf("%.1f %s", v, unit)
+			}
+			return fmt.Sprintf("%.2f %s", v, unit)
+		}
+	}
+	panic("unreachable")
 }

@@ -77,9 +77,6 @@ type Endpoint struct {
 	URL         string
 	Header      http.Header
 	EnvdVersion string
-	// State is the sandbox's state as the read found it (running, paused),
-	// so that a caller can tell a paused sandbox from a broken route.
-	State string
 	// RequestTimeout is the deadline of each unary call to a server in the
 	// sandbox (--request-timeout); streams and transfers have none.
 	RequestTimeout time.Duration

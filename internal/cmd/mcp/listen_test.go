@@ -157,7 +157,7 @@ func TestServeOverHTTPWithTheToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cs.Close() }()
-	if got := toolNames(t, cs); len(got) != 15 {
+	if got := toolNames(t, cs); len(got) != 16 {
 		t.Errorf("%d tools over HTTP: %v", len(got), got)
 	}
 	id := create(t, cs, "base")

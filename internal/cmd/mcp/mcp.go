@@ -81,7 +81,7 @@ first tool call. A missing or bad configuration does not stop it: every tool ans
 tool error that says what to set, so that the host shows the reason.
 
 Tools: sandbox_create, sandbox_list, sandbox_info, sandbox_kill, sandbox_set_timeout,
-sandbox_pause, sandbox_resume, sandbox_url, exec, process_list, process_kill, files_read,
+sandbox_pause, sandbox_resume, sandbox_url, sandbox_metrics, exec, process_list, process_kill, files_read,
 files_write, files_list and run_code (docs/mcp.md). --sandbox ID pins the server to one
 sandbox: the tools that create, list, kill, pause or resume sandboxes are not offered, and
 the others take no sandbox_id (one given is refused as an unknown argument). --tools

@@ -117,6 +117,7 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 		"sandbox_pause":       {args: []string{"sandbox_id"}, idempotent: true, output: []string{"sandboxID", "state"}},
 		"sandbox_resume":      {args: []string{"sandbox_id"}, output: []string{"sandboxID", "state"}},
 		"sandbox_url":         {args: []string{"sandbox_id", "port"}, readOnly: true, output: []string{"url", "port"}},
+		"sandbox_metrics":     {args: []string{"sandbox_id"}, readOnly: true, output: []string{"sandboxID", "state", "cpuUsedPct", "memUsed", "diskTotal"}},
 		"process_list":        {args: []string{"sandbox_id"}, readOnly: true, output: []string{"processes"}},
 		"process_kill":        {args: []string{"sandbox_id", "pid", "signal"}, destructive: true, idempotent: true, output: []string{"pid", "signal"}},
 		"run_code": {args: []string{"sandbox_id", "code", "language", "context_id", "timeout_seconds"}, destructive: true,

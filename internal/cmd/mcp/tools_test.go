@@ -288,7 +288,7 @@ func TestPinnedServerOffersNoLifecycleAndTakesNoSandboxID(t *testing.T) {
 			t.Errorf("a pinned server offers %s", n)
 		}
 	}
-	if len(names) != 10 {
+	if len(names) != 11 {
 		t.Errorf("tools %v", names)
 	}
 	res, err := cs.ListTools(t.Context(), nil)
@@ -327,12 +327,12 @@ func TestToolsAndReadOnlyChooseTheTools(t *testing.T) {
 		t.Errorf("--tools exec,files_read: %v", got)
 	}
 	cs = connectWith(t, nil, func(o *ServeOptions) { o.ReadOnly = true })
-	want := []string{"files_list", "files_read", "process_list", "sandbox_info", "sandbox_list", "sandbox_url"}
+	want := []string{"files_list", "files_read", "process_list", "sandbox_info", "sandbox_list", "sandbox_metrics", "sandbox_url"}
 	if got := toolNames(t, cs); !slices.Equal(got, want) {
 		t.Errorf("--read-only: %v, want %v", got, want)
 	}
 	cs = connectWith(t, nil, func(o *ServeOptions) { o.ReadOnly, o.Sandbox = true, "sb-1" })
-	if got := toolNames(t, cs); !slices.Equal(got, []string{"files_list", "files_read", "process_list", "sandbox_info", "sandbox_url"}) {
+	if got := toolNames(t, cs); !slices.Equal(got, []string{"files_list", "files_read", "process_list", "sandbox_info", "sandbox_metrics", "sandbox_url"}) {
 		t.Errorf("--read-only --sandbox: %v", got)
 	}
 }

@@ -19,6 +19,7 @@ func Verbs() []cmdutil.Verb {
 		{Names: []string{"timeout"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdTimeout(f, nil) }},
 		{Names: []string{"pause"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdPause(f, nil) }},
 		{Names: []string{"resume"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdResume(f, nil) }},
+		{Names: []string{"metrics"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdMetrics(f, nil) }},
 		{Names: []string{"url"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdURL(f, nil) }},
 		{Names: []string{"port-forward"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdPortForward(f, nil) }},
 		{Names: []string{"template"}, Group: group, Build: NewCmdTemplate},

@@ -16,10 +16,10 @@ const httpToken = process.env.MCP_TOKEN
 
 const allTools = [
   'sandbox_create', 'sandbox_list', 'sandbox_info', 'sandbox_kill', 'sandbox_set_timeout',
-  'sandbox_pause', 'sandbox_resume', 'sandbox_url', 'exec', 'process_list', 'process_kill',
+  'sandbox_pause', 'sandbox_resume', 'sandbox_url', 'sandbox_metrics', 'exec', 'process_list', 'process_kill',
   'files_read', 'files_write', 'files_list', 'run_code',
 ]
-const readOnly = ['sandbox_list', 'sandbox_info', 'sandbox_url', 'process_list', 'files_read', 'files_list']
+const readOnly = ['sandbox_list', 'sandbox_info', 'sandbox_url', 'sandbox_metrics', 'process_list', 'files_read', 'files_list']
 const destructive = ['sandbox_kill', 'process_kill', 'files_write']
 
 // serve spawns `abx mcp serve ARGS...` on stdio and connects a client.
@@ -85,7 +85,7 @@ await step('stdio: initialize', async () => {
   expect(client.getServerCapabilities()?.tools, 'no tools capability')
 })
 
-await step('stdio: listTools has the 15 tools with schemas and annotations', async () => {
+await step('stdio: listTools has the 16 tools with schemas and annotations', async () => {
   const { tools } = await client.listTools()
   const byName = new Map(tools.map((t) => [t.name, t]))
   equal([...byName.keys()].sort().join(','), [...allTools].sort().join(','), 'tools')
@@ -143,6 +143,17 @@ await step('stdio: files_write content_base64 and files_read a binary file as a 
   expect(Buffer.from(res.resource.blob, 'base64').equals(blob), 'the bytes read differ from those written')
   equal(r.structuredContent.binary, true, 'binary')
   equal(r.structuredContent.bytes, blob.length, 'bytes')
+})
+
+await step('stdio: sandbox_metrics', async () => {
+  const r = await call(client, 'sandbox_metrics', { sandbox_id: id })
+  const m = r.structuredContent
+  equal(m.sandboxID, id, 'sandboxID')
+  equal(m.state, 'running', 'state')
+  expect(m.cpuCount >= 1, `cpuCount ${m.cpuCount}`)
+  expect(m.cpuUsedPct >= 0 && m.cpuUsedPct <= 100, `cpuUsedPct ${m.cpuUsedPct}`)
+  expect(m.memUsed > 0 && m.memUsed <= m.memTotal, `memUsed ${m.memUsed} of ${m.memTotal}`)
+  expect(m.diskUsed >= 0 && m.diskUsed <= m.diskTotal, `diskUsed ${m.diskUsed} of ${m.diskTotal}`)
 })
 
 await step('stdio: files_list', async () => {

@@ -1,0 +1,344 @@
+package sandbox
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/metrics"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// metricsConcurrency bounds the sandboxes asked at once: --all over a
+// hundred sandboxes is two requests each.
+const metricsConcurrency = 8
+
+// minInterval keeps --watch from asking envd more than once a second: its
+// CPU figure is measured since the previous ask, and shorter is noise.
+const minInterval = time.Second
+
+// MetricsOptions are the inputs of `abx metrics`.
+type MetricsOptions struct {
+	IO       *output.Streams
+	Printer  *output.Printer
+	Provider func() (provider.Provider, error)
+	Envd     func(ctx context.Context, id, user string) (*envd.Client, error)
+
+	IDs    []string
+	All    bool
+	Filter provider.ListOptions
+	// Watch prints a sample per Interval until Ctrl-C, Count rounds, or
+	// the sandboxes' end.
+	Watch    bool
+	Interval time.Duration
+	// Count ends --watch after that many rounds; 0 for none.
+	Count int
+}
+
+// NewCmdMetrics builds `abx metrics`.
+func NewCmdMetrics(f *cmdutil.Factory, runF func(context.Context, *MetricsOptions) error) *cobra.Command {
+	opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider, Envd: f.Envd, Interval: 2 * time.Second}
+	var filter filterFlags
+	var interval string
+	cmd := &cobra.Command{
+		Use:   "metrics ID... | metrics --all [--state S] [--metadata k=v]... [--watch]",
+		Short: "Show sandboxes' CPU, memory and disk use",
+		Long: `Show a sample of each sandbox's CPU, memory and disk use, as envd measures them inside
+it: its CPUs, the percent of them in use, memory used and total, disk used and total.
+Sizes are in binary units on a terminal and in bytes when piped; times are the time of
+day on a terminal and RFC 3339 when piped. -o json prints the raw numbers (docs/json.md).
+
+--watch prints a sample per --interval (default 2s, at least 1s) until Ctrl-C, --count
+rounds, or the end of the sandboxes (then it says so and exits 0); -o json then prints
+JSON Lines. Several IDs, or --all with the list's filters, print one row per sandbox,
+asked concurrently.
+
+A paused sandbox has no sample: abx says so, and exits 0 for --all, 1 for a sandbox
+named. A sandbox that does not exist exits 3. An envd that does not serve metrics, or
+answers something abx cannot read, exits 1 naming envd's version (docs/metrics.md).`,
+		Example: `  abx metrics "$id"
+  abx metrics "$id" --watch --interval 5s
+  abx metrics --all --metadata owner=ci -o json | jq -r '.[] | select(.cpuUsedPct > 90) | .sandboxID'
+  abx metrics "$id" -o json | jq .memUsed`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case opts.All && len(args) > 0:
+				return cmdutil.UsageError(cmd, "give sandbox IDs or --all, not both")
+			case !opts.All && len(args) == 0:
+				return cmdutil.UsageError(cmd, "metrics needs sandbox IDs or --all")
+			case !opts.All && filter.set():
+				return cmdutil.UsageError(cmd, "--state and --metadata filter --all")
+			case !opts.Watch && (cmd.Flags().Changed("interval") || cmd.Flags().Changed("count")):
+				return cmdutil.UsageError(cmd, "--interval and --count go with --watch")
+			}
+			var err error
+			if opts.IDs, err = cmdutil.SandboxIDs(args); err != nil {
+				return err
+			}
+			if opts.Filter, err = filter.parse(); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("interval") {
+				d, err := cmdutil.ParseDurationOrSeconds(interval)
+				if err != nil || d < minInterval {
+					return abxerr.New(abxerr.InvalidInput, "invalid --interval %q: at least 1s", interval).
+						WithHint("use Go syntax (2s, 1m) or plain seconds")
+				}
+				opts.Interval = d
+			}
+			if opts.Count < 0 {
+				return abxerr.New(abxerr.InvalidInput, "invalid --count %d: not a number of samples", opts.Count).
+					WithHint("give a positive number, or leave --count out to watch until Ctrl-C")
+			}
+			return cmdutil.Run(cmd, opts, runF, runMetrics)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.All, "all", false, "every sandbox matching --state and --metadata")
+	filter.add(cmd)
+	fl.BoolVarP(&opts.Watch, "watch", "w", false, "print a sample per --interval until Ctrl-C")
+	fl.StringVar(&interval, "interval", "2s", "time between samples of --watch (at least 1s)")
+	fl.IntVarP(&opts.Count, "count", "n", 0, "stop --watch after this many samples of each sandbox, exit 0 (default: no limit)")
+	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
+	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(cmdutil.SandboxStates))
+	return cmdutil.Needs(cmd, provider.SandboxMetrics)
+}
+
+// sampler takes the rounds of `abx metrics`.
+type sampler struct {
+	opts *MetricsOptions
+	p    provider.Provider
+	take *metrics.Sampler
+}
+
+func runMetrics(ctx context.Context, opts *MetricsOptions) error {
+	p, err := opts.Provider()
+	if err != nil {
+		return err
+	}
+	s := &sampler{opts: opts, p: p, take: &metrics.Sampler{Provider: p, Envd: opts.Envd}}
+	if opts.Watch {
+		return s.watch(ctx)
+	}
+	targets, err := s.targets(ctx)
+	if err != nil {
+		return err
+	}
+	if targets == nil {
+		opts.Printer.Note("no sandboxes match")
+		return opts.Printer.Print([]metrics.Sample{}, nil, nil)
+	}
+	samples := s.round(ctx, targets)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.print(samples)
+}
+
+// target is a sandbox to sample, with its state when a listing told it.
+type target struct{ id, state string }
+
+// targets are the sandboxes named, or those --all lists now (nil: none).
+func (s *sampler) targets(ctx context.Context) ([]target, error) {
+	if !s.opts.All {
+		out := make([]target, len(s.opts.IDs))
+		for i, id := range s.opts.IDs {
+			out[i] = target{id: id}
+		}
+		return out, nil
+	}
+	list, err := s.p.List(ctx, s.opts.Filter)
+	if err != nil {
+		return nil, err
+	}
+	var out []target
+	for _, sb := range list {
+		// An ID from the service goes into a URL: one that could change
+		// the path is not sent (as kill --all).
+		if cmdutil.CheckID("sandbox ID", sb.SandboxID) != nil {
+			return nil, abxerr.New(abxerr.BadResponse, "the service listed the sandbox ID %q, which abx will not send", sb.SandboxID)
+		}
+		out = append(out, target{id: sb.SandboxID, state: sb.State})
+	}
+	return out, nil
+}
+
+// round samples every target concurrently, in the targets' order.
+func (s *sampler) round(ctx context.Context, targets []target) []metrics.Sample {
+	out := make([]metrics.Sample, len(targets))
+	var g errgroup.Group
+	g.SetLimit(metricsConcurrency)
+	for i, t := range targets {
+		g.Go(func() error {
+			out[i] = s.take.Sample(ctx, t.id, t.state)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return out
+}
+
+// print prints one round without --watch: the object for one sandbox
+// named, a list otherwise; then the error of the first sandbox without a
+// sample, a paused one only when it was named.
+func (s *sampler) print(samples []metrics.Sample) error {
+	var firstErr error
+	var shown []metrics.Sample
+	for _, sm := range samples {
+		switch {
+		case sm.State == metrics.Paused:
+			s.opts.Printer.Note("sandbox %s is paused: no sample until 'abx resume %s'", sm.SandboxID, sm.SandboxID)
+			if !s.opts.All && firstErr == nil {
+				firstErr = metrics.PausedError(sm.SandboxID)
+			}
+		case sm.Err != nil:
+			if len(samples) > 1 {
+				s.opts.Printer.Note("no sample of %s: %s", sm.SandboxID, abxerr.From(sm.Err).Message)
+			}
+			if firstErr == nil {
+				firstErr = sm.Err
+			}
+			continue
+		}
+		shown = append(shown, sm)
+	}
+	var v any = shown
+	if !s.opts.All && len(samples) == 1 {
+		if len(shown) == 0 {
+			return firstErr
+		}
+		v = shown[0]
+	} else if shown == nil {
+		v = []metrics.Sample{}
+	}
+	names := make([]string, 0, len(shown))
+	for _, sm := range shown {
+		if sm.Figures != nil {
+			names = append(names, sm.SandboxID)
+		}
+	}
+	err := s.opts.Printer.Print(v, names, func() error {
+		t := s.opts.Printer.Table(metricsHeader...)
+		for _, sm := range shown {
+			if sm.Figures != nil {
+				t.Row(s.cells(sm)...)
+			}
+		}
+		return t.Render()
+	})
+	if err != nil {
+		return err
+	}
+	return firstErr
+}
+
+// metricsHeader names the columns of a sample.
+var metricsHeader = []string{"sandbox id", "time", "cpus", "cpu %", "mem used", "mem total", "disk used", "disk total"}
+
+// cells are a sample's row: sizes for people on a terminal, bytes when
+// piped.
+func (s *sampler) cells(sm metrics.Sample) []string {
+	io := s.opts.IO
+	f := sm.Figures
+	when := f.Timestamp.UTC().Format(time.RFC3339)
+	if io.StdoutTTY {
+		when = f.Timestamp.Local().Format("15:04:05")
+	}
+	return []string{sm.SandboxID, when, strconv.Itoa(f.CPUCount), strconv.FormatFloat(f.CPUUsedPct, 'f', 1, 64),
+		io.Bytes(f.MemUsed), io.Bytes(f.MemTotal), io.Bytes(f.DiskUsed), io.Bytes(f.DiskTotal)}
+}
+
+// watch prints a round per interval through the stream sink.
+func (s *sampler) watch(ctx context.Context) error {
+	st := s.opts.Printer.Stream(output.StreamSpec{Header: metricsHeader})
+	defer st.Discard()
+	ended := map[string]bool{}
+	paused := map[string]bool{}
+	sampled := map[string]bool{}
+	t := time.NewTicker(s.opts.Interval)
+	defer t.Stop()
+	for rounds := 0; ; {
+		targets, err := s.targets(ctx)
+		if err != nil {
+			return s.watchEnd(ctx, err)
+		}
+		live := targets[:0:0]
+		for _, tg := range targets {
+			if !ended[tg.id] {
+				live = append(live, tg)
+			}
+		}
+		if err := s.watchRound(ctx, st, live, watchState{ended, paused, sampled}); err != nil {
+			return s.watchEnd(ctx, err)
+		}
+		if rounds++; s.opts.Count > 0 && rounds >= s.opts.Count {
+			return nil
+		}
+		if !s.opts.All && len(ended) == len(s.opts.IDs) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return s.watchEnd(ctx, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// watchRound prints one round of --watch: a row per sandbox running, a
+// note when one pauses or ends. An envd whose answer abx cannot read ends
+// the watch; other failures are noted and asked again next round.
+func (s *sampler) watchRound(ctx context.Context, st *output.Stream, targets []target, w watchState) error {
+	for _, sm := range s.round(ctx, targets) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var err error
+		switch {
+		case sm.State == metrics.Ended && !w.sampled[sm.SandboxID] && !s.opts.All:
+			return sm.Err // a sandbox named that never was: not found, exit 3
+		case sm.State == metrics.Ended:
+			w.ended[sm.SandboxID] = true
+			err = st.Note(sm, "sandbox %s ended", sm.SandboxID)
+		case sm.State == metrics.Paused:
+			w.sampled[sm.SandboxID] = true
+			if !w.paused[sm.SandboxID] {
+				w.paused[sm.SandboxID] = true
+				err = st.Note(sm, "sandbox %s is paused: no samples until it is resumed", sm.SandboxID)
+			}
+		case sm.Fatal():
+			return sm.Err
+		case sm.Err != nil:
+			s.opts.Printer.Note("no sample of %s this time: %s", sm.SandboxID, abxerr.From(sm.Err).Message)
+		default:
+			w.sampled[sm.SandboxID] = true
+			delete(w.paused, sm.SandboxID)
+			err = st.Row(sm, s.cells(sm)...)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// watchState is what --watch remembers between rounds, by sandbox ID:
+// which ended (no longer asked), which are paused (said once), which gave
+// a sample or were seen paused (so an end is an end, not a wrong ID).
+type watchState struct{ ended, paused, sampled map[string]bool }
+
+// watchEnd is the error --watch ends with: Ctrl-C is exit 130, as every
+// watch of abx.
+func (s *sampler) watchEnd(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
+	}
+	return err
+}

@@ -1,0 +1,281 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// envd 0.2.10's answer to GET /metrics, as a real one sends it.
+const metrics0210 = `{"ts":1767366005,"cpu_count":2,"cpu_used_pct":12.5,"mem_total_mib":985,"mem_used_mib":211,` +
+	`"mem_total":1032871936,"mem_used":221249536,"disk_used":1415823360,"disk_total":2040373248}`
+
+// metricsFake is a cluster for `abx metrics`: sandboxes by ID with their
+// state, and an envd per sandbox that answers /metrics like 0.2.10 (or
+// with body, when set) until the sandbox is killed or paused, when the
+// gateway answers 502 as OpenKruise's does.
+type metricsFake struct {
+	stub
+	srv *httptest.Server
+
+	mu     sync.Mutex
+	states map[string]string // running, paused; missing: gone
+	body   string
+	asks   atomic.Int32
+	// after, when set, runs after each answer of envd (a test's hook).
+	after func(id string, n int32)
+}
+
+func newMetricsFake(t *testing.T, states map[string]string) *metricsFake {
+	t.Helper()
+	m := &metricsFake{states: states, body: metrics0210}
+	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("E2b-Sandbox-Id")
+		if r.URL.Path != "/metrics" || r.Header.Get("X-Access-Token") != "tok-"+id {
+			http.Error(w, "unexpected", http.StatusTeapot)
+			return
+		}
+		m.mu.Lock()
+		state, body := m.states[id], m.body
+		m.mu.Unlock()
+		if state != "running" {
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = w.Write([]byte(`{"code":502,"message":"healthy sandbox not found: ` + id + `"}`))
+			return
+		}
+		_, _ = w.Write([]byte(body))
+		n := m.asks.Add(1)
+		if m.after != nil {
+			m.after(id, n)
+		}
+	}))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+func (m *metricsFake) set(id, state string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if state == "" {
+		delete(m.states, id)
+		return
+	}
+	m.states[id] = state
+}
+
+func (m *metricsFake) Get(_ context.Context, id string) (*provider.Sandbox, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.states[id]
+	if !ok {
+		return nil, abxerr.New(abxerr.NotFound, "sandbox %s not found", id)
+	}
+	s := sb
+	s.SandboxID, s.State = id, st
+	return &s, nil
+}
+
+func (m *metricsFake) List(context.Context, provider.ListOptions) ([]provider.Sandbox, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []provider.Sandbox
+	for _, id := range []string{"sb-running", "sb-paused", "sb-other"} {
+		if st, ok := m.states[id]; ok {
+			out = append(out, provider.Sandbox{SandboxID: id, State: st})
+		}
+	}
+	return out, nil
+}
+
+// envd is the Factory's Envd over the fake: it reads the sandbox first,
+// as the real one does.
+func (m *metricsFake) envd(ctx context.Context, id, _ string) (*envd.Client, error) {
+	if _, err := m.Get(ctx, id); err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	h.Set("E2b-Sandbox-Id", id)
+	h.Set("X-Access-Token", "tok-"+id)
+	return envd.New(m.srv.Client(), envd.Endpoint{URL: m.srv.URL, Header: h, Version: "0.2.10"}, ""), nil
+}
+
+// runMetricsOn runs `abx metrics` with set's options on the fake and
+// returns stdout, stderr and the error.
+func runMetricsOn(t *testing.T, m *metricsFake, tty bool, format output.Format, set func(*MetricsOptions)) (string, string, error) {
+	t.Helper()
+	f, s := cmdtest.NewFactory(tty, nil, format)
+	f.IO.Color = false
+	opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(m), Envd: m.envd, Interval: 10 * time.Millisecond}
+	set(opts)
+	err := runMetrics(t.Context(), opts)
+	return s.Out.String(), s.ErrOut.String(), err
+}
+
+func TestMetricsShapes(t *testing.T) {
+	t.Parallel()
+	for _, fm := range []struct {
+		name   string
+		format output.Format
+	}{{"json", output.JSON}, {"piped", output.Table}, {"name", output.Name}} {
+		m := newMetricsFake(t, map[string]string{"sb-running": "running", "sb-paused": "paused"})
+		out, errOut, err := runMetricsOn(t, m, false, fm.format, func(o *MetricsOptions) { o.IDs = []string{"sb-running"} })
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmdtest.Golden(t, "metrics."+fm.name, out+stderrSection(errOut))
+		out, errOut, err = runMetricsOn(t, m, false, fm.format, func(o *MetricsOptions) { o.All = true })
+		if err != nil {
+			t.Fatalf("--all with a paused sandbox: %v", err)
+		}
+		cmdtest.Golden(t, "metrics-all."+fm.name, out+stderrSection(errOut))
+	}
+	// On a terminal: sizes in binary units.
+	m := newMetricsFake(t, map[string]string{"sb-running": "running"})
+	out, _, err := runMetricsOn(t, m, true, output.Table, func(o *MetricsOptions) { o.IDs = []string{"sb-running"} })
+	if err != nil || !strings.Contains(out, "211 MiB") || !strings.Contains(out, "985 MiB") || !strings.Contains(out, "1.32 GiB") ||
+		!strings.Contains(out, "12.5") {
+		t.Errorf("terminal: %v\n%s", err, out)
+	}
+}
+
+func TestMetricsWatchCountAndEnd(t *testing.T) {
+	t.Parallel()
+	m := newMetricsFake(t, map[string]string{"sb-running": "running"})
+	out, _, err := runMetricsOn(t, m, false, output.JSON, func(o *MetricsOptions) {
+		o.IDs, o.Watch, o.Count = []string{"sb-running"}, true, 3
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("--watch --count 3 -o json printed %d lines:\n%s", len(lines), out)
+	}
+	for _, l := range lines {
+		var s struct {
+			SandboxID string  `json:"sandboxID"`
+			State     string  `json:"state"`
+			CPU       float64 `json:"cpuUsedPct"`
+		}
+		if err := json.Unmarshal([]byte(l), &s); err != nil || s.SandboxID != "sb-running" || s.State != "running" || s.CPU != 12.5 {
+			t.Errorf("line %q: %+v %v", l, s, err)
+		}
+	}
+	// One Envd (a read of the sandbox) for the whole watch: the client is kept.
+	if m.asks.Load() != 3 {
+		t.Errorf("%d asks of envd for 3 rounds", m.asks.Load())
+	}
+
+	// The sandbox is killed during the watch: a line says so, exit 0.
+	m = newMetricsFake(t, map[string]string{"sb-running": "running"})
+	m.after = func(id string, n int32) {
+		if n == 2 {
+			m.set(id, "")
+		}
+	}
+	out, errOut, err := runMetricsOn(t, m, false, output.Table, func(o *MetricsOptions) {
+		o.IDs, o.Watch = []string{"sb-running"}, true
+	})
+	if err != nil || strings.Count(out, "sb-running\t") != 2 || !strings.Contains(errOut, "sandbox sb-running ended") {
+		t.Errorf("ended during --watch: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+	// As JSON Lines: an event with state ended.
+	m = newMetricsFake(t, map[string]string{"sb-running": "running"})
+	m.after = func(id string, n int32) {
+		if n == 1 {
+			m.set(id, "")
+		}
+	}
+	out, _, err = runMetricsOn(t, m, false, output.JSON, func(o *MetricsOptions) { o.IDs, o.Watch = []string{"sb-running"}, true })
+	if err != nil || !strings.HasSuffix(strings.TrimSpace(out), `{"sandboxID":"sb-running","state":"ended"}`) {
+		t.Errorf("ended as JSON: %v\n%s", err, out)
+	}
+	// A paused sandbox is said once, then sampled again once resumed.
+	m = newMetricsFake(t, map[string]string{"sb-running": "running"})
+	var rounds atomic.Int32
+	m.after = func(id string, n int32) {
+		if n == 1 {
+			m.set(id, "paused")
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				m.set(id, "running")
+			}()
+		}
+		rounds.Add(1)
+	}
+	out, errOut, err = runMetricsOn(t, m, false, output.Table, func(o *MetricsOptions) {
+		o.IDs, o.Watch, o.Count = []string{"sb-running"}, true, 50
+	})
+	if err != nil || strings.Count(errOut, "is paused") != 1 || strings.Count(out, "sb-running\t") < 2 {
+		t.Errorf("paused during --watch: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+}
+
+func TestMetricsErrors(t *testing.T) {
+	t.Parallel()
+	m := newMetricsFake(t, map[string]string{"sb-running": "running", "sb-paused": "paused"})
+	for _, tc := range []struct {
+		name  string
+		ids   []string
+		body  string
+		watch bool
+		code  abxerr.Code
+		want  string
+	}{
+		{"paused", []string{"sb-paused"}, "", false, abxerr.Rejected, "sandbox sb-paused is paused"},
+		{"gone", []string{"sb-gone"}, "", false, abxerr.NotFound, "sb-gone not found"},
+		{"gone, watched", []string{"sb-gone"}, "", true, abxerr.NotFound, "sb-gone not found"},
+		{"a bad answer", []string{"sb-running"}, `{"ts":"soon"}`, false, abxerr.BadResponse, "envd 0.2.10 answered /metrics with something abx cannot read"},
+		{"a bad answer, watched", []string{"sb-running"}, `<html>`, true, abxerr.BadResponse, "envd 0.2.10"},
+	} {
+		mm := m
+		if tc.body != "" {
+			mm = newMetricsFake(t, map[string]string{"sb-running": "running"})
+			mm.body = tc.body
+		}
+		_, _, err := runMetricsOn(t, mm, false, output.Table, func(o *MetricsOptions) { o.IDs, o.Watch = tc.ids, tc.watch })
+		e := abxerr.From(err)
+		if err == nil || e.Code != tc.code || !strings.Contains(e.Message, tc.want) {
+			t.Errorf("%s: got %v (%s), want %s %q", tc.name, err, e.Code, tc.code, tc.want)
+		}
+		if exit := abxerr.Exit(err, false); tc.code == abxerr.Rejected && exit != 1 {
+			t.Errorf("%s: exit %d, want 1", tc.name, exit)
+		}
+	}
+	// Several named, one paused: the others print, and the exit says it.
+	out, errOut, err := runMetricsOn(t, m, false, output.Table, func(o *MetricsOptions) { o.IDs = []string{"sb-running", "sb-paused"} })
+	if abxerr.From(err).Code != abxerr.Rejected || !strings.Contains(out, "sb-running\t") || !strings.Contains(errOut, "sb-paused is paused") {
+		t.Errorf("two named, one paused: %v\n%s\n%s", err, out, errOut)
+	}
+}
+
+func TestMetricsOfAnEnvdWithoutTheRoute(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(srv.Close)
+	m := newMetricsFake(t, map[string]string{"sb-running": "running"})
+	_, _, err := runMetricsOn(t, m, false, output.Table, func(o *MetricsOptions) {
+		o.IDs = []string{"sb-running"}
+		o.Envd = func(context.Context, string, string) (*envd.Client, error) {
+			return envd.New(srv.Client(), envd.Endpoint{URL: srv.URL, Version: "0.1.1"}, ""), nil
+		}
+	})
+	e := abxerr.From(err)
+	if e.Code != abxerr.BadResponse || !strings.Contains(e.Message, "envd 0.1.1 in this sandbox has no /metrics") || abxerr.Exit(err, false) != 1 {
+		t.Errorf("got %v (%s, exit %d)", err, e.Code, abxerr.Exit(err, false))
+	}
+}

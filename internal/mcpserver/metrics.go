@@ -1,0 +1,38 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/abx-dev/abx/internal/metrics"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+func (s *server) addMetricsTool(srv *mcp.Server) {
+	add(s, srv, &mcp.Tool{
+		Name: "sandbox_metrics",
+		Description: "A sample of a sandbox's CPU, memory and disk use, as envd measures them inside it: CPUs, percent " +
+			"of them in use since the previous sample, memory and disk used and total in bytes. A paused sandbox has none.",
+		Annotations: &mcp.ToolAnnotations{Title: "A sandbox's resource use", ReadOnlyHint: true},
+	}, s.metrics)
+}
+
+func (s *server) metrics(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *metrics.Sample, error) {
+	p, id, err := s.target(provider.SandboxMetrics, in.SandboxID)
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	sm := (&metrics.Sampler{Provider: p, Envd: s.opts.Envd}).Sample(ctx, id, "")
+	switch {
+	case sm.State == metrics.Paused:
+		return nil, nil, s.fail(metrics.PausedError(id))
+	case sm.Err != nil:
+		return nil, nil, s.fail(sm.Err)
+	}
+	f := sm.Figures
+	return text("sandbox %s at %s: %d CPUs, %.1f%% in use; memory %s of %s; disk %s of %s", id,
+		f.Timestamp.UTC().Format("15:04:05Z"), f.CPUCount, f.CPUUsedPct,
+		output.HumanBytes(f.MemUsed), output.HumanBytes(f.MemTotal), output.HumanBytes(f.DiskUsed), output.HumanBytes(f.DiskTotal)), &sm, nil
+}
