@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -103,11 +104,12 @@ func (s *Server) box() (*jail.Box, error) {
 			spec.Binds = append(spec.Binds, jail.Bind{Source: src, Target: "/etc/" + f, ReadOnly: true})
 		}
 	}
+	started := time.Now()
 	b, err := jail.StartBox(spec)
 	if err != nil {
 		return nil, err
 	}
-	s.jail = b
+	s.jail, s.jailAt = b, started
 	return b, nil
 }
 

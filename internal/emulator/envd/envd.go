@@ -55,10 +55,15 @@ type Server struct {
 	view    *view
 
 	// jail is the sandbox's box, once a command started it (isolated
-	// sandboxes only); closed says the sandbox is gone.
+	// sandboxes only), started when jailAt says; closed says the sandbox
+	// is gone.
 	boxMu  sync.Mutex
 	jail   *jail.Box
+	jailAt time.Time
 	closed bool
+
+	// meter keeps the last CPU sample, for /metrics.
+	meter cpuMeter
 
 	log reqlog.Log
 }
@@ -77,12 +82,14 @@ func New(opts Options) *Server {
 		s.view.root = root
 	}
 	s.procs = newProcesses(s)
+	s.meter.start()
 	path, h := processconnect.NewProcessHandler(&processService{s: s})
 	s.mux.Handle(path, h)
 	path, h = filesystemconnect.NewFilesystemHandler(&filesystemService{s: s})
 	s.mux.Handle(path, h)
 	s.mux.HandleFunc("GET /files", s.download)
 	s.mux.HandleFunc("POST /files", s.upload)
+	s.mux.HandleFunc("GET /metrics", s.metrics)
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"time"
 )
 
 func runBox(BoxSpec) int {
@@ -41,6 +42,12 @@ func (*Box) Thaw() error { return ErrUnsupported }
 
 // Processes is never reached.
 func (*Box) Processes() []int { return nil }
+
+// CPU is never reached.
+func (*Box) CPU() (time.Duration, float64, bool) { return 0, 0, false }
+
+// Memory is never reached.
+func (*Box) Memory() (used, limit int64) { return 0, 0 }
 
 // Done is never reached.
 func (*Box) Done() <-chan struct{} { return nil }
