@@ -67,6 +67,8 @@ func (c *Client) Start(ctx context.Context, cmd Command, on func(Event) error) (
 	}
 	r := connect.NewRequest(req)
 	c.askKeepalive(r.Header())
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	stream, err := c.Process.Start(ctx, r)
 	if err != nil {
 		return nil, err
@@ -77,7 +79,7 @@ func (c *Client) Start(ctx context.Context, cmd Command, on func(Event) error) (
 		return nil, err
 	}
 	var msg pb.StartResponse
-	return follow(conn, &msg, msg.GetEvent, on)
+	return follow(conn, &msg, msg.GetEvent, on, stop)
 }
 
 // Connect attaches to a running process by pid and follows it like Start.
@@ -86,6 +88,8 @@ func (c *Client) Connect(ctx context.Context, pid uint32, on func(Event) error) 
 	req := &pb.ConnectRequest{Process: &pb.ProcessSelector{Selector: &pb.ProcessSelector_Pid{Pid: pid}}}
 	r := connect.NewRequest(req)
 	c.askKeepalive(r.Header())
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	stream, err := c.Process.Connect(ctx, r)
 	if err != nil {
 		return nil, err
@@ -96,7 +100,7 @@ func (c *Client) Connect(ctx context.Context, pid uint32, on func(Event) error) 
 		return nil, err
 	}
 	var msg pb.ConnectResponse
-	return follow(conn, &msg, msg.GetEvent, on)
+	return follow(conn, &msg, msg.GetEvent, on, stop)
 }
 
 // askKeepalive asks envd for a keepalive event every so often while the
@@ -128,10 +132,14 @@ func (c *Client) ReconnectWindow() time.Duration {
 // ErrNoEnd is a stream that closed before the process ended.
 var ErrNoEnd = errors.New("the stream ended before the process did")
 
+// endDrain bounds the read of a stream's close after its End event.
+const endDrain = 200 * time.Millisecond
+
 // follow receives the stream's events into one message, msg, which event
 // reads: each is handed to on, which must be done with its bytes when it
 // returns, as the next event is decoded into the same ones (outputCodec).
-func follow(conn connect.StreamingClientConn, msg proto.Message, event func() *pb.ProcessEvent, on func(Event) error) (*End, error) {
+// stop cancels the stream's request.
+func follow(conn connect.StreamingClientConn, msg proto.Message, event func() *pb.ProcessEvent, on func(Event) error, stop context.CancelFunc) (*End, error) {
 	in := &received{msg: msg}
 	for {
 		in.decoded = false
@@ -165,7 +173,23 @@ func follow(conn connect.StreamingClientConn, msg proto.Message, event func() *p
 			return nil, err
 		}
 		if out.End != nil {
+			drain(conn, in, stop)
 			return out.End, nil
+		}
+	}
+}
+
+// drain reads the stream to its close after the End event: a response body
+// closed unread takes its HTTP connection with it, and the next request
+// pays a new one (a round trip, a TLS handshake). A server that holds the
+// stream open past endDrain has it cancelled, and the connection is lost
+// after all.
+func drain(conn connect.StreamingClientConn, in *received, stop context.CancelFunc) {
+	t := time.AfterFunc(endDrain, stop)
+	defer t.Stop()
+	for range 8 { // a stray keepalive or two, then the close
+		if conn.Receive(in) != nil {
+			return
 		}
 	}
 }
