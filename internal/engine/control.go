@@ -31,6 +31,8 @@ func (e *Engine) routes() {
 	m.HandleFunc("POST /sandboxes/{id}/resume", e.needs(provider.SandboxPause, e.resume))
 	m.HandleFunc("POST /sandboxes/{id}/connect", e.connect)
 	m.HandleFunc("POST /v2/sandboxes/{id}/connect", e.connect)
+	m.HandleFunc("GET /sandboxes/{id}/metrics", e.needs(provider.SandboxMetrics, e.metrics))
+	m.HandleFunc("GET /sandboxes/metrics", e.needs(provider.SandboxMetrics, e.metricsOfMany))
 	// What this provider cannot do is said, never a silent 404.
 	for pattern, capability := range map[string]provider.Capability{
 		"/templates":                     provider.TemplatesRead,
@@ -41,8 +43,6 @@ func (e *Engine) routes() {
 		"/v3/templates/":                 provider.TemplatesBuild,
 		"GET /sandboxes/{id}/logs":       "sandbox.logs",
 		"GET /v2/sandboxes/{id}/logs":    "sandbox.logs",
-		"GET /sandboxes/{id}/metrics":    "sandbox.metrics",
-		"GET /sandboxes/metrics":         "sandbox.metrics",
 		"POST /sandboxes/{id}/refreshes": "sandbox.refresh",
 		"POST /sandboxes/{id}/snapshots": "sandbox.snapshots",
 		"/snapshots":                     "sandbox.snapshots",

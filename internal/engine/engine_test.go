@@ -145,7 +145,7 @@ func TestOfficialSDKsThroughTheEngine(t *testing.T) {
 	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain,
 		"SERVE_PORT="+strconv.Itoa(fakenet.FreePort(t)))
 	out, err := cmd.CombinedOutput()
-	sdktest.Steps(t, out, err, 17)
+	sdktest.Steps(t, out, err, 18)
 	for _, r := range fx.emu.Manager.Requests() {
 		if r.Header.Get("X-API-Key") != fx.emu.APIKey {
 			t.Errorf("a control-plane request without the provider's key: %s %s", r.Method, r.Path)
@@ -233,7 +233,7 @@ func TestTheLogNamesNoSecret(t *testing.T) {
 }
 
 // The E2B CLI, given only the engine's environment, lists, runs a
-// command in and kills a sandbox.
+// command in, shows the metrics of and kills a sandbox.
 func TestTheE2BCLIThroughTheEngine(t *testing.T) {
 	t.Parallel()
 	script := sdktest.SDKScript(t, filepath.Join("..", "emulator", "testdata", "sdk"), "engine.test.mjs")
@@ -263,6 +263,29 @@ func TestTheE2BCLIThroughTheEngine(t *testing.T) {
 	}
 	if out := run("sandbox", "exec", created.SandboxID, "echo", "hello-from-the-cli"); !strings.Contains(out, "hello-from-the-cli") {
 		t.Errorf("exec:\n%s", out)
+	}
+	// The CLI prints the sample as a JSON line with --format json, and as
+	// a line with CPU, memory and disk otherwise.
+	var sample struct {
+		Timestamp string
+		CPUCount  int
+		MemTotal  int64
+		DiskTotal int64
+	}
+	out := run("sandbox", "metrics", created.SandboxID, "--format", "json")
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "{") {
+			if err := json.Unmarshal([]byte(line), &sample); err != nil {
+				t.Errorf("metrics: %v in %s", err, line)
+			}
+		}
+	}
+	if sample.Timestamp == "" || sample.CPUCount < 1 || sample.MemTotal <= 0 || sample.DiskTotal <= 0 {
+		t.Errorf("metrics --format json: %+v from:\n%s", sample, out)
+	}
+	if out := run("sandbox", "metrics", created.SandboxID); !strings.Contains(out, "CPU:") || !strings.Contains(out, "Memory:") ||
+		!strings.Contains(out, "Disk:") {
+		t.Errorf("metrics:\n%s", out)
 	}
 	run("sandbox", "kill", created.SandboxID)
 	if out := run("sandbox", "list", "-f", "json"); strings.Contains(out, created.SandboxID) {

@@ -7,7 +7,8 @@ import (
 )
 
 // The E2B API's shapes, as the official SDKs read them (spec/openapi.yml
-// of E2B's infra: NewSandbox, Sandbox, SandboxDetail, ListedSandbox, Error).
+// of E2B's infra: NewSandbox, Sandbox, SandboxDetail, ListedSandbox,
+// SandboxMetric, SandboxesWithMetrics, Error).
 
 // newSandbox is the body of POST /sandboxes and POST /v2/sandboxes.
 type newSandbox struct {
@@ -50,6 +51,25 @@ type detailJSON struct {
 	DiskSizeMB      int               `json:"diskSizeMB"`
 	Metadata        map[string]string `json:"metadata"`
 	State           string            `json:"state"`
+}
+
+// metricJSON is a SandboxMetric: one sample of a sandbox, sizes in bytes.
+// timestamp is deprecated in E2B's spec but still what the SDKs read.
+type metricJSON struct {
+	Timestamp     time.Time `json:"timestamp"`
+	TimestampUnix int64     `json:"timestampUnix"`
+	CPUCount      int       `json:"cpuCount"`
+	CPUUsedPct    float64   `json:"cpuUsedPct"`
+	MemUsed       int64     `json:"memUsed"`
+	MemTotal      int64     `json:"memTotal"`
+	MemCache      int64     `json:"memCache"`
+	DiskUsed      int64     `json:"diskUsed"`
+	DiskTotal     int64     `json:"diskTotal"`
+}
+
+// sandboxesMetricsJSON answers GET /sandboxes/metrics (SandboxesWithMetrics).
+type sandboxesMetricsJSON struct {
+	Sandboxes map[string]metricJSON `json:"sandboxes"`
 }
 
 // errorJSON is E2B's error envelope; abx adds its own code.

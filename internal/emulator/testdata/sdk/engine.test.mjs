@@ -111,6 +111,25 @@ await step('pty: create, sendInput, resize, the exit code', async () => {
   const end = await term.wait().catch((e) => e)
   expect(end.exitCode === 3, `exit code ${end.exitCode}`)
 })
+await step('getMetrics: one current sample, which start and end filter', async () => {
+  const sane = (m, what) => {
+    expect(m.timestamp instanceof Date && Math.abs(m.timestamp.getTime() - Date.now()) < 300_000, `${what}: timestamp ${m.timestamp}`)
+    expect(Number.isInteger(m.cpuCount) && m.cpuCount >= 1, `${what}: cpuCount ${m.cpuCount}`)
+    expect(m.cpuUsedPct >= 0 && m.cpuUsedPct <= 100, `${what}: cpuUsedPct ${m.cpuUsedPct}`)
+    expect(m.memTotal > 0 && m.memUsed > 0 && m.memUsed <= m.memTotal, `${what}: memory ${m.memUsed}/${m.memTotal}`)
+    expect(m.memCache >= 0, `${what}: memCache ${m.memCache}`)
+    expect(m.diskTotal > 0 && m.diskUsed >= 0 && m.diskUsed <= m.diskTotal, `${what}: disk ${m.diskUsed}/${m.diskTotal}`)
+  }
+  const now = await sbx.getMetrics()
+  equal(now.length, 1, 'samples')
+  sane(now[0], 'getMetrics()')
+  const around = await sbx.getMetrics({ start: new Date(Date.now() - 600_000), end: new Date(Date.now() + 600_000) })
+  equal(around.length, 1, 'samples between start and end')
+  sane(around[0], 'getMetrics({start, end})')
+  const byId = await Sandbox.getMetrics(sbx.sandboxId)
+  equal(byId.length, 1, 'samples of Sandbox.getMetrics(id)')
+  equal((await sbx.getMetrics({ start: new Date(Date.now() + 3_600_000) })).length, 0, 'samples after an hour from now')
+})
 await step('getHost: a server started in the sandbox answers through the engine', async () => {
   await sbx.files.write('/home/user/www/index.html', 'hello from the sandbox\n')
   const server = await sbx.commands.run(`python3 -m http.server ${servePort} --bind 127.0.0.1 --directory /home/user/www`, { background: true })
@@ -138,6 +157,7 @@ await step('getHost: a server started in the sandbox answers through the engine'
 await step('pause, isRunning, connect resumes', async () => {
   await sbx.pause()
   expect(!(await sbx.isRunning()), 'running after pause')
+  equal((await Sandbox.getMetrics(sbx.sandboxId)).length, 0, 'samples of a paused sandbox')
   const again = await Sandbox.connect(sbx.sandboxId)
   equal((await again.commands.run('echo back')).stdout, 'back\n', 'after connect')
 })
