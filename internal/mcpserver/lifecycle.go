@@ -83,6 +83,7 @@ func (s *server) pause(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
+	s.clients.forget(id)
 	if err := p.Pause(ctx, id); err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -94,6 +95,7 @@ func (s *server) resume(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) 
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
+	s.clients.forget(id)
 	if err := p.Resume(ctx, id, 0); err != nil {
 		return nil, nil, s.fail(err)
 	}

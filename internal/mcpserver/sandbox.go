@@ -182,6 +182,7 @@ func (s *server) kill(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
+	s.clients.forget(id)
 	if err := p.Kill(ctx, id); err != nil {
 		return nil, nil, s.fail(err)
 	}

@@ -71,6 +71,9 @@ type Options struct {
 // server holds what the tools share.
 type server struct {
 	opts Options
+	// clients keeps the sandboxes' envd clients between calls; opts.Envd
+	// is its get.
+	clients *envdClients
 	// catalog is every tool, offered or not, as addTools registers them.
 	catalog []ToolInfo
 }
@@ -83,7 +86,8 @@ func New(opts Options) *mcp.Server {
 	if opts.ExecTimeout <= 0 {
 		opts.ExecTimeout = DefaultExecTimeout
 	}
-	s := &server{opts: opts}
+	s := &server{opts: opts, clients: &envdClients{open: opts.Envd, now: time.Now}}
+	s.opts.Envd = s.clients.get
 	srv := mcp.NewServer(&mcp.Implementation{Name: "abx", Title: "abx sandboxes", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions})
 	s.addTools(srv)

@@ -6,6 +6,7 @@ package mcp
 import (
 	"context"
 	"io"
+	"runtime/debug"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -171,7 +172,16 @@ func ready(f *cmdutil.Factory) error {
 	return err
 }
 
+// memoryLimit is the server's soft memory limit, unless GOMEMLIMIT says
+// otherwise: a host keeps the server for hours, and calls at once each hold
+// their output several times over while the SDK encodes and checks it;
+// without a limit the heap grows to twice what is live before a collection.
+const memoryLimit = 32 << 20
+
 func runServe(ctx context.Context, opts *ServeOptions) error {
+	if opts.Factory.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	if opts.Listen != "" {
 		return serveHTTP(ctx, opts, opts.Server())
 	}

@@ -1,0 +1,68 @@
+package mcpserver
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/abx-dev/abx/internal/envd"
+)
+
+// clientTTL is how long the server keeps a sandbox's envd client: a tool
+// call within it sends only its own requests, not first a read of the
+// sandbox (its envd address, token and version), which an agent's calls
+// one after another would pay each time. The endpoint does not change in a
+// sandbox's life; the bound is for a sandbox killed or paused behind the
+// server's back, whose calls then get the gateway's answer rather than the
+// read's (not found) for at most this long.
+const clientTTL = 30 * time.Second
+
+// envdClients keeps the envd clients of the sandboxes the tools work in.
+type envdClients struct {
+	open func(ctx context.Context, id, user string) (*envd.Client, error)
+	now  func() time.Time
+
+	mu   sync.Mutex
+	kept map[string]keptClient
+}
+
+type keptClient struct {
+	c     *envd.Client
+	until time.Time
+}
+
+// get returns the sandbox's client, kept or opened (and kept).
+func (k *envdClients) get(ctx context.Context, id, user string) (*envd.Client, error) {
+	key := id + "\x00" + user
+	now := k.now()
+	k.mu.Lock()
+	kc, ok := k.kept[key]
+	k.mu.Unlock()
+	if ok && now.Before(kc.until) {
+		return kc.c, nil
+	}
+	c, err := k.open(ctx, id, user)
+	if err != nil {
+		k.forget(id)
+		return nil, err
+	}
+	k.mu.Lock()
+	if k.kept == nil {
+		k.kept = map[string]keptClient{}
+	}
+	k.kept[key] = keptClient{c: c, until: now.Add(clientTTL)}
+	k.mu.Unlock()
+	return c, nil
+}
+
+// forget drops the sandbox's clients: it was killed, paused or resumed
+// through the server.
+func (k *envdClients) forget(id string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for key := range k.kept {
+		if len(key) > len(id) && key[:len(id)] == id && key[len(id)] == 0 {
+			delete(k.kept, key)
+		}
+	}
+}
