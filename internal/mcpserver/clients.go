@@ -37,6 +37,11 @@ func (k *envdClients) get(ctx context.Context, id, user string) (*envd.Client, e
 	now := k.now()
 	k.mu.Lock()
 	kc, ok := k.kept[key]
+	for key, kc := range k.kept { // a server lives long: no sandbox stays for ever
+		if !now.Before(kc.until) {
+			delete(k.kept, key)
+		}
+	}
 	k.mu.Unlock()
 	if ok && now.Before(kc.until) {
 		return kc.c, nil
@@ -56,7 +61,8 @@ func (k *envdClients) get(ctx context.Context, id, user string) (*envd.Client, e
 }
 
 // forget drops the sandbox's clients: it was killed, paused or resumed
-// through the server.
+// through the server, or a call through its client failed in a way a
+// fresh read of the sandbox may explain or mend.
 func (k *envdClients) forget(id string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()

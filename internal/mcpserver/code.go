@@ -104,7 +104,7 @@ func (s *server) runCode(ctx context.Context, call *mcp.CallToolRequest, in RunC
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	g := &codeGather{max: s.opts.MaxOutput, res: &RunCodeResult{Results: []CodeResult{}}}
-	stop := heartbeat(ctx, call, timeout, nil)
+	stop := heartbeat(ctx, call, s.opts.ProgressEvery, timeout, nil)
 	err = c.Execute(runCtx, req, g.add)
 	stop()
 	switch {

@@ -71,17 +71,17 @@ func (s *server) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecArgs
 	if in.Background {
 		pid, err := remoteproc.Background(ctx, c, spec)
 		if err != nil {
-			return nil, nil, s.fail(err)
+			return nil, nil, s.failIn(id, err)
 		}
 		return text("started in the background, pid %d", pid), &ExecResult{PID: pid, Status: "running"}, nil
 	}
 	spec.Timeout = timeout
 	out := &capture{max: s.opts.MaxOutput}
-	stop := heartbeat(ctx, req, timeout, out.status)
+	stop := heartbeat(ctx, req, s.opts.ProgressEvery, timeout, out.status)
 	x, err := remoteproc.Run(ctx, c, spec, out)
 	stop()
 	if err != nil {
-		return nil, nil, s.fail(out.annotate(err))
+		return nil, nil, s.failIn(id, out.annotate(err))
 	}
 	res := &ExecResult{ExitCode: x.Code, Status: x.Status, PID: out.pid}
 	res.Stdout, res.Stderr, res.Truncated = out.result()

@@ -106,7 +106,7 @@ func (s *server) read(ctx context.Context, _ *mcp.CallToolRequest, in ReadArgs) 
 	// One byte past the cap tells a file longer than it.
 	w := &capped{max: limit + 1}
 	if _, err := c.Read(ctx, in.Path, w); err != nil && w.buf.Len() <= limit {
-		return nil, nil, s.fail(err)
+		return nil, nil, s.failIn(id, err)
 	}
 	data := w.buf.Bytes()
 	res := &ReadResult{Path: in.Path, Truncated: len(data) > limit}
@@ -190,7 +190,7 @@ func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs
 		return nil, nil, s.fail(err)
 	}
 	if err := c.Write(ctx, in.Path, bytes.NewReader(data)); err != nil {
-		return nil, nil, s.fail(err)
+		return nil, nil, s.failIn(id, err)
 	}
 	return text("wrote %d bytes to %s", len(data), in.Path), &WriteResult{Path: in.Path, Bytes: len(data)}, nil
 }
@@ -244,7 +244,7 @@ func (s *server) listDir(ctx context.Context, _ *mcp.CallToolRequest, in ListDir
 	}
 	list, err := c.ListDir(ctx, dir, depth)
 	if err != nil {
-		return nil, nil, s.fail(err)
+		return nil, nil, s.failIn(id, err)
 	}
 	out := &ListDirResult{Entries: list}
 	if len(list) > maxListEntries {

@@ -83,7 +83,7 @@ func (s *server) pause(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	s.clients.forget(id)
+	defer s.clients.forget(id) // after: a call meanwhile may have kept the client again
 	if err := p.Pause(ctx, id); err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -95,7 +95,7 @@ func (s *server) resume(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) 
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	s.clients.forget(id)
+	defer s.clients.forget(id) // after: a call meanwhile may have kept the client again
 	if err := p.Resume(ctx, id, 0); err != nil {
 		return nil, nil, s.fail(err)
 	}

@@ -25,6 +25,9 @@ func (s *server) metrics(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs)
 		return nil, nil, s.fail(err)
 	}
 	sm := (&metrics.Sampler{Provider: p, Envd: s.opts.Envd}).Sample(ctx, id, "")
+	if sm.State != metrics.Running {
+		s.clients.forget(id)
+	}
 	switch {
 	case sm.State == metrics.Paused:
 		return nil, nil, s.fail(metrics.PausedError(id))

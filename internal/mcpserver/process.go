@@ -57,7 +57,7 @@ func (s *server) processList(ctx context.Context, _ *mcp.CallToolRequest, in IDA
 	}
 	list, err := c.List(ctx)
 	if err != nil {
-		return nil, nil, s.fail(envd.AsError(err))
+		return nil, nil, s.failIn(id, envd.AsError(err))
 	}
 	out := &ProcessListResult{Processes: []envd.Process{}}
 	var b strings.Builder
@@ -97,7 +97,7 @@ func (s *server) processKill(ctx context.Context, _ *mcp.CallToolRequest, in Pro
 		return nil, nil, s.fail(err)
 	}
 	if err := c.Signal(ctx, in.PID, kill); err != nil {
-		return nil, nil, s.fail(envd.AsError(err))
+		return nil, nil, s.failIn(id, envd.AsError(err))
 	}
 	sig := "SIGTERM"
 	if kill {

@@ -8,17 +8,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// progressEvery is how often a long call tells the host it is still
-// working: often enough for a host's spinner and its idle timers (some
-// reset a request's timeout on progress), rarely enough to cost nothing.
-const progressEvery = time.Second
+// DefaultProgressEvery is how often a long call tells the host it is
+// still working: often enough for a host's spinner and its idle timers
+// (some reset a request's timeout on progress), rarely enough to cost
+// nothing.
+const DefaultProgressEvery = time.Second
 
 // heartbeat sends progress notifications while a call runs, when the host
 // asked for them with a progress token: progress is the seconds passed,
 // total the call's limit, and the message what status says (e.g. how much
 // output came). It returns the function that stops it; without a token it
 // does nothing.
-func heartbeat(ctx context.Context, req *mcp.CallToolRequest, limit time.Duration, status func() string) (stop func()) {
+func heartbeat(ctx context.Context, req *mcp.CallToolRequest, every, limit time.Duration, status func() string) (stop func()) {
 	if req == nil || req.Session == nil || req.Params == nil {
 		return func() {}
 	}
@@ -31,7 +32,7 @@ func heartbeat(ctx context.Context, req *mcp.CallToolRequest, limit time.Duratio
 	go func() {
 		defer close(done)
 		start := time.Now()
-		t := time.NewTicker(progressEvery)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {

@@ -90,7 +90,7 @@ func (s *server) create(ctx context.Context, call *mcp.CallToolRequest, in Creat
 	}
 	// A cluster may take a while to schedule a sandbox; the host hears
 	// that the call is alive. The limit is the provider's own.
-	stop := heartbeat(ctx, call, 0, nil)
+	stop := heartbeat(ctx, call, s.opts.ProgressEvery, 0, nil)
 	sb, err := p.Create(ctx, req)
 	stop()
 	if err != nil {
@@ -182,7 +182,7 @@ func (s *server) kill(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	s.clients.forget(id)
+	defer s.clients.forget(id) // after: a call meanwhile may have kept the client again
 	if err := p.Kill(ctx, id); err != nil {
 		return nil, nil, s.fail(err)
 	}

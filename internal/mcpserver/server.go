@@ -66,6 +66,9 @@ type Options struct {
 	MaxOutput int
 	// ExecTimeout is exec's default timeout; 0 is DefaultExecTimeout.
 	ExecTimeout time.Duration
+	// ProgressEvery is how often a long call sends progress; 0 is
+	// DefaultProgressEvery.
+	ProgressEvery time.Duration
 }
 
 // server holds what the tools share.
@@ -85,6 +88,9 @@ func New(opts Options) *mcp.Server {
 	}
 	if opts.ExecTimeout <= 0 {
 		opts.ExecTimeout = DefaultExecTimeout
+	}
+	if opts.ProgressEvery <= 0 {
+		opts.ProgressEvery = DefaultProgressEvery
 	}
 	s := &server{opts: opts, clients: &envdClients{open: opts.Envd, now: time.Now}}
 	s.opts.Envd = s.clients.get
@@ -158,4 +164,16 @@ func nonNil(m map[string]string) map[string]string {
 		return map[string]string{}
 	}
 	return m
+}
+
+// failIn is fail for a call that went through sandbox id's envd client: a
+// failure that a fresh read of the sandbox may explain or mend (it was
+// paused or killed meanwhile, its token refused, the network) drops the
+// kept client first.
+func (s *server) failIn(id string, err error) error {
+	switch abxerr.From(err).Code {
+	case abxerr.Network, abxerr.Server, abxerr.Unauthorized, abxerr.Forbidden, abxerr.NotFound, abxerr.BadResponse:
+		s.clients.forget(id)
+	}
+	return s.fail(err)
 }

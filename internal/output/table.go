@@ -211,7 +211,7 @@ func Duration(d time.Duration) string {
 }
 
 // Bytes is a size for people on a terminal (binary units, three
-// significant figures: 812 B, 4.0 KiB, 211 MiB, 1.93 GiB) and the exact
+// significant figures: 812 B, 4.00 KiB, 211 MiB, 1.93 GiB) and the exact
 // count of bytes when piped.
 func (s *Streams) Bytes(n int64) string {
 	if !s.StdoutTTY {
@@ -228,7 +228,8 @@ func HumanBytes(n int64) string {
 	v := float64(n)
 	for _, unit := range []string{"KiB", "MiB", "GiB", "TiB", "PiB"} {
 		v /= 1024
-		if v < 1024 && v > -1024 || unit == "PiB" {
+		// 1023.7 would print as 1024: the next unit says it better.
+		if v < 1023.5 && v > -1023.5 || unit == "PiB" {
 			switch {
 			case v >= 100 || v <= -100:
 				return fmt.Sprintf("%.0f %s", v, unit)

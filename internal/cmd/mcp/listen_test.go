@@ -5,10 +5,12 @@ package mcp
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -173,10 +175,10 @@ func TestServeOverHTTPWithTheToken(t *testing.T) {
 
 func TestLongCallsSendProgress(t *testing.T) {
 	t.Parallel()
-	progress := make(chan *mcp.ProgressNotificationParams, 16)
+	progress := make(chan *mcp.ProgressNotificationParams, 64)
 	f, _ := cmdtest.NewFactory(false, emulator(t), "")
 	st, ct := mcp.NewInMemoryTransports()
-	opts := &ServeOptions{IO: f.IO, Factory: f, Transport: st}
+	opts := &ServeOptions{IO: f.IO, Factory: f, Transport: st, ProgressEvery: 10 * time.Millisecond}
 	ctx := t.Context()
 	done := make(chan error, 1)
 	go func() { done <- runServe(ctx, opts) }()
@@ -198,25 +200,33 @@ func TestLongCallsSendProgress(t *testing.T) {
 		}
 	}()
 	id := create(t, cs, "base")
-	params := &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"sandbox_id": id, "command": "echo started; sleep 2.5", "timeout_seconds": 30}}
+	// The command runs until the test has seen a progress notification and
+	// made the file it waits for (a minute at most).
+	const wait = `echo started; for i in $(seq 1200); do [ -e /tmp/go ] && exit 0; sleep 0.05; done; exit 1`
+	params := &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"sandbox_id": id, "command": wait, "timeout_seconds": 120}}
 	params.SetProgressToken("exec-1")
+	var first *mcp.ProgressNotificationParams
+	go func() {
+		first = <-progress
+		_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "files_write", Arguments: map[string]any{"sandbox_id": id, "path": "/tmp/go", "content": ""}})
+	}()
+	var x execResult
 	res, err := cs.CallTool(ctx, params)
 	if err != nil || res.IsError {
 		t.Fatalf("exec: %v %s", err, texts(res))
 	}
-	select {
-	case p := <-progress:
-		if p.ProgressToken != "exec-1" || p.Total != 30 || p.Progress <= 0 || !strings.Contains(p.Message, "bytes of output") {
-			t.Errorf("progress %+v", p)
-		}
-	default:
-		t.Error("a 2.5 s call with a progress token sent no progress")
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &x); err != nil || x.ExitCode != 0 {
+		t.Fatalf("exec with a progress token: %s %v (no progress came, or the file was not made)", b, err)
+	}
+	if first.ProgressToken != "exec-1" || first.Total != 120 || first.Progress <= 0 || !strings.Contains(first.Message, "bytes of output") {
+		t.Errorf("progress %+v", first)
 	}
 	// Without a token, none.
 	for len(progress) > 0 {
 		<-progress
 	}
-	call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "sleep 1.5"}, nil)
+	call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "sleep 0.2"}, nil)
 	if len(progress) != 0 {
 		t.Errorf("progress without a token: %+v", <-progress)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -65,6 +66,9 @@ type ServeOptions struct {
 	Token string
 	// Transport is what the server serves on; nil is stdio.
 	Transport mcp.Transport
+	// ProgressEvery is how often long calls send progress; 0 is the
+	// server's default (tests make it short).
+	ProgressEvery time.Duration
 
 	tokenGenerated bool
 }
@@ -131,7 +135,7 @@ start and printed once on stderr. Only a loopback address is accepted unless
 	cmd.Flags().BoolVar(&opts.ReadOnly, "read-only", false, "offer only the tools that change nothing")
 	cmd.Flags().StringVar(&opts.Listen, "listen", "", "serve Streamable HTTP on `HOST:PORT` (path /mcp) instead of stdio")
 	cmd.Flags().BoolVar(&opts.AllowRemote, "allow-remote", false, "accept a --listen address other than loopback")
-	cmd.Flags().StringVar(&opts.Token, "token", "", "bearer token of --listen (default $"+TokenVariable+", else one made and printed once)")
+	cmd.Flags().StringVar(&opts.Token, "token", "", "bearer token of --listen (default $"+TokenVariable+", else one made and printed once; flags show in ps: prefer the variable)")
 	return cmdutil.NoJSON(cmd)
 }
 
@@ -143,17 +147,18 @@ func (opts *ServeOptions) Server() *mcp.Server {
 func (opts *ServeOptions) serverOptions() mcpserver.Options {
 	f := opts.Factory
 	return mcpserver.Options{
-		Version:     meta.BuildInfo().Version,
-		Ready:       sync.OnceValue(func() error { return ready(f) }),
-		Selected:    f.Selected,
-		Provider:    f.Provider,
-		Envd:        f.Envd,
-		Interpreter: f.Interpreter,
-		Sandbox:     opts.Sandbox,
-		Tools:       opts.Tools,
-		ReadOnly:    opts.ReadOnly,
-		Secrets:     f.IO.Secrets,
-		MaxOutput:   opts.MaxOutput,
+		Version:       meta.BuildInfo().Version,
+		Ready:         sync.OnceValue(func() error { return ready(f) }),
+		Selected:      f.Selected,
+		Provider:      f.Provider,
+		Envd:          f.Envd,
+		Interpreter:   f.Interpreter,
+		Sandbox:       opts.Sandbox,
+		Tools:         opts.Tools,
+		ReadOnly:      opts.ReadOnly,
+		Secrets:       f.IO.Secrets,
+		MaxOutput:     opts.MaxOutput,
+		ProgressEvery: opts.ProgressEvery,
 	}
 }
 
@@ -176,11 +181,15 @@ func ready(f *cmdutil.Factory) error {
 // otherwise: a host keeps the server for hours, and calls at once each hold
 // their output several times over while the SDK encodes and checks it;
 // without a limit the heap grows to twice what is live before a collection.
-const memoryLimit = 32 << 20
+// A --max-output above the default raises it, so that one call's live heap
+// never sits above it (the collector would then run back to back).
+func memoryLimit(maxOutput int) int64 {
+	return max(32<<20, 8*int64(maxOutput))
+}
 
 func runServe(ctx context.Context, opts *ServeOptions) error {
 	if opts.Factory.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
+		debug.SetMemoryLimit(memoryLimit(opts.MaxOutput))
 	}
 	if opts.Listen != "" {
 		return serveHTTP(ctx, opts, opts.Server())

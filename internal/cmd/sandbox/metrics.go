@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -185,46 +186,49 @@ func (s *sampler) round(ctx context.Context, targets []target) []metrics.Sample 
 	return out
 }
 
-// print prints one round without --watch: the object for one sandbox
-// named, a list otherwise; then the error of the first sandbox without a
-// sample, a paused one only when it was named.
+// print prints one round without --watch. One sandbox named: its object,
+// or its error alone. Several, or --all: the list (a paused sandbox with
+// its state, one gone as ended, so that a program sees every one), a note
+// for each without a sample, and one error that sums up those named that
+// had none (--all's paused ones are no failure).
 func (s *sampler) print(samples []metrics.Sample) error {
-	var firstErr error
-	var shown []metrics.Sample
+	if !s.opts.All && len(samples) == 1 {
+		sm := samples[0]
+		switch {
+		case sm.State == metrics.Paused:
+			return metrics.PausedError(sm.SandboxID)
+		case sm.Err != nil:
+			return sm.Err
+		}
+		return s.opts.Printer.Print(sm, []string{sm.SandboxID}, func() error {
+			t := s.opts.Printer.Table(metricsHeader...)
+			t.Row(s.cells(sm)...)
+			return t.Render()
+		})
+	}
+	shown := []metrics.Sample{}
+	var failed []metrics.Sample
+	var names []string
 	for _, sm := range samples {
 		switch {
 		case sm.State == metrics.Paused:
 			s.opts.Printer.Note("sandbox %s is paused: no sample until 'abx resume %s'", sm.SandboxID, sm.SandboxID)
-			if !s.opts.All && firstErr == nil {
-				firstErr = metrics.PausedError(sm.SandboxID)
+			if !s.opts.All {
+				failed = append(failed, sm)
 			}
+		case sm.State == metrics.Ended:
+			s.opts.Printer.Note("sandbox %s not found", sm.SandboxID)
+			failed = append(failed, sm)
 		case sm.Err != nil:
-			if len(samples) > 1 {
-				s.opts.Printer.Note("no sample of %s: %s", sm.SandboxID, abxerr.From(sm.Err).Message)
-			}
-			if firstErr == nil {
-				firstErr = sm.Err
-			}
-			continue
-		}
-		shown = append(shown, sm)
-	}
-	var v any = shown
-	if !s.opts.All && len(samples) == 1 {
-		if len(shown) == 0 {
-			return firstErr
-		}
-		v = shown[0]
-	} else if shown == nil {
-		v = []metrics.Sample{}
-	}
-	names := make([]string, 0, len(shown))
-	for _, sm := range shown {
-		if sm.Figures != nil {
+			s.opts.Printer.Note("no sample of %s: %s", sm.SandboxID, abxerr.From(sm.Err).Message)
+			failed = append(failed, sm)
+			continue // nothing to say of it in the list but what the error says
+		default:
 			names = append(names, sm.SandboxID)
 		}
+		shown = append(shown, metrics.Sample{SandboxID: sm.SandboxID, State: sm.State, Figures: sm.Figures})
 	}
-	err := s.opts.Printer.Print(v, names, func() error {
+	err := s.opts.Printer.Print(shown, names, func() error {
 		t := s.opts.Printer.Table(metricsHeader...)
 		for _, sm := range shown {
 			if sm.Figures != nil {
@@ -236,7 +240,42 @@ func (s *sampler) print(samples []metrics.Sample) error {
 	if err != nil {
 		return err
 	}
-	return firstErr
+	return roundError(failed, len(samples))
+}
+
+// roundError sums up the sandboxes that had no sample in one error, whose
+// code is the gravest of theirs: a failure of the service or of envd, then
+// a sandbox gone (exit 3), then a paused one.
+func roundError(failed []metrics.Sample, of int) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	rank := func(sm metrics.Sample) int {
+		switch sm.State {
+		case metrics.Paused:
+			return 0
+		case metrics.Ended:
+			return 1
+		}
+		return 2
+	}
+	worst := failed[0]
+	ids := make([]string, len(failed))
+	for i, sm := range failed {
+		ids[i] = sm.SandboxID
+		if rank(sm) > rank(worst) {
+			worst = sm
+		}
+	}
+	code := abxerr.Rejected
+	switch rank(worst) {
+	case 1:
+		code = abxerr.NotFound
+	case 2:
+		code = abxerr.From(worst.Err).Code
+	}
+	return abxerr.New(code, "%d of %d sandboxes had no sample: %s", len(failed), of, strings.Join(ids, ", ")).
+		WithHint("the notes above say why for each")
 }
 
 // metricsHeader names the columns of a sample.
@@ -266,8 +305,14 @@ func (s *sampler) watch(ctx context.Context) error {
 	defer t.Stop()
 	for rounds := 0; ; {
 		targets, err := s.targets(ctx)
-		if err != nil {
+		switch {
+		case err != nil && (rounds == 0 || ctx.Err() != nil || !passing(err)):
 			return s.watchEnd(ctx, err)
+		case err != nil:
+			// --all's listing failed in a way that may pass: the next round
+			// lists again.
+			s.opts.Printer.Note("could not list the sandboxes this time: %s", abxerr.From(err).Message)
+			targets = nil
 		}
 		live := targets[:0:0]
 		for _, tg := range targets {
@@ -327,6 +372,13 @@ func (s *sampler) watchRound(ctx context.Context, st *output.Stream, targets []t
 		}
 	}
 	return nil
+}
+
+// passing says whether a failure may pass by itself: the network, or the
+// service failing.
+func passing(err error) bool {
+	c := abxerr.From(err).Code
+	return c == abxerr.Network || c == abxerr.Server || c == abxerr.Timeout
 }
 
 // watchState is what --watch remembers between rounds, by sandbox ID:

@@ -261,6 +261,19 @@ func TestMetricsErrors(t *testing.T) {
 	if abxerr.From(err).Code != abxerr.Rejected || !strings.Contains(out, "sb-running\t") || !strings.Contains(errOut, "sb-paused is paused") {
 		t.Errorf("two named, one paused: %v\n%s\n%s", err, out, errOut)
 	}
+	// One paused, one gone: both in the JSON, one error whose code is the
+	// graver (not found, exit 3), said once.
+	out, errOut, err = runMetricsOn(t, m, false, output.JSON, func(o *MetricsOptions) { o.IDs = []string{"sb-paused", "sb-gone", "sb-running"} })
+	e := abxerr.From(err)
+	if e.Code != abxerr.NotFound || !strings.Contains(e.Message, "2 of 3 sandboxes had no sample: sb-paused, sb-gone") ||
+		!strings.Contains(out, `"state": "paused"`) || !strings.Contains(out, `"state": "ended"`) || !strings.Contains(out, `"cpuUsedPct": 12.5`) || errOut != "" {
+		t.Errorf("paused and gone: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+	// One named and paused: nothing on stdout, the error alone.
+	out, errOut, err = runMetricsOn(t, m, false, output.JSON, func(o *MetricsOptions) { o.IDs = []string{"sb-paused"} })
+	if abxerr.From(err).Code != abxerr.Rejected || out != "" || errOut != "" {
+		t.Errorf("one paused: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
 }
 
 func TestMetricsOfAnEnvdWithoutTheRoute(t *testing.T) {
