@@ -176,6 +176,24 @@ func TestLifecycleProcessAndListToolsOnTheEmulator(t *testing.T) {
 		mustFail(t, call(t, cs, "files_list", map[string]any{"sandbox_id": id, "depth": 99}, nil), "E1002")
 	})
 
+	t.Run("metrics", func(t *testing.T) {
+		var m struct {
+			SandboxID string  `json:"sandboxID"`
+			State     string  `json:"state"`
+			CPUCount  int     `json:"cpuCount"`
+			CPU       float64 `json:"cpuUsedPct"`
+			MemUsed   int64   `json:"memUsed"`
+			MemTotal  int64   `json:"memTotal"`
+			DiskTotal int64   `json:"diskTotal"`
+		}
+		res := call(t, cs, "sandbox_metrics", map[string]any{"sandbox_id": id}, &m)
+		if res.IsError || m.SandboxID != id || m.State != "running" || m.CPUCount < 1 || m.CPU < 0 || m.CPU > 100 ||
+			m.MemUsed <= 0 || m.MemUsed > m.MemTotal || m.DiskTotal <= 0 || !strings.Contains(texts(res), "CPUs") {
+			t.Fatalf("metrics: %s %+v", texts(res), m)
+		}
+		mustFail(t, call(t, cs, "sandbox_metrics", map[string]any{"sandbox_id": "missing-sandbox"}, nil), "E3001")
+	})
+
 	t.Run("pause_resume", func(t *testing.T) {
 		var ch struct {
 			State string `json:"state"`
@@ -189,6 +207,7 @@ func TestLifecycleProcessAndListToolsOnTheEmulator(t *testing.T) {
 		if call(t, cs, "sandbox_info", map[string]any{"sandbox_id": id}, &info); info.State != "paused" {
 			t.Errorf("after pause: %s", info.State)
 		}
+		mustFail(t, call(t, cs, "sandbox_metrics", map[string]any{"sandbox_id": id}, nil), "E5003")
 		if res := call(t, cs, "sandbox_resume", map[string]any{"sandbox_id": id}, &ch); res.IsError || ch.State != "running" {
 			t.Fatalf("resume: %s", texts(res))
 		}
