@@ -1,9 +1,11 @@
-// Package sdktest runs the official E2B SDKs, pinned, as test clients.
+// Package sdktest runs official SDKs (E2B's, the MCP TypeScript SDK),
+// pinned, as test clients of abx.
 package sdktest
 
 import (
 	"context"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"os"
@@ -14,10 +16,17 @@ import (
 	"time"
 )
 
+// stepsModule is steps.mjs, the steps' bookkeeping every script imports:
+// step, equal, expect and finish, printing "ok NAME" or "not ok NAME".
+//
+//go:embed steps.mjs
+var stepsModule []byte
+
 // SDKScript makes ready to run the script name of testdata (a directory
-// holding package.json and package-lock.json that pin the official E2B
-// SDKs): the SDKs installed once per lock file into the user's cache, the
-// scripts beside them (they import them). Without node and npm it skips t,
+// holding package.json and package-lock.json that pin the SDKs its scripts
+// drive abx with): the SDKs installed once per lock file into the user's
+// cache, the scripts beside them (they import them). Without node and npm
+// it skips t,
 // unless ABX_REQUIRE_SDK_TEST=1 (as in CI), where it fails it.
 func SDKScript(t *testing.T, testdata, name string) string {
 	t.Helper()
@@ -26,11 +35,15 @@ func SDKScript(t *testing.T, testdata, name string) string {
 			if os.Getenv("ABX_REQUIRE_SDK_TEST") == "1" {
 				t.Fatalf("ABX_REQUIRE_SDK_TEST=1 but %s is not installed", tool)
 			}
-			t.Skipf("%s is not installed: the official E2B SDKs run on Node.js (set ABX_REQUIRE_SDK_TEST=1 to make this a failure)", tool)
+			t.Skipf("%s is not installed: the official SDKs these tests drive abx with run on Node.js (set ABX_REQUIRE_SDK_TEST=1 to make this a failure)", tool)
 		}
 	}
 	dir := sdkModules(t, testdata)
-	// Every script of testdata, for the modules they share (steps.mjs).
+	// Every script of testdata, for the modules they share, and the steps'
+	// module every script imports (./steps.mjs).
+	if err := writeAtomically(filepath.Join(dir, "steps.mjs"), stepsModule); err != nil {
+		t.Fatal(err)
+	}
 	scripts, err := filepath.Glob(filepath.Join(testdata, "*.mjs"))
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no scripts in %s: %v", testdata, err)
