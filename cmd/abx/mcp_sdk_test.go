@@ -43,9 +43,9 @@ func TestMCPServeWithTheOfficialSDK(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = emu.Close() })
-	abx := abxLink(t)
+	abx := sdktest.SelfAsABX(t)
 	home := t.TempDir()
-	env := append(environWithout("ABX_", "E2B_", "XDG_", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"),
+	env := append(sdktest.EnvironWithout("ABX_", "E2B_", "XDG_", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"),
 		"HOME="+home)
 	env = append(env, emu.Env()...)
 
@@ -138,39 +138,4 @@ func serveMCPHTTP(t *testing.T, abx string, env []string) (url, token string) {
 		t.Fatalf("abx mcp serve --listen printed no URL and token within a minute:\n%s", stop())
 	}
 	return "", ""
-}
-
-// abxLink is this test binary under the name abx, which TestMain runs as
-// the command line.
-func abxLink(t *testing.T) string {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(t.TempDir(), "abx")
-	if err := os.Symlink(self, link); err != nil {
-		t.Fatal(err)
-	}
-	return link
-}
-
-// environWithout is this process's environment less the variables that
-// would configure abx, its proxies or its directories behind the test's
-// back.
-func environWithout(prefixes ...string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		keep := true
-		for _, p := range prefixes {
-			if strings.HasPrefix(kv, p) {
-				keep = false
-				break
-			}
-		}
-		if keep {
-			env = append(env, kv)
-		}
-	}
-	return env
 }

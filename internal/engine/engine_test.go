@@ -27,7 +27,7 @@ import (
 )
 
 // The emulator's sandbox processes start this test binary as their init.
-// Under the name abx it is the command line (abxCommand).
+// Under the name abx it is the command line (sdktest.SelfAsABX).
 func TestMain(m *testing.M) {
 	jail.Init()
 	if filepath.Base(os.Args[0]) == "abx" {

@@ -48,9 +48,9 @@ func TestOfficialSDKsThroughTheEngineOverTheNativeProtocol(t *testing.T) {
 	port := fakenet.FreePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, abxCommand(t), "provider", "engine", "exec", "--", "node", run)
+	cmd := exec.CommandContext(ctx, sdktest.SelfAsABX(t), "provider", "engine", "exec", "--", "node", run)
 	cmd.Dir = filepath.Dir(run)
-	cmd.Env = append(environWithout("ABX_", "E2B_", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "SSL_CERT"),
+	cmd.Env = append(sdktest.EnvironWithout("ABX_", "E2B_", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "SSL_CERT"),
 		"HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
 		"ABX_PROVIDER=alicloud-container", "ABX_ALICLOUD_CONTAINER_API_KEY="+key,
 		"ABX_ALICLOUD_CONTAINER_DOMAIN=abx.test", "ABX_ALICLOUD_CONTAINER_PROTOCOL=native",
@@ -73,37 +73,4 @@ func TestOfficialSDKsThroughTheEngineOverTheNativeProtocol(t *testing.T) {
 			t.Errorf("a control-plane request without the provider's key: %s %s", r.Method, r.Path)
 		}
 	}
-}
-
-// abxCommand is this test binary under the name abx, which TestMain runs
-// as the command line.
-func abxCommand(t *testing.T) string {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(t.TempDir(), "abx")
-	if err := os.Symlink(self, link); err != nil {
-		t.Fatal(err)
-	}
-	return link
-}
-
-// environWithout is this process's environment less the variables that
-// would configure abx or the SDKs behind the test's back.
-func environWithout(prefixes ...string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		keep := true
-		for _, p := range prefixes {
-			if strings.HasPrefix(kv, p) {
-				keep = false
-			}
-		}
-		if keep {
-			env = append(env, kv)
-		}
-	}
-	return env
 }
