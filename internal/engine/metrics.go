@@ -139,11 +139,6 @@ func (e *Engine) sample(ctx context.Context, id string) (*envd.Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ep.RequestTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, ep.RequestTimeout)
-		defer cancel()
-	}
 	// The sandbox's tokens ride on every request, so a redirect is not
 	// followed: it could take them to another origin.
 	hc := &http.Client{Transport: e.rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -37,6 +37,10 @@ type Client struct {
 	base      string
 	http      *http.Client
 	keepalive time.Duration
+	// timeout is the deadline of each unary call (Endpoint.Timeout): the
+	// RPCs' interceptor applies it, and Metrics, a plain GET, applies it
+	// itself.
+	timeout time.Duration
 
 	Process    processconnect.ProcessClient
 	Filesystem filesystemconnect.FilesystemClient
@@ -86,6 +90,7 @@ func New(hc *http.Client, ep Endpoint, user string) *Client {
 		base:      base,
 		http:      withHeaders,
 		keepalive: ep.Keepalive,
+		timeout:   ep.Timeout,
 		// Command output is not compressed: envd would gzip every chunk and
 		// abx gunzip it, which halves throughput on a fast link for what
 		// little it saves (docs/performance.md, "Compression"). Its events

@@ -50,6 +50,11 @@ const maxMetricsBody = 64 << 10
 // An envd without the route, or an answer that is not its JSON, is
 // E5004 naming envd's version.
 func (c *Client) Metrics(ctx context.Context) (*Metrics, error) {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/metrics", nil)
 	if err != nil {
 		return nil, err

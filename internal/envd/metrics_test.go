@@ -1,6 +1,7 @@
 package envd
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -68,5 +69,27 @@ func TestMetricsErrorsNameEnvdsVersion(t *testing.T) {
 		if err == nil || e.Code != tc.code || !strings.Contains(e.Message, tc.want) {
 			t.Errorf("%s: got %v (%s), want %s %q", tc.name, err, e.Code, tc.code, tc.want)
 		}
+	}
+}
+
+// A stalled envd is bounded by the endpoint's request timeout, as every
+// unary call is.
+func TestMetricsHasTheRequestTimeout(t *testing.T) {
+	stall := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-stall:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(stall); srv.Close() })
+	c := New(srv.Client(), Endpoint{URL: srv.URL, Version: "0.2.10", Timeout: 50 * time.Millisecond}, "")
+	// A cancellation, not a deadline, bounds the test itself: without the
+	// timeout it would end as cancelled.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer time.AfterFunc(30*time.Second, cancel).Stop()
+	_, err := c.Metrics(ctx)
+	if e := abxerr.From(err); err == nil || e.Code != abxerr.Timeout {
+		t.Errorf("got %v (%s), want a timeout", err, e.Code)
 	}
 }
