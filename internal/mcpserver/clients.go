@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,7 +68,7 @@ func (k *envdClients) forget(id string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for key := range k.kept {
-		if len(key) > len(id) && key[:len(id)] == id && key[len(id)] == 0 {
+		if strings.HasPrefix(key, id+"\x00") {
 			delete(k.kept, key)
 		}
 	}

@@ -61,7 +61,7 @@ func (s *server) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecArgs
 		}
 		timeout = time.Duration(in.TimeoutSeconds) * time.Second
 	}
-	c, err := s.opts.Envd(ctx, id, "")
+	c, err := s.clients.get(ctx, id, "")
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

@@ -99,7 +99,7 @@ func (s *server) read(ctx context.Context, _ *mcp.CallToolRequest, in ReadArgs) 
 		}
 		limit = in.MaxBytes
 	}
-	c, err := s.opts.Envd(ctx, id, "")
+	c, err := s.clients.get(ctx, id, "")
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -185,7 +185,7 @@ func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "give content or content_base64").
 			WithHint("content for text, content_base64 for bytes; an empty content makes an empty file"))
 	}
-	c, err := s.opts.Envd(ctx, id, "")
+	c, err := s.clients.get(ctx, id, "")
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -238,7 +238,7 @@ func (s *server) listDir(ctx context.Context, _ *mcp.CallToolRequest, in ListDir
 	if dir == "" {
 		dir = "."
 	}
-	c, err := s.opts.Envd(ctx, id, "")
+	c, err := s.clients.get(ctx, id, "")
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

@@ -24,7 +24,7 @@ func (s *server) metrics(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	sm := (&metrics.Sampler{Provider: p, Envd: s.opts.Envd}).Sample(ctx, id, "")
+	sm := (&metrics.Sampler{Provider: p, Envd: s.clients.get}).Sample(ctx, id, "")
 	if sm.State != metrics.Running {
 		s.clients.forget(id)
 	}

@@ -51,7 +51,7 @@ func (s *server) processList(ctx context.Context, _ *mcp.CallToolRequest, in IDA
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	c, err := s.opts.Envd(ctx, id, "")
+	c, err := s.clients.get(ctx, id, "")
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -92,7 +92,7 @@ func (s *server) processKill(ctx context.Context, _ *mcp.CallToolRequest, in Pro
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid signal %q", in.Signal).
 			WithHint("envd delivers TERM (15) and KILL (9) only"))
 	}
-	c, err := s.opts.Envd(ctx, id, "")
+	c, err := s.clients.get(ctx, id, "")
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

@@ -74,8 +74,8 @@ type Options struct {
 // server holds what the tools share.
 type server struct {
 	opts Options
-	// clients keeps the sandboxes' envd clients between calls; opts.Envd
-	// is its get.
+	// clients keeps the sandboxes' envd clients between calls, opened by
+	// opts.Envd: the tools get theirs from it.
 	clients *envdClients
 	// catalog is every tool, offered or not, as addTools registers them.
 	catalog []ToolInfo
@@ -93,7 +93,6 @@ func New(opts Options) *mcp.Server {
 		opts.ProgressEvery = DefaultProgressEvery
 	}
 	s := &server{opts: opts, clients: &envdClients{open: opts.Envd, now: time.Now}}
-	s.opts.Envd = s.clients.get
 	srv := mcp.NewServer(&mcp.Implementation{Name: "abx", Title: "abx sandboxes", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions})
 	s.addTools(srv)
