@@ -27,6 +27,7 @@ const (
 	InvalidConfig        Code = "E1004" // a setting holds an unusable value
 	UnknownProvider      Code = "E1005" // --provider is missing or unknown
 	ConfirmationRequired Code = "E1006" // a destructive action needs --yes
+	Paused               Code = "E2001" // the sandbox is paused: its servers answer nothing until it is resumed
 	NotFound             Code = "E3001" // the sandbox (or other object) does not exist
 	Unauthorized         Code = "E4001" // the API key was refused
 	Forbidden            Code = "E4003" // the key may not do this (or a quota is reached)
@@ -36,6 +37,7 @@ const (
 	BadResponse          Code = "E5004" // the service answered something abx cannot read
 	FilterFailed         Code = "E5005" // --jq failed on the output (not on the expression)
 	StatusUnknown        Code = "E5006" // a process ended while abx was not attached: how is unknown
+	PermissionDenied     Code = "E5007" // the sandbox refused a path to its user: its own permissions, not the key
 	Timeout              Code = "E6001" // a deadline passed
 	Interrupted          Code = "E7001" // the user pressed Ctrl-C
 	Unsupported          Code = "E8004" // the provider does not have this capability
@@ -50,6 +52,7 @@ const (
 	ExitNotFound    = 3
 	ExitAuth        = 4
 	ExitUnsupported = 5
+	ExitPaused      = 6
 	ExitTimeout     = 124
 	ExitInterrupted = 130
 )
@@ -61,6 +64,7 @@ var exitCodes = map[Code]int{
 	InvalidConfig:        ExitUsage,
 	UnknownProvider:      ExitUsage,
 	ConfirmationRequired: ExitUsage,
+	Paused:               ExitPaused,
 	NotFound:             ExitNotFound,
 	Unauthorized:         ExitAuth,
 	Forbidden:            ExitAuth,
@@ -70,6 +74,7 @@ var exitCodes = map[Code]int{
 	BadResponse:          ExitFailure,
 	FilterFailed:         ExitFailure,
 	StatusUnknown:        ExitFailure,
+	PermissionDenied:     ExitFailure,
 	Timeout:              ExitTimeout,
 	Interrupted:          ExitInterrupted,
 	Unsupported:          ExitUnsupported,
@@ -79,8 +84,8 @@ var exitCodes = map[Code]int{
 // Codes lists every code in documentation order.
 func Codes() []Code {
 	return []Code{Usage, InvalidInput, MissingConfig, InvalidConfig, UnknownProvider,
-		ConfirmationRequired, NotFound, Unauthorized, Forbidden, Network, Server, Rejected,
-		BadResponse, FilterFailed, StatusUnknown, Timeout, Interrupted, Unsupported, Internal}
+		ConfirmationRequired, Paused, NotFound, Unauthorized, Forbidden, Network, Server, Rejected,
+		BadResponse, FilterFailed, StatusUnknown, PermissionDenied, Timeout, Interrupted, Unsupported, Internal}
 }
 
 // ExitCode is the process exit status that goes with a code.
