@@ -83,6 +83,10 @@ func (s *Sampler) Sample(ctx context.Context, id, known string) Sample {
 			DiskUsed: m.DiskUsed, DiskTotal: m.DiskTotal}}
 	}
 	out := Sample{SandboxID: id, Err: err}
+	if abxerr.From(err).Code == abxerr.Paused {
+		// The read behind the client saw it paused and asked envd nothing.
+		return Sample{SandboxID: id, State: Paused}
+	}
 	if ctx.Err() != nil || out.Fatal() {
 		return out // envd answered: its answer is the reason
 	}
@@ -122,8 +126,8 @@ func (s *Sampler) ask(ctx context.Context, id string) (*envd.Metrics, error) {
 	return m, err
 }
 
-// PausedError is the error of a sandbox named that is paused.
-func PausedError(id string) error {
-	return abxerr.New(abxerr.Rejected, "sandbox %s is paused: it has no metrics", id).
-		WithHint("resume it first: 'abx resume %s'", id)
+// PausedError is the error of a sandbox named that is paused: the one
+// error of a paused sandbox's data plane (E2001). The door adds its hint.
+func PausedError(id string) *abxerr.Error {
+	return provider.PausedError(id)
 }

@@ -7,6 +7,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
 )
 
 // Provider is a configured connection to one sandbox service.
@@ -77,12 +79,26 @@ type Endpoint struct {
 	URL         string
 	Header      http.Header
 	EnvdVersion string
+	// State is the sandbox's state as the read that made the endpoint saw
+	// it ("running", "paused", or one the service adds).
+	State string
 	// RequestTimeout is the deadline of each unary call to a server in the
 	// sandbox (--request-timeout); streams and transfers have none.
 	RequestTimeout time.Duration
 	// IdleTimeout bounds how long a stream or a transfer may pass no byte
 	// either way (--idle-timeout); 0 for no bound.
 	IdleTimeout time.Duration
+}
+
+// StatePaused is the state of a paused sandbox: its envd, its code
+// interpreter and its ports answer nothing until it is resumed.
+const StatePaused = "paused"
+
+// PausedError is the error of a call to the data plane of a paused
+// sandbox, refused before anything is sent to it: the gateway would only
+// answer 502. A door adds the hint that names its own way to resume.
+func PausedError(id string) *abxerr.Error {
+	return abxerr.New(abxerr.Paused, "sandbox %s is paused: nothing inside it answers until it is resumed", id)
 }
 
 // DataPlane is implemented by providers whose sandboxes run envd and other

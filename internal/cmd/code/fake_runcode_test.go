@@ -99,7 +99,7 @@ func TestFakeRunCodeFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = fk.run(t, output.Table, codeinterp.Request{Code: "1"})
-	if e := abxerr.From(err); exitOf(err) != 125 || !strings.Contains(e.Hint, "is the sandbox paused") {
+	if e := abxerr.From(err); exitOf(err) != 125 || e.Code != abxerr.Paused || !strings.Contains(e.Hint, "abx resume "+fk.id) {
 		t.Errorf("paused: exit %d, %q (hint %q)", exitOf(err), e.Message, e.Hint)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/httpclient"
@@ -55,6 +56,9 @@ func (w *wiring) endpoint(ctx context.Context, id string, port int, c provider.C
 	ep, err := dp.Endpoint(ctx, id, port)
 	if err != nil {
 		return nil, err
+	}
+	if ep.State == provider.StatePaused {
+		return nil, cmdutil.PausedError(id)
 	}
 	// The sandbox's tokens are secrets from now on: envd's errors and a
 	// port's answers may echo them.

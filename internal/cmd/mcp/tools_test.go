@@ -207,7 +207,7 @@ func TestLifecycleProcessAndListToolsOnTheEmulator(t *testing.T) {
 		if call(t, cs, "sandbox_info", map[string]any{"sandbox_id": id}, &info); info.State != "paused" {
 			t.Errorf("after pause: %s", info.State)
 		}
-		mustFail(t, call(t, cs, "sandbox_metrics", map[string]any{"sandbox_id": id}, nil), "E5003")
+		mustFail(t, call(t, cs, "sandbox_metrics", map[string]any{"sandbox_id": id}, nil), "E2001")
 		if res := call(t, cs, "sandbox_resume", map[string]any{"sandbox_id": id}, &ch); res.IsError || ch.State != "running" {
 			t.Fatalf("resume: %s", texts(res))
 		}

@@ -196,7 +196,7 @@ func (s *sampler) print(samples []metrics.Sample) error {
 		sm := samples[0]
 		switch {
 		case sm.State == metrics.Paused:
-			return metrics.PausedError(sm.SandboxID)
+			return cmdutil.PausedError(sm.SandboxID)
 		case sm.Err != nil:
 			return sm.Err
 		}
@@ -245,7 +245,7 @@ func (s *sampler) print(samples []metrics.Sample) error {
 
 // roundError sums up the sandboxes that had no sample in one error, whose
 // code is the gravest of theirs: a failure of the service or of envd, then
-// a sandbox gone (exit 3), then a paused one.
+// a sandbox gone (exit 3), then a paused one (E2001, exit 6).
 func roundError(failed []metrics.Sample, of int) error {
 	if len(failed) == 0 {
 		return nil
@@ -267,7 +267,7 @@ func roundError(failed []metrics.Sample, of int) error {
 			worst = sm
 		}
 	}
-	code := abxerr.Rejected
+	code := abxerr.Paused
 	switch rank(worst) {
 	case 1:
 		code = abxerr.NotFound

@@ -242,7 +242,7 @@ func TestMetricsErrors(t *testing.T) {
 		code  abxerr.Code
 		want  string
 	}{
-		{"paused", []string{"sb-paused"}, "", false, abxerr.Rejected, "sandbox sb-paused is paused"},
+		{"paused", []string{"sb-paused"}, "", false, abxerr.Paused, "sandbox sb-paused is paused"},
 		{"gone", []string{"sb-gone"}, "", false, abxerr.NotFound, "sb-gone not found"},
 		{"gone, watched", []string{"sb-gone"}, "", true, abxerr.NotFound, "sb-gone not found"},
 		{"a bad answer", []string{"sb-running"}, `{"ts":"soon"}`, false, abxerr.BadResponse, "envd 0.2.10 answered /metrics with something abx cannot read"},
@@ -258,13 +258,13 @@ func TestMetricsErrors(t *testing.T) {
 		if err == nil || e.Code != tc.code || !strings.Contains(e.Message, tc.want) {
 			t.Errorf("%s: got %v (%s), want %s %q", tc.name, err, e.Code, tc.code, tc.want)
 		}
-		if exit := abxerr.Exit(err, false); tc.code == abxerr.Rejected && exit != 1 {
-			t.Errorf("%s: exit %d, want 1", tc.name, exit)
+		if exit := abxerr.Exit(err, false); tc.code == abxerr.Paused && exit != 6 {
+			t.Errorf("%s: exit %d, want 6", tc.name, exit)
 		}
 	}
 	// Several named, one paused: the others print, and the exit says it.
 	out, errOut, err := runMetricsOn(t, m, false, output.Table, func(o *MetricsOptions) { o.IDs = []string{"sb-running", "sb-paused"} })
-	if abxerr.From(err).Code != abxerr.Rejected || !strings.Contains(out, "sb-running\t") || !strings.Contains(errOut, "sb-paused is paused") {
+	if abxerr.From(err).Code != abxerr.Paused || !strings.Contains(out, "sb-running\t") || !strings.Contains(errOut, "sb-paused is paused") {
 		t.Errorf("two named, one paused: %v\n%s\n%s", err, out, errOut)
 	}
 	// One paused, one gone: both in the JSON, one error whose code is the
@@ -277,7 +277,7 @@ func TestMetricsErrors(t *testing.T) {
 	}
 	// One named and paused: nothing on stdout, the error alone.
 	out, errOut, err = runMetricsOn(t, m, false, output.JSON, func(o *MetricsOptions) { o.IDs = []string{"sb-paused"} })
-	if abxerr.From(err).Code != abxerr.Rejected || out != "" || errOut != "" {
+	if abxerr.From(err).Code != abxerr.Paused || out != "" || errOut != "" {
 		t.Errorf("one paused: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 	}
 }

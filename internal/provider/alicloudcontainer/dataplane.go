@@ -35,6 +35,6 @@ func (c *Client) Endpoint(ctx context.Context, id string, port int) (*provider.E
 	if w.TrafficAccessToken != "" {
 		h.Set("E2B-Traffic-Access-Token", w.TrafficAccessToken)
 	}
-	return &provider.Endpoint{SandboxID: id, Port: port, URL: u, Header: h, EnvdVersion: w.EnvdVersion,
+	return &provider.Endpoint{SandboxID: id, Port: port, URL: u, Header: h, EnvdVersion: w.EnvdVersion, State: w.State,
 		RequestTimeout: c.cfg.RequestTimeout, IdleTimeout: c.cfg.IdleTimeout}, nil
 }
