@@ -68,29 +68,45 @@ type Exit struct {
 // never read whole.
 const stdinChunk = 64 << 10
 
-// command wraps the line for envd. stdin is /dev/null unless the command is
-// interactive: envd 0.2.10 gives every process a pipe that never closes,
-// so a command reading stdin would wait for ever. A background command's
-// output goes nowhere: envd drops output nobody reads, and a full pipe can
-// wedge the process.
+// command wraps the line for envd. stdin is the redirection of the
+// command's stdin that goes before its line: "" keeps envd's pipe (an
+// interactive command on an envd that can close it), "exec </dev/null; "
+// for a command that reads no input (envd 0.2.10 gives every process a
+// pipe that never closes, so a command reading stdin would wait for ever),
+// the relay's FIFO otherwise (relay). A background command's output goes
+// nowhere: envd drops output nobody reads, and a full pipe can wedge the
+// process.
 //
 // The line runs under the group wrapper (see wrapper), which envd starts
-// as /bin/bash -c WRAPPER abx-exec LINE.
-func command(spec Spec, background bool) envd.Command {
-	var redirect string
-	if !spec.Interactive {
-		redirect += "exec </dev/null; "
-	}
+// as /bin/bash -c WRAPPER abx-exec LINE REDIRECTIONS: the line apart, so
+// that a listing shows the user's command as written (Shown).
+func command(spec Spec, stdin string, background bool) envd.Command {
+	redirect := stdin
 	if background {
-		redirect += "exec >/dev/null 2>&1; "
+		redirect += noOutput
 	}
 	return envd.Command{
 		Cmd:   "/bin/bash",
-		Args:  []string{"-c", wrapper, wrapperName, redirect + shell.Line(spec.Argv)},
+		Args:  []string{"-c", wrapper, wrapperName, shell.Line(spec.Argv), redirect},
 		Env:   spec.Env,
 		Cwd:   spec.Cwd,
-		Stdin: spec.Interactive,
+		Stdin: spec.Interactive && stdin == "",
 	}
+}
+
+// noStdin is the redirection of a command that reads no input, noOutput
+// that of a background command.
+const (
+	noStdin  = "exec </dev/null; "
+	noOutput = "exec >/dev/null 2>&1; "
+)
+
+// stdinOf is the redirection of a command abx does not relay input to.
+func stdinOf(spec Spec) string {
+	if spec.Interactive {
+		return ""
+	}
+	return noStdin
 }
 
 // Grace is how long a command's process group has to end after the first
@@ -101,8 +117,8 @@ const Grace = 2 * time.Second
 // started (Shown).
 const wrapperName = "abx-exec"
 
-// wrapper runs the command line $1 with bash -l -c in a process group of
-// its own and stops that whole group, not just its first process.
+// wrapper runs the command line $1, after abx's redirections $2, with
+// bash -l -c in a process group of its own and stops that whole group, not just its first process.
 //
 // envd signals one pid, and on a real sandbox the processes it starts
 // share envd's own process group, so neither envd nor abx can signal a
@@ -152,7 +168,7 @@ trap 'on TERM' TERM
 trap 'on INT' INT
 trap 'on HUP' HUP
 exec 4> >(exec 5<&0 >/dev/null 3>&-; set -m; { q=; while read -r l <&5; do [ "$l" = end ] && exit; q=${q:-$l}; done; [ -z "$q" ] || kill -KILL -- -$q; } &)
-{ echo $BASHPID >&4; exec /bin/bash -l -c "$1" 2>&3 3>&- 4>&-; } &
+{ echo $BASHPID >&4; exec /bin/bash -l -c "$2$1" 2>&3 3>&- 4>&-; } &
 p=$!
 echo $p >&4
 [ $n = 0 ] || kill -TERM -- -$p
@@ -194,12 +210,32 @@ exit $s
 `
 
 // Shown is a listed process as people wrote it: a command abx started
-// reads as the bash line it runs, not as the wrapper around it.
+// reads as the bash line it runs, without the wrapper around it or abx's
+// redirections (a command started by an abx before they were apart shows
+// them).
 func Shown(p envd.Process) envd.Process {
-	if p.Cmd == "/bin/bash" && len(p.Args) == 4 && p.Args[0] == "-c" && p.Args[2] == wrapperName {
+	if started(p) {
 		p.Args = []string{"-l", "-c", p.Args[3]}
 	}
 	return p
+}
+
+// Discarded reports whether a listed process is a command abx started in
+// the background, whose output goes to /dev/null: attaching to it shows
+// nothing but its end.
+func Discarded(p envd.Process) bool {
+	switch {
+	case !started(p):
+		return false
+	case len(p.Args) == 5:
+		return strings.Contains(p.Args[4], noOutput)
+	}
+	return strings.Contains(p.Args[3], noOutput)
+}
+
+// started reports whether abx's wrapper runs the process.
+func started(p envd.Process) bool {
+	return p.Cmd == "/bin/bash" && (len(p.Args) == 4 || len(p.Args) == 5) && p.Args[0] == "-c" && p.Args[2] == wrapperName
 }
 
 // forward sends each event's output to the sink.
@@ -216,13 +252,19 @@ func forward(sink Sink, ev envd.Event) error {
 // Feed streams r to the process's stdin. It stops when ctx ends, even
 // while it waits for r (Ctrl-C with nothing typed).
 func Feed(ctx context.Context, c *envd.Client, pid uint32, r io.Reader) (int, error) {
+	return feed(ctx, r, func(ctx context.Context, data []byte) error { return c.SendStdin(ctx, pid, data) })
+}
+
+// feed reads r in pieces of at most stdinChunk and hands each to send,
+// until r ends or ctx does.
+func feed(ctx context.Context, r io.Reader, send func(context.Context, []byte) error) (int, error) {
 	r = interrupt.Reader(ctx, r)
 	buf := make([]byte, stdinChunk)
 	sent := 0
 	for {
 		n, rerr := r.Read(buf)
 		if n > 0 {
-			if err := c.SendStdin(ctx, pid, buf[:n]); err != nil {
+			if err := send(ctx, buf[:n]); err != nil {
 				return sent, err
 			}
 			sent += n
@@ -272,7 +314,7 @@ func Background(ctx context.Context, c *envd.Client, spec Spec) (uint32, error) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var pid uint32
-	_, err := c.Start(ctx, command(spec, true), func(ev envd.Event) error {
+	_, err := c.Start(ctx, command(spec, stdinOf(spec), true), func(ev envd.Event) error {
 		if ev.Started != nil {
 			pid = *ev.Started
 			return errDetach

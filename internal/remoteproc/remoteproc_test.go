@@ -9,30 +9,44 @@ import (
 
 func TestCommandRunsTheLineUnderTheWrapper(t *testing.T) {
 	t.Parallel()
+	fifo := (&relay{fifo: "/tmp/.abx-stdin-0a1b"}).redirect()
 	for _, tc := range []struct {
 		name       string
 		spec       Spec
+		stdin      string
 		background bool
 		line       string
+		redirect   string
 	}{
-		{"shell line", Spec{Argv: []string{"echo hi | wc -c"}}, false, "exec </dev/null; echo hi | wc -c"},
-		{"argv", Spec{Argv: []string{"printf", "%s", "a b"}}, false, "exec </dev/null; printf %s 'a b'"},
-		{"interactive", Spec{Argv: []string{"cat"}, Interactive: true}, false, "cat"},
-		{"background", Spec{Argv: []string{"sleep 300"}}, true, "exec </dev/null; exec >/dev/null 2>&1; sleep 300"},
+		{"shell line", Spec{Argv: []string{"echo hi | wc -c"}}, noStdin, false, "echo hi | wc -c", "exec </dev/null; "},
+		{"argv", Spec{Argv: []string{"printf", "%s", "a b"}}, noStdin, false, "printf %s 'a b'", "exec </dev/null; "},
+		{"interactive", Spec{Argv: []string{"cat"}, Interactive: true}, "", false, "cat", ""},
+		{"relayed", Spec{Argv: []string{"wc -l"}, Interactive: true}, fifo, false, "wc -l",
+			"exec </tmp/.abx-stdin-0a1b; rm -f /tmp/.abx-stdin-0a1b; "},
+		{"background", Spec{Argv: []string{"sleep 300"}}, noStdin, true, "sleep 300", "exec </dev/null; exec >/dev/null 2>&1; "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := command(tc.spec, tc.background)
-			want := []string{"-c", wrapper, wrapperName, tc.line}
-			if c.Cmd != "/bin/bash" || !reflect.DeepEqual(c.Args, want) || c.Stdin != tc.spec.Interactive {
+			c := command(tc.spec, tc.stdin, tc.background)
+			want := []string{"-c", wrapper, wrapperName, tc.line, tc.redirect}
+			if c.Cmd != "/bin/bash" || !reflect.DeepEqual(c.Args, want) || c.Stdin != (tc.stdin == "") {
 				t.Errorf("got %s %q (stdin %v), want /bin/bash %q", c.Cmd, c.Args, c.Stdin, want)
 			}
-			// ps shows what was asked for, as before the wrapper.
-			shown := Shown(envd.Process{Cmd: c.Cmd, Args: c.Args})
+			// ps shows what was asked for, without abx's redirections.
+			p := envd.Process{Cmd: c.Cmd, Args: c.Args}
+			shown := Shown(p)
 			if wantShown := []string{"-l", "-c", tc.line}; shown.Cmd != "/bin/bash" || !reflect.DeepEqual(shown.Args, wantShown) {
 				t.Errorf("shown as %s %q, want /bin/bash %q", shown.Cmd, shown.Args, wantShown)
 			}
+			if Discarded(p) != tc.background {
+				t.Errorf("discarded %v, want %v", Discarded(p), tc.background)
+			}
 		})
+	}
+	// A line of the user's own that redirects as abx does is the user's.
+	c := command(Spec{Argv: []string{"exec >/dev/null 2>&1; sleep 1"}, Interactive: true}, "", false)
+	if p := (envd.Process{Cmd: c.Cmd, Args: c.Args}); Discarded(p) || Shown(p).Args[2] != "exec >/dev/null 2>&1; sleep 1" {
+		t.Errorf("the user's own redirection: discarded %v, shown %q", Discarded(p), Shown(p).Args)
 	}
 }
 

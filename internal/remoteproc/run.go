@@ -46,6 +46,32 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 	defer close(done)
 	go it.watch(spec.Signals, done)
 
+	// Input: envd's stdin pipe where envd can close it, else the relay,
+	// through which end of input reaches the command on every envd.
+	stdin := stdinOf(spec)
+	var rl *relay
+	if spec.Interactive && !c.CanCloseStdin() {
+		var err error
+		if rl, err = startRelay(ctx, c); err != nil {
+			return nil, err
+		}
+		defer rl.stop(ctx)
+		stdin = rl.redirect()
+	}
+	in := func(pid uint32) {
+		var err error
+		if rl != nil {
+			err = rl.feed(streamCtx, spec.Stdin)
+		} else {
+			err = pump(streamCtx, c, pid, spec.Stdin)
+		}
+		if err != nil && abxerr.From(err).Code == abxerr.InvalidInput {
+			// abx could not read its own stdin: the command must not take
+			// what it got for the whole of it.
+			it.abort(err)
+		}
+	}
+
 	// Input goes by calls of its own (SendInput), apart from the output
 	// stream: a cut of the stream and its reattaching neither lose nor
 	// repeat what the pump sent, and the pump starts once, at the start.
@@ -55,14 +81,17 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 		}
 		it.started(*ev.Started)
 		if spec.Interactive {
-			go pump(streamCtx, c, *ev.Started, spec.Stdin)
+			go in(*ev.Started)
 		}
 		return sink.Started(*ev.Started)
 	})
 	end, err := f.Follow(streamCtx, 0, func(ctx context.Context, on func(envd.Event) error) (*envd.End, error) {
-		return c.Start(ctx, command(spec, false), on)
+		return c.Start(ctx, command(spec, stdin, false), on)
 	})
 	interrupted := it.interrupted()
+	if cause := it.aborted(); cause != nil {
+		return nil, cause
+	}
 	if err != nil {
 		// Connect can report the deadline a moment before the context's
 		// own timer marks it: either way it is --timeout's.
@@ -102,11 +131,12 @@ const StopWait = Grace + time.Second
 const signalWait = 5 * time.Second
 
 // pump streams abx's stdin to the process and closes the process's stdin
-// at the end where envd can (0.5.2 and later).
-func pump(ctx context.Context, c *envd.Client, pid uint32, in io.Reader) {
-	if _, err := Feed(ctx, c, pid, in); err == nil && c.CanCloseStdin() {
-		_ = c.CloseStdin(ctx, pid)
+// at the end (envd 0.5.2 and later; older ones have the relay).
+func pump(ctx context.Context, c *envd.Client, pid uint32, in io.Reader) error {
+	if _, err := Feed(ctx, c, pid, in); err != nil {
+		return err
 	}
+	return c.CloseStdin(ctx, pid)
 }
 
 // interrupter turns Ctrl-C into signals to the remote process: SIGTERM
@@ -123,7 +153,25 @@ type interrupter struct {
 	mu      sync.Mutex
 	pid     uint32
 	presses int
-	kills   bool // SIGKILL went out (or would have, had the process started)
+	kills   bool  // SIGKILL went out (or would have, had the process started)
+	cause   error // why abx stopped the command itself (abort)
+}
+
+// abort stops the command as a Ctrl-C does, for a reason of abx's own,
+// which Run then reports.
+func (it *interrupter) abort(err error) {
+	it.mu.Lock()
+	if it.cause == nil {
+		it.cause = err
+	}
+	it.mu.Unlock()
+	it.press()
+}
+
+func (it *interrupter) aborted() error {
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	return it.cause
 }
 
 func (it *interrupter) watch(sigs <-chan os.Signal, done <-chan struct{}) {

@@ -53,8 +53,12 @@ and abx exits with the command's exit status.
 One argument is a shell line, run by 'bash -l -c' (pipes, globs, && and $VARS work).
 Several arguments are an argv: each is quoted, so spaces and quotes arrive intact.
 Either way the command runs through bash's login shell, with stdin at /dev/null;
--i streams abx's stdin to it, and -t runs it on a terminal (-it for a full-screen
-program; 'abx terminal' for a shell, docs/terminal.md).
+-i streams abx's stdin to it, and the end of that input ends the command's (Ctrl-D
+on a terminal), on every envd: where envd cannot close a process's stdin (before
+0.5.2, as clusters run) abx relays it through a terminal of envd's and a FIFO, so
+that a command like 'wc -l' sees its end (docs/exec.md, "Input"). -t runs the
+command on a terminal (-it for a full-screen program; 'abx terminal' for a shell,
+docs/terminal.md).
 
 The command runs in a process group of its own, and Ctrl-C stops all of it: SIGTERM
 to the whole group, SIGKILL if it has not ended 2 s later; abx stops waiting after 3 s,
@@ -110,7 +114,7 @@ written in the gap is missing, and still exits with the command's status.
 	fl.StringArrayVarP(&env, "env", "e", nil, "environment variable KEY=VALUE (repeatable)")
 	fl.StringVar(&timeout, "timeout", "", "kill the command after this long (default: no limit)")
 	fl.BoolVarP(&opts.Background, "background", "d", false, "start the command, print its PID and return; its output is discarded")
-	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "keep stdin open: stream abx's stdin to the command (or feed it later with 'abx ps stdin')")
+	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "stream abx's stdin to the command, its end included (or, with --background, feed it later with 'abx ps stdin')")
 	fl.BoolVarP(&opts.TTY, "tty", "t", false, "run the command on a terminal of this one's size, keys in raw (docs/terminal.md); stdin that is no terminal runs without one")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.PassThrough(cmd)
@@ -145,6 +149,10 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 		pid, err := remoteproc.Background(ctx, c, opts.spec())
 		if err != nil {
 			return err
+		}
+		if opts.Interactive && !c.CanCloseStdin() {
+			// Said at the start: nothing abx does later can end its input.
+			opts.Printer.Note("envd %s cannot close a process's stdin: process %d reads what 'abx ps stdin' sends, but never the end of it (docs/exec.md, \"Input\")", c.Version, pid)
 		}
 		// exec's JSON is a stream of lines, in the background too.
 		return opts.Printer.Stream(output.StreamSpec{}).Row(struct {

@@ -38,7 +38,7 @@ type sandbox struct {
 	id  string
 }
 
-func newSandbox(t *testing.T, envdVersion string) *sandbox {
+func newSandbox(t testing.TB, envdVersion string) *sandbox {
 	t.Helper()
 	srv := manager.New(manager.Options{APIKey: emutest.Key, Domain: "abx.test", EnvdVersion: envdVersion})
 	gw := emulator.NewGateway(srv, t.TempDir(), envdVersion)
@@ -66,7 +66,7 @@ func newSandbox(t *testing.T, envdVersion string) *sandbox {
 	return s
 }
 
-func (s *sandbox) factory(t *testing.T) (*cmdutil.Factory, cmdtest.Streams) {
+func (s *sandbox) factory(t testing.TB) (*cmdutil.Factory, cmdtest.Streams) {
 	t.Helper()
 	f, io := cmdtest.NewFactory(false, s.env, "")
 	return f, io
@@ -74,7 +74,7 @@ func (s *sandbox) factory(t *testing.T) (*cmdutil.Factory, cmdtest.Streams) {
 
 // exec makes the options of 'abx exec ID -- line'; Ctrl-C comes from
 // cancelling the context run with, and sigs.
-func (s *sandbox) exec(t *testing.T, line string, sigs chan os.Signal) (*ExecOptions, cmdtest.Streams) {
+func (s *sandbox) exec(t testing.TB, line string, sigs chan os.Signal) (*ExecOptions, cmdtest.Streams) {
 	t.Helper()
 	f, io := s.factory(t)
 	return &ExecOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd, ID: s.id, Argv: []string{line}, Signals: sigs}, io
@@ -276,7 +276,7 @@ func TestPsKillStopsTheWholeBackgroundCommand(t *testing.T) {
 	if err := runPs(t.Context(), &PsOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd, ID: s.id}); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("%d\t-\t/bin/bash -l -c exec </dev/null; exec >/dev/null 2>&1; %s\t", pid, line)
+	want := fmt.Sprintf("%d\t-\t/bin/bash -l -c %s\t", pid, line)
 	if !strings.Contains(io.Out.String(), want) {
 		t.Errorf("ps printed %q, want a row %q", io.Out, want)
 	}

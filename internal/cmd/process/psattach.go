@@ -55,6 +55,7 @@ func runPsAttach(ctx context.Context, opts *PsAttachOptions) error {
 	if err != nil {
 		return err
 	}
+	noteDiscarded(ctx, opts, c)
 	out := newSink(opts.Printer, false)
 	x, err := remoteproc.Attach(ctx, c, opts.PID, out)
 	if err != nil {
@@ -73,4 +74,20 @@ func runPsAttach(ctx context.Context, opts *PsAttachOptions) error {
 		return abxerr.Status(x.Code)
 	}
 	return nil
+}
+
+// noteDiscarded says, before attaching, that a command started with
+// --background shows nothing: its output goes to /dev/null in the sandbox
+// (docs/exec.md, "Background commands"). A listing that fails says
+// nothing; the attach says what is wrong.
+func noteDiscarded(ctx context.Context, opts *PsAttachOptions, c *envd.Client) {
+	list, err := c.List(ctx)
+	if err != nil {
+		return
+	}
+	for _, p := range list {
+		if p.PID == opts.PID && remoteproc.Discarded(p) {
+			opts.Printer.Note("process %d was started with --background: its output goes to /dev/null in the sandbox and was never kept, so only its end will show", opts.PID)
+		}
+	}
 }
