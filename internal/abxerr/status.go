@@ -72,11 +72,11 @@ func StatusTable() []StatusRow {
 }
 
 // PassThroughTable is what the statuses of the commands that pass a
-// remote status through (exec, ps attach, run-code, emulator exec,
-// provider engine exec) mean: the rule Exit applies.
+// remote status through (exec, terminal, ps attach, run-code, emulator
+// exec, provider engine exec) mean: the rule Exit applies.
 func PassThroughTable() []StatusRow {
 	return []StatusRow{
-		{Status: "the remote status", Meaning: "`exec`, `ps attach`, `emulator exec`, `provider engine exec`: the command's own, 128+n when signal n ended it; `run-code`: 0 when the code ran, **1 when it raised an error**"},
+		{Status: "the remote status", Meaning: "`exec`, `terminal`, `ps attach`, `emulator exec`, `provider engine exec`: the command's own, 128+n when signal n ended it; `run-code`: 0 when the code ran, **1 when it raised an error**"},
 		{Status: strconv.Itoa(ExitTimeout), Meaning: "a deadline passed: the command's `--timeout`, or `--request-timeout`"},
 		{Status: strconv.Itoa(ExitOwnFailure), Meaning: "abx itself failed: bad usage or input, missing configuration, a sandbox or context that does not exist, a refused key, an unsupported capability, the service or the network, a cut-off or stalled stream (`--idle-timeout`), a remote exit status outside 0..255 (E5004: no process has one, and passing it on would wrap it modulo 256), a process that ended while its stream was cut, so that its status is unknown (E5006: abx never makes one up), a result that could not be saved. The error keeps its code (`E1002`, `E3001`, `E5001`, ...), so a script that needs the reason reads it from `-o json`'s `error.code`"},
 		{Status: strconv.Itoa(ExitCommandNotFound), Meaning: "`exec`: the sandbox found no such command"},
