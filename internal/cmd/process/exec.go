@@ -22,6 +22,9 @@ type ExecOptions struct {
 	IO      *output.Streams
 	Printer *output.Printer
 	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
+	// Provider reads the sandbox when a command ends in a way its
+	// sandbox may explain (sandboxEnded); nil never reads it.
+	Provider func() (provider.Provider, error)
 
 	ID         string
 	Argv       []string
@@ -41,7 +44,7 @@ type ExecOptions struct {
 
 // NewCmdExec builds `abx exec`.
 func NewCmdExec(f *cmdutil.Factory, runF func(context.Context, *ExecOptions) error) *cobra.Command {
-	opts := &ExecOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd}
+	opts := &ExecOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd, Provider: f.Provider}
 	var env []string
 	var timeout string
 	cmd := &cobra.Command{
@@ -168,6 +171,10 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 	}
 	out := newSink(opts.Printer, true)
 	x, err := remoteproc.Run(ctx, c, opts.spec(), out)
+	note, err := sandboxEnded(ctx, opts.Provider, opts.ID, x, err)
+	if note != "" {
+		opts.Printer.Note("%s", note)
+	}
 	if x != nil {
 		if perr := out.ended(x); perr != nil && err == nil {
 			return perr

@@ -19,6 +19,9 @@ type PsAttachOptions struct {
 	IO      *output.Streams
 	Printer *output.Printer
 	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
+	// Provider reads the sandbox when the process ends in a way its
+	// sandbox may explain (sandboxEnded); nil never reads it.
+	Provider func() (provider.Provider, error)
 
 	ID  string
 	PID uint32
@@ -26,7 +29,7 @@ type PsAttachOptions struct {
 
 // NewCmdPsAttach builds `abx ps attach`.
 func NewCmdPsAttach(f *cmdutil.Factory, runF func(context.Context, *PsAttachOptions) error) *cobra.Command {
-	opts := &PsAttachOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd}
+	opts := &PsAttachOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd, Provider: f.Provider}
 	cmd := &cobra.Command{
 		Use:   "attach ID PID",
 		Short: "Follow a running process's output until it ends, and exit with its status",
@@ -58,6 +61,10 @@ func runPsAttach(ctx context.Context, opts *PsAttachOptions) error {
 	noteDiscarded(ctx, opts, c)
 	out := newSink(opts.Printer, false)
 	x, err := remoteproc.Attach(ctx, c, opts.PID, out)
+	note, err := sandboxEnded(ctx, opts.Provider, opts.ID, x, err)
+	if note != "" {
+		opts.Printer.Note("%s", note)
+	}
 	if err != nil {
 		if e := abxerr.From(err); e.Code == abxerr.NotFound {
 			cp := *e
