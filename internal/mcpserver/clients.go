@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
 )
 
@@ -50,7 +51,7 @@ func (k *envdClients) get(ctx context.Context, id, user string) (*envd.Client, e
 	c, err := k.open(ctx, id, user)
 	if err != nil {
 		k.forget(id)
-		return nil, err
+		return nil, resumeHint(err)
 	}
 	k.mu.Lock()
 	if k.kept == nil {
@@ -72,4 +73,15 @@ func (k *envdClients) forget(id string) {
 			delete(k.kept, key)
 		}
 	}
+}
+
+// resumeHint words a paused sandbox's error for an agent: the tool that
+// resumes it, not a command line.
+func resumeHint(err error) error {
+	if e := abxerr.From(err); e.Code == abxerr.Paused {
+		cp := *e
+		cp.Hint = "resume it first with sandbox_resume"
+		return &cp
+	}
+	return err
 }

@@ -30,7 +30,7 @@ func (s *server) metrics(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs)
 	}
 	switch {
 	case sm.State == metrics.Paused:
-		return nil, nil, s.fail(metrics.PausedError(id).WithHint("resume it first with sandbox_resume"))
+		return nil, nil, s.fail(resumeHint(metrics.PausedError(id)))
 	case sm.Err != nil:
 		return nil, nil, s.fail(sm.Err)
 	}

@@ -208,6 +208,16 @@ func TestLifecycleProcessAndListToolsOnTheEmulator(t *testing.T) {
 			t.Errorf("after pause: %s", info.State)
 		}
 		mustFail(t, call(t, cs, "sandbox_metrics", map[string]any{"sandbox_id": id}, nil), "E2001")
+		// Every tool inside a paused sandbox says the same, with the tool
+		// that resumes it rather than a command line.
+		for tool, args := range map[string]map[string]any{
+			"sandbox_metrics": {"sandbox_id": id},
+			"exec":            {"sandbox_id": id, "command": "true"},
+			"files_list":      {"sandbox_id": id, "path": "."},
+		} {
+			res := call(t, cs, tool, args, nil)
+			mustFail(t, res, "E2001: sandbox "+id+" is paused: nothing inside it answers until it is resumed (resume it first with sandbox_resume)")
+		}
 		if res := call(t, cs, "sandbox_resume", map[string]any{"sandbox_id": id}, &ch); res.IsError || ch.State != "running" {
 			t.Fatalf("resume: %s", texts(res))
 		}
