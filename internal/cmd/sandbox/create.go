@@ -85,6 +85,8 @@ func runCreate(ctx context.Context, opts *CreateOptions) error {
 	if err != nil {
 		return err
 	}
-	opts.Printer.Note("sandbox %s created, ends %s", s.SandboxID, endsIn(opts.IO, s.EndAt))
+	// The service gives a new sandbox the lifetime asked for exactly: say
+	// it as it was given (docs/output.md).
+	opts.Printer.Note("sandbox %s created, %s", s.SandboxID, opts.IO.Ends(s.EndAt, opts.Request.Timeout))
 	return printSandbox(opts.IO, opts.Printer, s, s)
 }

@@ -125,7 +125,7 @@ func TestChangeShapes(t *testing.T) {
 	t.Parallel()
 	for _, fm := range []output.Format{output.JSON, output.Table, output.Name} {
 		f, s := cmdtest.NewFactory(false, nil, fm)
-		opts := &TimeoutOptions{Printer: f.Printer, Provider: stubOpener(&stub{}), ID: "sb1", Timeout: time.Hour}
+		opts := &TimeoutOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(&stub{}), ID: "sb1", Timeout: time.Hour}
 		if err := runTimeout(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}
