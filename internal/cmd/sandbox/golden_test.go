@@ -92,6 +92,9 @@ func TestOutputShapes(t *testing.T) {
 		{"connect", func(f *cmdutil.Factory) error {
 			return runConnect(ctx, &ConnectOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID})
 		}},
+		{"resume", func(f *cmdutil.Factory) error {
+			return runResume(ctx, &ResumeOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID})
+		}},
 		{"kill", func(f *cmdutil.Factory) error {
 			return runKill(ctx, &KillOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), IDs: []string{sb.SandboxID, paused.SandboxID}})
 		}},

@@ -67,3 +67,53 @@ func TestConfirmationsDoNotRoundDown(t *testing.T) {
 		})
 	}
 }
+
+// running is a stub whose sandbox was running when connect reached it.
+type running struct{ stub }
+
+func (running) Connect(context.Context, string, time.Duration) (*provider.ConnectResult, error) {
+	return &provider.ConnectResult{Sandbox: sb}, nil
+}
+
+// A paused sandbox keeps no deadline, so connect and resume give it a new
+// one, --timeout from now: the note says when it now ends, and without
+// --timeout that the 5 minutes were the default, not what it had before.
+func TestResumingSaysTheNewDeadline(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const id = "default--code-interpreter-x7k2p"
+	const hint = ": a paused sandbox keeps no deadline, and resuming gave it --timeout's default; pass --timeout for longer"
+	cases := []struct {
+		name string
+		run  func(io *output.Streams, p *output.Printer) error
+		want string
+	}{
+		{"connect of a paused sandbox", func(io *output.Streams, p *output.Printer) error {
+			return runConnect(ctx, &ConnectOptions{IO: io, Printer: p, Provider: stubOpener(&stub{}), ID: id})
+		}, "sandbox " + id + " resumed, ends in 6m (at 15:10:05)" + hint + "\n"},
+		{"connect --timeout of a paused sandbox", func(io *output.Streams, p *output.Printer) error {
+			return runConnect(ctx, &ConnectOptions{IO: io, Printer: p, Provider: stubOpener(&stub{}), ID: id, Timeout: time.Hour})
+		}, "sandbox " + id + " resumed, ends in 6m (at 15:10:05)\n"},
+		{"connect of a running sandbox", func(io *output.Streams, p *output.Printer) error {
+			return runConnect(ctx, &ConnectOptions{IO: io, Printer: p, Provider: stubOpener(&running{}), ID: id})
+		}, "sandbox " + id + " already running, ends in 6m (at 15:10:05)\n"},
+		{"resume", func(io *output.Streams, p *output.Printer) error {
+			return runResume(ctx, &ResumeOptions{IO: io, Printer: p, Provider: stubOpener(&stub{}), ID: id})
+		}, "sandbox " + id + " resumed, ends in 6m (at 15:10:05)" + hint + "\n"},
+		{"resume --timeout", func(io *output.Streams, p *output.Printer) error {
+			return runResume(ctx, &ResumeOptions{IO: io, Printer: p, Provider: stubOpener(&stub{}), ID: id, Timeout: time.Hour})
+		}, "sandbox " + id + " resumed, ends in 6m (at 15:10:05)\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f, s := cmdtest.NewFactory(true, nil, output.Table)
+			if err := tc.run(f.IO, f.Printer); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.ErrOut.String(); got != tc.want {
+				t.Errorf("stderr %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
