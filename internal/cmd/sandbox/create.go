@@ -33,7 +33,10 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions)
 
 The sandbox lives for --timeout (default: the server's, 5 minutes), then is killed,
 or paused with --auto-pause. Durations take Go syntax (90s, 5m, 2h) or plain seconds,
-between 30 seconds and 30 days.`,
+between 30 seconds and 30 days.
+
+A template the service does not have exits 3 (E3001). The service lists no templates:
+a cluster's are the SandboxSets its operator deployed, which its admin can name.`,
 		Example: `  abx create --template code-interpreter
   id=$(abx create --template base --timeout 1h --metadata owner=ci -q)
   abx create --template base --env DEBUG=1 --no-internet -o json | jq -r .sandboxID`,
