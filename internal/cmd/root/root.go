@@ -201,6 +201,9 @@ func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command) error {
 	if g.noColor {
 		f.IO.DisableColor()
 	}
+	if err := f.Printer.CheckForms(g.format.Given()); err != nil {
+		return err
+	}
 	if g.jq != "" {
 		if err := useJQ(f, cmd, g); err != nil {
 			return err
@@ -242,7 +245,7 @@ func wireOutputFlags(cmd *cobra.Command, p *output.Printer) {
 	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
 		switch {
 		case cmdutil.IsJSONLinesFlag(fl):
-			fl.Value = &askingFlag{Value: fl.Value, ask: p.AskJSONLines}
+			fl.Value = &askingFlag{Value: fl.Value, ask: func(on bool) { p.AskJSONLinesAs("--"+fl.Name, on) }}
 		case cmdutil.IsBareIDsFlag(fl):
 			name := "--" + fl.Name
 			if fl.Shorthand != "" {
