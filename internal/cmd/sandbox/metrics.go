@@ -274,7 +274,7 @@ func roundError(failed []metrics.Sample, of int) error {
 	case 2:
 		code = abxerr.From(worst.Err).Code
 	}
-	return abxerr.New(code, "%d of %d sandboxes had no sample: %s", len(failed), of, strings.Join(ids, ", ")).
+	return abxerr.New(code, "%d of %s had no sample: %s", len(failed), output.Count(of, "sandbox", "sandboxes"), strings.Join(ids, ", ")).
 		WithHint("the notes above say why for each")
 }
 
