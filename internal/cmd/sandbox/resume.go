@@ -30,10 +30,10 @@ func NewCmdResume(f *cmdutil.Factory, runF func(context.Context, *ResumeOptions)
 	cmd := &cobra.Command{
 		Use:   "resume ID [--timeout D]",
 		Short: "Resume a paused sandbox",
-		Long: `Resume a paused sandbox and print it, as 'abx connect' does. A paused sandbox keeps
-no deadline, so resuming sets one: --timeout from now (default 5m), whatever it had
-before the pause. Resuming a running sandbox is refused by the server; 'abx connect'
-accepts both.`,
+		Long: `Resume a paused sandbox. A paused sandbox keeps no deadline, so resuming sets one:
+--timeout from now (default 5m), whatever it had before the pause; the note on stderr
+says when it now ends, and -o json prints the sandbox as 'abx connect' does. Resuming a
+running sandbox is refused by the server; 'abx connect' accepts both.`,
 		Example: `  abx resume "$id" --timeout 30m`,
 		Args:    cmdutil.ExactArgs("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -67,5 +67,7 @@ func runResume(ctx context.Context, opts *ResumeOptions) error {
 		return &e
 	}
 	noteResumed(opts.IO, opts.Printer, s, opts.Timeout)
-	return printSandbox(opts.IO, opts.Printer, s, provider.ConnectResult{Sandbox: *s, Resumed: true})
+	// People read the note; a table of the sandbox would be new on the
+	// stdout of scripts that resume and go on.
+	return opts.Printer.Print(provider.ConnectResult{Sandbox: *s, Resumed: true}, []string{s.SandboxID}, nil)
 }
