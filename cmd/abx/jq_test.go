@@ -11,15 +11,17 @@ import (
 	"github.com/abx-dev/abx/third_party/gojq"
 )
 
-// jqMain is a small jq for the scripts (-r, -c, -e), so that stories can
+// jqMain is a small jq for the scripts (-r, -j, -c, -e), so that stories can
 // pipe abx's JSON the way users do without a jq install on the machine.
 func jqMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	raw, compact, exit := false, false, false
+	raw, join, compact, exit := false, false, false, false
 	var filter string
 	for _, a := range args {
 		switch {
 		case a == "-r":
 			raw = true
+		case a == "-j": // -r without the newlines
+			raw, join = true, true
 		case a == "-c":
 			compact = true
 		case a == "-e":
@@ -66,7 +68,11 @@ func jqMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			last = out
 			if s, isStr := out.(string); isStr && raw {
-				_, _ = fmt.Fprintln(stdout, s)
+				if join {
+					_, _ = fmt.Fprint(stdout, s)
+				} else {
+					_, _ = fmt.Fprintln(stdout, s)
+				}
 				continue
 			}
 			var b []byte

@@ -44,7 +44,7 @@ var meanings = map[int]string{
 	ExitOK:          "success",
 	ExitFailure:     "the service or the network failed (a connection that broke, a stream that sent nothing for `--idle-timeout`), or the service refused the request; the service answered something abx will not use (an empty or malformed answer, a redirect to another origin, an answer over its size cap, a listing that leads outside a destination); `--jq` failed on the output; the sandbox refused a path to its user (E5007: the sandbox's own permissions, not the key); abx failed in a way it did not foresee",
 	ExitUsage:       "bad usage, bad input or missing configuration: **nothing was sent**",
-	ExitNotFound:    "not found: the sandbox does not exist (never did, was killed, or timed out), or another named thing: a context, a running emulator or engine, a provider abx does not have (`provider install`, `uninstall`)",
+	ExitNotFound:    "not found: the sandbox does not exist (never did, was killed, or timed out), or another named thing: the template `create` names, a context, a running emulator or engine, a provider abx does not have (`provider install`, `uninstall`)",
 	ExitAuth:        "authentication or authorization refused (wrong key, forbidden, quota)",
 	ExitUnsupported: "the provider does not support this capability (checked before any request)",
 	ExitPaused:      "the sandbox is paused: nothing inside it answers until it is resumed (`abx resume ID`, or `abx connect ID`)",

@@ -89,7 +89,8 @@ func annotateFlag(cmd *cobra.Command, name, key string) {
 func AsksJSONLines(cmd *cobra.Command, name string) { annotateFlag(cmd, name, annotJSONLines) }
 
 // AsksBareIDs marks cmd's bool flag name as asking for bare IDs: set, the
-// command prints its result's names alone, whatever -o says.
+// command prints its result's names alone; an -o of another form is
+// refused (output.Printer.CheckForms).
 func AsksBareIDs(cmd *cobra.Command, name string) { annotateFlag(cmd, name, annotBareIDs) }
 
 // IsJSONLinesFlag and IsBareIDsFlag tell what a flag asks of the output.

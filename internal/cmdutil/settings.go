@@ -135,8 +135,8 @@ func (st *Settings) resolveFiles() error {
 			continue
 		}
 		if target.Source == sourceFlag || target.Source == sourceEnv {
-			return abxerr.New(abxerr.InvalidConfig, "both %s and %s are set", target.Env, fileSetting.Env).
-				WithHint("set only one of them (--%s or --%s)", target.Flag, fileSetting.Flag)
+			return abxerr.New(abxerr.InvalidConfig, "both %s and %s are given", target.givenAs(), fileSetting.givenAs()).
+				WithHint("give only one of them")
 		}
 		if fileSetting.Value == "-" {
 			st.fromStdin = fileSetting.Key
@@ -181,8 +181,26 @@ func (st *Settings) set(target *BoundSetting, value string) {
 }
 
 func fileError(fileSetting BoundSetting, err error) error {
-	return abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", fileSetting.Env, err).
-		WithHint("set %s or --%s to a readable file, or '-' for stdin", fileSetting.Env, fileSetting.Flag)
+	return abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", fileSetting.givenAs(), err).
+		WithHint("%s a readable file, or '-' for stdin", fileSetting.setTo())
+}
+
+// givenAs names a setting as the user gave it: its flag when the command
+// line gave it, else its variable.
+func (b BoundSetting) givenAs() string {
+	if b.Source == sourceFlag {
+		return "--" + b.Flag
+	}
+	return b.Env
+}
+
+// setTo is how a hint says to give the setting another value, in the
+// place it came from: "give --x" or "set ABX_X to".
+func (b BoundSetting) setTo() string {
+	if b.Source == sourceFlag {
+		return "give --" + b.Flag
+	}
+	return "set " + b.Env + " to"
 }
 
 func readSecretFile(path string, stdin io.Reader) ([]byte, error) {
@@ -212,8 +230,8 @@ func checkKind(b BoundSetting) error {
 		want = "a duration like 30s or 2m, or plain seconds"
 	}
 	if err != nil {
-		return abxerr.New(abxerr.InvalidConfig, "invalid %s %q", b.Key, b.Value).
-			WithHint("set %s or --%s to %s", b.Env, b.Flag, want)
+		return abxerr.New(abxerr.InvalidConfig, "invalid %s %q", b.givenAs(), b.Value).
+			WithHint("%s %s", b.setTo(), want)
 	}
 	return nil
 }

@@ -18,19 +18,33 @@ const (
 	maxTimeout       = 30 * 24 * time.Hour
 )
 
-// ParseTimeout reads a sandbox lifetime given to flag: Go syntax (90s, 5m,
-// 2h) or plain seconds, whole seconds, within [min, max].
+// ParseTimeout reads a sandbox lifetime or a command's time limit given to
+// flag: Go syntax (90s, 5m, 2h) or plain seconds, whole seconds, within
+// [min, max]. 0 and negative durations are durations out of that range,
+// not words abx cannot read.
 func ParseTimeout(flag, s string, minD time.Duration) (time.Duration, error) {
 	d, err := ParseDurationOrSeconds(s)
-	if err != nil || d <= 0 {
+	if err != nil {
+		// "-5" is a duration too, below the range.
+		if rest, neg := strings.CutPrefix(strings.TrimSpace(s), "-"); neg {
+			if _, rerr := ParseDurationOrSeconds(rest); rerr == nil {
+				err, d = nil, -1
+			}
+		}
+	}
+	if err != nil {
 		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: not a duration", flag, s).
 			WithHint("use Go syntax (90s, 5m, 2h), days (7d) or plain seconds")
 	}
-	if d%time.Second != 0 {
+	if d > 0 && d%time.Second != 0 {
 		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: the server counts whole seconds", flag, s).
 			WithHint("round it to whole seconds, e.g. %s", d.Round(time.Second))
 	}
-	if d < minD || d > maxTimeout {
+	switch {
+	case d == 0 && strings.HasPrefix(flag, "--"):
+		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: must be between %s and 30 days", flag, s, minD).
+			WithHint("0 is no time: leave %s out for the command's default", flag)
+	case d < minD || d > maxTimeout:
 		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: must be between %s and 30 days", flag, s, minD).
 			WithHint("the server refuses lifetimes outside that range")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
 )
@@ -154,7 +155,7 @@ func (c *capture) add(to *[]byte, data []byte) {
 func (c *capture) status() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return fmt.Sprintf("%d bytes of output", c.seen)
+	return output.Count(c.seen, "byte", "bytes") + " of output"
 }
 
 // result is the streams as text: a cut that split a character drops its

@@ -9,6 +9,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -125,7 +126,7 @@ func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, in ListArgs) 
 	if len(list) == 0 {
 		return text("no sandboxes found"), out, nil
 	}
-	return text("%d sandboxes:\n%s", len(list), b.String()), out, nil
+	return text("%s:\n%s", output.Count(len(list), "sandbox", "sandboxes"), b.String()), out, nil
 }
 
 // sandboxID checks a sandbox_id argument. A pinned server's tools take

@@ -33,9 +33,9 @@ func TestTimesAdaptToThePipe(t *testing.T) {
 		t         time.Time
 		tty, pipe string
 	}{
-		{now.Add(-90 * time.Second), "1m ago", now.Add(-90 * time.Second).UTC().Format(time.RFC3339)},
+		{now.Add(-90 * time.Second), "2m ago", now.Add(-90 * time.Second).UTC().Format(time.RFC3339)},
 		{now.Add(3 * time.Hour), "in 3h", "2026-01-02T18:04:05Z"},
-		{now.Add(100 * 365 * 24 * time.Hour), "never", now.Add(100 * 365 * 24 * time.Hour).Format(time.RFC3339)},
+		{now.Add(100 * 365 * 24 * time.Hour), "no deadline", now.Add(100 * 365 * 24 * time.Hour).Format(time.RFC3339)},
 		{time.Time{}, "-", "-"},
 	}
 	for _, tc := range cases {

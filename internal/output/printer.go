@@ -23,8 +23,10 @@ type Printer struct {
 	// lines is a verb's flag asking for JSON Lines (run-code --stream):
 	// JSON, and a stream's events printed one by one, not gathered.
 	lines bool
+	// linesFlag is that flag as the command line gave it, "" for none.
+	linesFlag string
 	// bare is the verb's flag that asked for bare IDs (-q), "" for none:
-	// names, whatever -o says.
+	// names; an -o of another form is refused (CheckForms).
 	bare string
 	out  io.Writer // stdout, or the --jq filter in front of it
 	jq   *JQWriter
@@ -44,10 +46,40 @@ func (p *Printer) SetFormat(f Format) { p.format = f }
 
 // AskJSONLines is what a verb's JSON Lines flag (--stream) does as it is
 // set: JSON, one event a line (or, set false, not).
-func (p *Printer) AskJSONLines(on bool) { p.lines = on }
+func (p *Printer) AskJSONLines(on bool) { p.AskJSONLinesAs("--stream", on) }
+
+// AskJSONLinesAs is AskJSONLines for the flag as the command line named
+// it, which a refusal names.
+func (p *Printer) AskJSONLinesAs(flag string, on bool) {
+	p.lines, p.linesFlag = on, ""
+	if on {
+		p.linesFlag = flag
+	}
+}
+
+// CheckForms refuses, before anything is sent, a command line whose flags
+// ask for two forms of the output (docs/output.md, one rule): a verb's
+// flag that asks for one (-q bare IDs, --stream JSON Lines) and an -o
+// that asks for another (explicit says -o was given). --jq has its own
+// check, FilterJQ. The forms agreeing (-q with -o name, --stream with -o
+// json) is no conflict.
+func (p *Printer) CheckForms(explicit bool) error {
+	switch {
+	case !explicit:
+		return nil
+	case p.bare != "" && p.format != Name:
+		return abxerr.New(abxerr.Usage, "%s and -o %s exclude each other: %s prints the bare ID, as -o name does", p.bare, p.format, p.bare).
+			WithHint("drop one of them: -o json prints the whole result")
+	case p.lines && p.format != JSON:
+		return abxerr.New(abxerr.Usage, "%s and -o %s exclude each other: %s prints JSON Lines", p.linesFlag, p.format, p.linesFlag).
+			WithHint("drop -o: %s implies -o json", p.linesFlag)
+	}
+	return nil
+}
 
 // AskBareIDs is what a verb's bare-IDs flag (-q) does as it is set: the
-// result's names alone, one a line, whatever -o says (or, set false, not).
+// result's names alone, one a line (or, set false, not); CheckForms
+// refuses an -o of another form.
 func (p *Printer) AskBareIDs(flag string, on bool) {
 	p.bare = ""
 	if on {

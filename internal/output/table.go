@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/lipgloss/v2"
 	"github.com/olekukonko/tablewriter"
@@ -171,44 +170,6 @@ func (s *Streams) State(state string) string {
 
 // Faint dims secondary text on a terminal.
 func (s *Streams) Faint(text string) string { return s.style(faintStyle, s.Safe(text)) }
-
-// Time is relative ("5m ago", "in 2h") on a terminal and RFC 3339 when piped;
-// an unknown time is "-".
-func (s *Streams) Time(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	if !s.StdoutTTY {
-		return t.UTC().Format(time.RFC3339)
-	}
-	d := t.Sub(s.Now())
-	switch {
-	case d < 0:
-		return Duration(-d) + " ago"
-	case d > forever:
-		return "never" // a paused sandbox's deadline is pushed a century out
-	}
-	return "in " + Duration(d)
-}
-
-// forever is further ahead than any real deadline (30 days at most).
-const forever = 10 * 365 * 24 * time.Hour
-
-// Duration is a short human duration: 45s, 12m, 3h, 9d, 100y.
-func Duration(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	case d < 2*365*24*time.Hour:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	default:
-		return fmt.Sprintf("%dy", int(d.Hours()/24/365))
-	}
-}
 
 // Bytes is a size for people on a terminal (binary units, three
 // significant figures: 812 B, 4.00 KiB, 211 MiB, 1.93 GiB) and the exact

@@ -55,7 +55,7 @@ The code comes from the argument, from a file (-f FILE), or from stdin ('-' or -
 What it prints streams to abx's stdout and stderr as it runs; the value of its last
 expression is printed on stdout. Rich results (images, HTML, charts…) are written under
 --save-dir, one file each, and their paths noted on stderr; without --save-dir abx says
-on stderr what it skipped.
+on stderr what it skipped, and a --save-dir that received nothing is said too.
 
 Variables live on between runs in the same context: the language's default context
 unless --context names one (see 'abx run-code contexts').
@@ -177,6 +177,7 @@ func runRunCode(ctx context.Context, opts *RunCodeOptions) error {
 	if err := sink.finish(); err != nil {
 		return err
 	}
+	sink.noteNothingSaved()
 	switch {
 	case sink.ended != nil:
 		return &abxerr.Error{Code: abxerr.Server,

@@ -98,3 +98,38 @@ func TestRunCodeEndedByTheServer(t *testing.T) {
 		t.Errorf("stderr %q: the server's error is abx's to report, once", streams.ErrOut.String())
 	}
 }
+
+// A --save-dir that received nothing says so, once, on stderr: a figure
+// shown by a kernel without an image backend sends only its description.
+func TestRunCodeSaveDirThatGotNothing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		reply []string
+		note  bool
+	}{
+		{"a figure's text alone", []string{
+			`{"type":"number_of_executions","execution_count":3}`,
+			`{"type":"result","is_main_result":false,"text":"<Figure size 640x480 with 1 Axes>"}`,
+			`{"type":"end_of_execution"}`,
+		}, true},
+		{"no result at all", []string{`{"type":"stdout","text":"hi\n"}`, `{"type":"end_of_execution"}`}, true},
+		{"an image", []string{
+			`{"type":"result","is_main_result":false,"png":"` + base64.StdEncoding.EncodeToString(tinyPNG) + `"}`,
+			`{"type":"end_of_execution"}`,
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			opts, streams := interpServer(t, false, output.Table, replyLines(tc.reply...))
+			opts.SaveDir = filepath.Join(t.TempDir(), "plots")
+			if err := runRunCode(context.Background(), opts); err != nil {
+				t.Fatal(err)
+			}
+			note := "abx: --save-dir " + opts.SaveDir + ": the run returned no image or other rich result to save\n"
+			if got := strings.Contains(streams.ErrOut.String(), note); got != tc.note {
+				t.Errorf("stderr %q: note %v, want %v", streams.ErrOut.String(), got, tc.note)
+			}
+		})
+	}
+}

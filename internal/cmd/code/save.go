@@ -165,7 +165,18 @@ func (s *codeSink) save(r *codeinterp.Result) {
 			r.Files = map[string]string{}
 		}
 		r.Files[f.Name] = path
+		s.saved++
 		p.Note("saved %s to %s", f.Name, path)
+	}
+}
+
+// noteNothingSaved says that a --save-dir received nothing, which would
+// otherwise pass in silence: code whose figure the kernel showed as text
+// alone, or that displayed nothing. It begins "abx:" as it shares stderr
+// with the code's own.
+func (s *codeSink) noteNothingSaved() {
+	if s.opts.SaveDir != "" && s.saved == 0 && s.saveErr == nil {
+		s.opts.Printer.Note("abx: --save-dir %s: the run returned no image or other rich result to save", s.opts.SaveDir)
 	}
 }
 

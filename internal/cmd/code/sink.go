@@ -28,6 +28,8 @@ type codeSink struct {
 	// saveErr is the first result that could not be written; the others
 	// are still tried, and the run goes on.
 	saveErr error
+	// saved counts the files written to --save-dir.
+	saved int
 	// pending are the formats of the result being read, by name.
 	pending map[string]*pendingFormat
 }

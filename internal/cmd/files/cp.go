@@ -69,7 +69,7 @@ func runCp(ctx context.Context, opts *CpOptions) error {
 // arguments write them: ID:PATH for the sandbox's.
 func noteCopied(p *output.Printer, res transfer.Result, from, to string) {
 	if res.Tree {
-		p.Note("copied %d files from %s to %s", res.Files, from, to)
+		p.Note("copied %s from %s to %s", output.Count(res.Files, "file", "files"), from, to)
 		return
 	}
 	p.Note("copied %s to %s", from, to)

@@ -26,7 +26,7 @@ func TestRunCpSkipsSymlinks(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "dest")
 	io, err := s.run(t, false, "", "cp", s.id+":tree", dest, "-r")
 	checkErr(t, err, "", "")
-	wantOutput(t, io, "", "skipped "+s.id+":"+"/home/user/tree/link: a symbolic link or special file\ncopied 1 files from "+s.id+":tree to "+dest+"\n")
+	wantOutput(t, io, "", "skipped "+s.id+":"+"/home/user/tree/link: a symbolic link or special file\ncopied 1 file from "+s.id+":tree to "+dest+"\n")
 	transfertest.WantTree(t, dest, map[string]string{"one.txt": "one\n"})
 }
 

@@ -44,7 +44,7 @@ of a file can be several events (a new file written is a create, then writes).
 --recursive watches the directories below PATH too, new ones included (envd 0.1.4 or
 newer; the clusters run 0.2.10).
 
-Runs until Ctrl-C (exit 130). --count N stops after N events (exit 0); --timeout D
+Runs until Ctrl-C (exit 0, its normal end). --count N stops after N events (exit 0); --timeout D
 stops after D (exit 124 when fewer than --count events came, or without --count).
 A PATH that does not exist exits 3; a file, 1.
 
@@ -155,7 +155,7 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 	case errors.Is(context.Cause(ctx), errTimedOut):
 		return opts.timedOut(seen)
 	case parent.Err() != nil:
-		return &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
+		return nil // Ctrl-C is a watch's normal end (docs/exit-codes.md)
 	case errors.Is(err, envd.ErrWatchCut) || errors.Is(err, envd.ErrNotRunning):
 		e := abxerr.From(err)
 		e.Hint = fmt.Sprintf("see whether sandbox %s still runs with 'abx info %s' ('abx resume %s' if it is paused), then watch again",

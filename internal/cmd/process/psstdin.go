@@ -81,7 +81,7 @@ func runPsStdin(ctx context.Context, opts *PsStdinOptions) error {
 	if err != nil {
 		return stdinError(err, opts.PID)
 	}
-	opts.Printer.Note("sent %d bytes to process %d", sent, opts.PID)
+	opts.Printer.Note("sent %s to process %d", output.Count(sent, "byte", "bytes"), opts.PID)
 	return nil
 }
 

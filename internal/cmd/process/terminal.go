@@ -146,6 +146,11 @@ func runTerminal(ctx context.Context, opts *TerminalOptions) error {
 // a detach, saying how to get back; the error otherwise.
 func sessionEnd(io *output.Streams, id string, x *remoteproc.Exit, err error) error {
 	if d := (*remoteproc.DetachedError)(nil); errors.As(err, &d) {
+		// On a terminal the remote left its cursor where it was, after
+		// its prompt: the message starts a line of its own.
+		if io.StderrTTY {
+			fmt.Fprint(io.ErrOut, "\r\n")
+		}
 		fmt.Fprintf(io.ErrOut, "Detached; process %d runs on. Get back with: abx terminal %s --attach %d\n", d.PID, id, d.PID)
 		return nil
 	}

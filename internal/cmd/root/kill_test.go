@@ -109,3 +109,16 @@ func TestKillAllAsksOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+// The question agrees with its count: one sandbox is not "1 sandboxes".
+func TestKillAllAsksOfOneSandbox(t *testing.T) {
+	t.Parallel()
+	_, e := fakeManager(t)
+	id := create(t, e)
+	io, in, _, errOut := output.Test(true)
+	io.Color = false
+	in.WriteString("n\n")
+	if code := runWith(io, e, "kill", "--all"); code != 2 || !strings.HasPrefix(errOut.String(), "Kill 1 sandbox ("+id+")? [y/N] ") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}

@@ -178,14 +178,33 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 }
 
 // flagError keeps a flag value's own error (-o's "unknown output format")
-// with its hint; pflag wraps it in words of its own.
+// with its hint; pflag wraps it in words of its own. A value of the wrong
+// kind for its flag (--limit abc) is said in abx's words, naming the flag,
+// where pflag would quote strconv.
 func flagError(c *cobra.Command, err error) error {
 	var e *abxerr.Error
 	if errors.As(err, &e) {
 		return e
 	}
+	var bad *pflag.InvalidValueError
+	if errors.As(err, &bad) {
+		if want, ok := flagKinds[bad.GetFlag().Value.Type()]; ok {
+			name := "--" + bad.GetFlag().Name
+			return abxerr.New(abxerr.InvalidInput, "invalid %s %q: not %s", name, bad.GetValue(), want).
+				WithHint("give %s %s (see '%s --help')", name, want, c.CommandPath())
+		}
+	}
 	return abxerr.New(abxerr.Usage, "%s", err.Error()).
 		WithHint("run '%s --help' for usage", c.CommandPath())
+}
+
+// flagKinds say what a flag's value must be, by pflag's name of its type.
+var flagKinds = map[string]string{
+	"int": "a whole number", "int8": "a whole number", "int16": "a whole number", "int32": "a whole number", "int64": "a whole number",
+	"uint": "a whole number", "uint8": "a whole number", "uint16": "a whole number", "uint32": "a whole number", "uint64": "a whole number",
+	"float32": "a number", "float64": "a number",
+	"bool":     "true or false",
+	"duration": "a duration (90s, 5m, 2h)",
 }
 
 // globals are the root's own flags, applied before any command runs.
@@ -200,6 +219,9 @@ type globals struct {
 func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command) error {
 	if g.noColor {
 		f.IO.DisableColor()
+	}
+	if err := f.Printer.CheckForms(g.format.Given()); err != nil {
+		return err
 	}
 	if g.jq != "" {
 		if err := useJQ(f, cmd, g); err != nil {
@@ -242,7 +264,7 @@ func wireOutputFlags(cmd *cobra.Command, p *output.Printer) {
 	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
 		switch {
 		case cmdutil.IsJSONLinesFlag(fl):
-			fl.Value = &askingFlag{Value: fl.Value, ask: p.AskJSONLines}
+			fl.Value = &askingFlag{Value: fl.Value, ask: func(on bool) { p.AskJSONLinesAs("--"+fl.Name, on) }}
 		case cmdutil.IsBareIDsFlag(fl):
 			name := "--" + fl.Name
 			if fl.Shorthand != "" {

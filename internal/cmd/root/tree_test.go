@@ -158,7 +158,7 @@ func TestVersionFlagPrintsTheVersionAsCobraWould(t *testing.T) {
 		{[]string{"--version=false"}, 0, "abx manages cloud sandboxes...", ""},
 		{[]string{}, 0, "abx manages cloud sandboxes...", ""},
 		{[]string{"url", "--version"}, abxerr.ExitUsage, "", "unknown flag: --version"},
-		{[]string{"--version=maybe"}, abxerr.ExitUsage, "", "invalid argument"},
+		{[]string{"--version=maybe"}, abxerr.ExitUsage, "", `invalid --version "maybe": not true or false`},
 	}
 	for _, c := range cases {
 		io, _, out, errOut := output.Test(false)

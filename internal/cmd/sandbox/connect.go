@@ -28,10 +28,13 @@ func NewCmdConnect(f *cmdutil.Factory, runF func(context.Context, *ConnectOption
 	cmd := &cobra.Command{
 		Use:   "connect ID [--timeout D]",
 		Short: "Make sure a sandbox runs, resuming it if paused",
-		Long: `Connect to a sandbox: a paused sandbox is resumed, a running one is left running,
-and its deadline is extended to at least --timeout from now (default 5m); it is never
-shortened (use 'abx timeout' for that). The note on stderr and the JSON field "resumed"
-say which happened.`,
+		Long: `Connect to a sandbox: a paused sandbox is resumed, a running one is left running.
+
+A running sandbox's deadline is extended to at least --timeout from now (default 5m);
+it is never shortened (use 'abx timeout' for that). A paused sandbox keeps no deadline,
+so resuming it sets one: --timeout from now (default 5m), whatever it had before the
+pause. Pass --timeout when it should live longer. The note on stderr says which happened
+and when the sandbox now ends; the JSON field "resumed" says which happened.`,
 		Example: `  abx connect default--code-interpreter-x7k2p
   abx connect "$id" --timeout 1h -o json | jq .resumed`,
 		Args: cmdutil.ExactArgs("ID"),
@@ -43,7 +46,7 @@ say which happened.`,
 			return cmdutil.Run(cmd, opts, runF, runConnect)
 		},
 	}
-	cmd.Flags().StringVar(&timeout, "timeout", "", "keep the sandbox alive at least this long from now (default 5m)")
+	cmd.Flags().StringVar(&timeout, "timeout", "", "keep the sandbox alive at least this long from now; a paused one gets exactly this (default 5m)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
@@ -58,9 +61,22 @@ func runConnect(ctx context.Context, opts *ConnectOptions) error {
 		return err
 	}
 	if r.Resumed {
-		opts.Printer.Note("sandbox %s resumed", r.SandboxID)
+		noteResumed(opts.IO, opts.Printer, &r.Sandbox, opts.Timeout)
 	} else {
-		opts.Printer.Note("sandbox %s already %s", r.SandboxID, cmdutil.Dash(r.State))
+		opts.Printer.Note("sandbox %s already %s, %s", r.SandboxID, cmdutil.Dash(r.State), opts.IO.Ends(r.EndAt, 0))
 	}
 	return printSandbox(opts.IO, opts.Printer, &r.Sandbox, r)
+}
+
+// noteResumed says when a sandbox connect or resume resumed now ends. The
+// service counts the deadline from the resume (docs/protocol.md,
+// lifetimes): what it had before the pause is gone, so without --timeout
+// the note says the 5 minutes were the default. The time left is the
+// service's endAt, which a service may set later than asked.
+func noteResumed(io *output.Streams, p *output.Printer, s *provider.Sandbox, timeout time.Duration) {
+	why := ""
+	if timeout == 0 {
+		why = ": a paused sandbox keeps no deadline, and resuming gave it --timeout's default; pass --timeout for longer"
+	}
+	p.Note("sandbox %s resumed, %s%s", s.SandboxID, io.Ends(s.EndAt, 0), why)
 }

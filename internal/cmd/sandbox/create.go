@@ -33,7 +33,10 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions)
 
 The sandbox lives for --timeout (default: the server's, 5 minutes), then is killed,
 or paused with --auto-pause. Durations take Go syntax (90s, 5m, 2h) or plain seconds,
-between 30 seconds and 30 days.`,
+between 30 seconds and 30 days.
+
+A template the service does not have exits 3 (E3001). The service lists no templates:
+a cluster's are the SandboxSets its operator deployed, which its admin can name.`,
 		Example: `  abx create --template code-interpreter
   id=$(abx create --template base --timeout 1h --metadata owner=ci -q)
   abx create --template base --env DEBUG=1 --no-internet -o json | jq -r .sandboxID`,
@@ -85,6 +88,8 @@ func runCreate(ctx context.Context, opts *CreateOptions) error {
 	if err != nil {
 		return err
 	}
-	opts.Printer.Note("sandbox %s created, ends %s", s.SandboxID, endsIn(opts.IO, s.EndAt))
+	// The service gives a new sandbox the lifetime asked for exactly: say
+	// it as it was given (docs/output.md).
+	opts.Printer.Note("sandbox %s created, %s", s.SandboxID, opts.IO.Ends(s.EndAt, opts.Request.Timeout))
 	return printSandbox(opts.IO, opts.Printer, s, s)
 }

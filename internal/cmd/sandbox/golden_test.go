@@ -92,6 +92,9 @@ func TestOutputShapes(t *testing.T) {
 		{"connect", func(f *cmdutil.Factory) error {
 			return runConnect(ctx, &ConnectOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID})
 		}},
+		{"resume", func(f *cmdutil.Factory) error {
+			return runResume(ctx, &ResumeOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID})
+		}},
 		{"kill", func(f *cmdutil.Factory) error {
 			return runKill(ctx, &KillOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), IDs: []string{sb.SandboxID, paused.SandboxID}})
 		}},
@@ -125,7 +128,7 @@ func TestChangeShapes(t *testing.T) {
 	t.Parallel()
 	for _, fm := range []output.Format{output.JSON, output.Table, output.Name} {
 		f, s := cmdtest.NewFactory(false, nil, fm)
-		opts := &TimeoutOptions{Printer: f.Printer, Provider: stubOpener(&stub{}), ID: "sb1", Timeout: time.Hour}
+		opts := &TimeoutOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(&stub{}), ID: "sb1", Timeout: time.Hour}
 		if err := runTimeout(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
@@ -41,7 +42,8 @@ all of them). Piped, the table is tab-separated without a header and times are R
 				return err
 			}
 			if opts.Filter.Limit = limit; cmd.Flags().Changed("limit") && limit < 1 {
-				return cmdutil.UsageError(cmd, "invalid --limit %d: must be 1 or more", limit)
+				return abxerr.New(abxerr.InvalidInput, "invalid --limit %d: must be 1 or more", limit).
+					WithHint("leave --limit out to list every sandbox")
 			}
 			return cmdutil.Run(cmd, opts, runF, runList)
 		},

@@ -57,8 +57,8 @@ Sizes are in binary units on a terminal and in bytes when piped; times are the t
 day on a terminal and RFC 3339 when piped. -o json prints the raw numbers (docs/json.md).
 
 --watch prints a sample per --interval (default 2s, at least 1s) until Ctrl-C, --count
-rounds, or the end of the sandboxes (then it says so and exits 0); -o json then prints
-JSON Lines. Several IDs, or --all with the list's filters, print one row per sandbox,
+rounds, or the end of the sandboxes (then it says so), and exits 0 however of these it
+ends; -o json then prints JSON Lines. Several IDs, or --all with the list's filters, print one row per sandbox,
 asked concurrently.
 
 A paused sandbox has no sample: abx says so, and exits 0 for --all, 1 for a sandbox
@@ -274,7 +274,7 @@ func roundError(failed []metrics.Sample, of int) error {
 	case 2:
 		code = abxerr.From(worst.Err).Code
 	}
-	return abxerr.New(code, "%d of %d sandboxes had no sample: %s", len(failed), of, strings.Join(ids, ", ")).
+	return abxerr.New(code, "%d of %s had no sample: %s", len(failed), output.Count(of, "sandbox", "sandboxes"), strings.Join(ids, ", ")).
 		WithHint("the notes above say why for each")
 }
 
@@ -386,11 +386,11 @@ func passing(err error) bool {
 // a sample or were seen paused (so an end is an end, not a wrong ID).
 type watchState struct{ ended, paused, sampled map[string]bool }
 
-// watchEnd is the error --watch ends with: Ctrl-C is exit 130, as every
-// watch of abx.
+// watchEnd is the error --watch ends with: none at Ctrl-C, which is how a
+// command that runs until interrupted is meant to end (docs/exit-codes.md).
 func (s *sampler) watchEnd(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
+		return nil
 	}
 	return err
 }

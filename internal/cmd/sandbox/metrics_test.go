@@ -298,3 +298,26 @@ func TestMetricsOfAnEnvdWithoutTheRoute(t *testing.T) {
 		t.Errorf("got %v (%s, exit %d)", err, e.Code, abxerr.Exit(err, false))
 	}
 }
+
+// Ctrl-C is how a --watch is meant to end: exit 0, no error line, the
+// rows printed so far kept (docs/exit-codes.md).
+func TestMetricsWatchEndsWellAtCtrlC(t *testing.T) {
+	t.Parallel()
+	m := newMetricsFake(t, map[string]string{"sb-running": "running"})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	m.after = func(_ string, n int32) {
+		if n == 2 {
+			cancel()
+		}
+	}
+	f, s := cmdtest.NewFactory(false, nil, output.Table)
+	opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(m), Envd: m.envd, Interval: 10 * time.Millisecond,
+		IDs: []string{"sb-running"}, Watch: true}
+	if err := runMetrics(ctx, opts); err != nil {
+		t.Errorf("Ctrl-C ended --watch with %v", err)
+	}
+	if n := strings.Count(s.Out.String(), "sb-running\t"); n < 1 {
+		t.Errorf("%d rows before Ctrl-C:\n%s", n, s.Out.String())
+	}
+}

@@ -95,7 +95,7 @@ func TestNewCmdResume(t *testing.T) {
 	t.Parallel()
 	cmdtest.Parse(t, append(idCases(),
 		cmdtest.ArgvCase{Name: "timeout", Argv: []string{"sb", "--timeout", "5m"}, Want: "sb 5m0s"},
-		cmdtest.ArgvCase{Name: "zero", Argv: []string{"sb", "--timeout", "0"}, WantErr: "not a duration"},
+		cmdtest.ArgvCase{Name: "zero", Argv: []string{"sb", "--timeout", "0"}, WantErr: "must be between 1s and 30 days"},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdResume(f, func(_ context.Context, o *ResumeOptions) error {
 			*got = idLifetime(o.ID, o.Timeout)

@@ -2,10 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
@@ -13,6 +15,7 @@ import (
 
 // ResumeOptions are the inputs of `abx resume`.
 type ResumeOptions struct {
+	IO       *output.Streams
 	Printer  *output.Printer
 	Provider func() (provider.Provider, error)
 
@@ -22,12 +25,14 @@ type ResumeOptions struct {
 
 // NewCmdResume builds `abx resume`.
 func NewCmdResume(f *cmdutil.Factory, runF func(context.Context, *ResumeOptions) error) *cobra.Command {
-	opts := &ResumeOptions{Printer: f.Printer, Provider: f.Provider}
+	opts := &ResumeOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
 	var timeout string
 	cmd := &cobra.Command{
 		Use:   "resume ID [--timeout D]",
 		Short: "Resume a paused sandbox",
-		Long: `Resume a paused sandbox, which then lives for --timeout (default 5m). Resuming a
+		Long: `Resume a paused sandbox. A paused sandbox keeps no deadline, so resuming sets one:
+--timeout from now (default 5m), whatever it had before the pause; the note on stderr
+says when it now ends, and -o json prints the sandbox as 'abx connect' does. Resuming a
 running sandbox is refused by the server; 'abx connect' accepts both.`,
 		Example: `  abx resume "$id" --timeout 30m`,
 		Args:    cmdutil.ExactArgs("ID"),
@@ -39,7 +44,7 @@ running sandbox is refused by the server; 'abx connect' accepts both.`,
 			return cmdutil.Run(cmd, opts, runF, runResume)
 		},
 	}
-	cmd.Flags().StringVar(&timeout, "timeout", "", "lifetime after resuming (default 5m)")
+	cmd.Flags().StringVar(&timeout, "timeout", "", "lifetime from the resume, whatever it had before the pause (default 5m)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, cmdutil.InState("paused"))
 	return cmdutil.Needs(cmd, provider.SandboxPause)
 }
@@ -52,5 +57,17 @@ func runResume(ctx context.Context, opts *ResumeOptions) error {
 	if err := p.Resume(ctx, opts.ID, opts.Timeout); err != nil {
 		return err
 	}
-	return printChange(opts.Printer, change{SandboxID: opts.ID, State: "running"}, "sandbox %s resumed", opts.ID)
+	// sandbox-manager answers a resume with 204 and no body: the sandbox
+	// is read back, so that resume prints what connect prints.
+	s, err := p.Get(ctx, opts.ID)
+	if err != nil {
+		e := *abxerr.From(err)
+		e.Message = fmt.Sprintf("sandbox %s was resumed, but reading it back failed: %s", opts.ID, e.Message)
+		e.Hint = fmt.Sprintf("'abx info %s' shows it", opts.ID)
+		return &e
+	}
+	noteResumed(opts.IO, opts.Printer, s, opts.Timeout)
+	// People read the note; a table of the sandbox would be new on the
+	// stdout of scripts that resume and go on.
+	return opts.Printer.Print(provider.ConnectResult{Sandbox: *s, Resumed: true}, []string{s.SandboxID}, nil)
 }

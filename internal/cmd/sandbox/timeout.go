@@ -13,6 +13,7 @@ import (
 
 // TimeoutOptions are the inputs of `abx timeout`.
 type TimeoutOptions struct {
+	IO       *output.Streams
 	Printer  *output.Printer
 	Provider func() (provider.Provider, error)
 
@@ -22,7 +23,7 @@ type TimeoutOptions struct {
 
 // NewCmdTimeout builds `abx timeout`.
 func NewCmdTimeout(f *cmdutil.Factory, runF func(context.Context, *TimeoutOptions) error) *cobra.Command {
-	opts := &TimeoutOptions{Printer: f.Printer, Provider: f.Provider}
+	opts := &TimeoutOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
 	cmd := &cobra.Command{
 		Use:   "timeout ID DURATION",
 		Short: "Set how long a sandbox has left to live",
@@ -56,5 +57,5 @@ func runTimeout(ctx context.Context, opts *TimeoutOptions) error {
 		return err
 	}
 	return printChange(opts.Printer, change{SandboxID: opts.ID, Timeout: int64(opts.Timeout / time.Second)},
-		"sandbox %s now ends in %s", opts.ID, output.Duration(opts.Timeout))
+		"sandbox %s now %s", opts.ID, opts.IO.Ends(time.Time{}, opts.Timeout))
 }

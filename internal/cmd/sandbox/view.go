@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"strconv"
-	"time"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
@@ -61,16 +60,4 @@ func printSandbox(io *output.Streams, p *output.Printer, s *provider.Sandbox, as
 		}
 		return t.Render()
 	})
-}
-
-// endsIn is a note's "in 5m" (or "now", or "never").
-func endsIn(io *output.Streams, t time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	d := t.Sub(io.Now())
-	if d < 0 {
-		return "now"
-	}
-	return "in " + output.Duration(d)
 }

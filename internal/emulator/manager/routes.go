@@ -122,7 +122,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !s.knownTemplate(req.TemplateID) {
-		writeError(w, r, http.StatusBadRequest, http.StatusBadRequest, "Template or Checkpoint not found")
+		// The cluster's words, and what only this server can add: the
+		// templates it has (a cluster's are its SandboxSets, which it
+		// does not list here).
+		writeError(w, r, http.StatusBadRequest, http.StatusBadRequest,
+			"Template or Checkpoint not found (this server's templates: "+strings.Join(s.opts.Templates, ", ")+")")
 		return
 	}
 	md := map[string]string{ResourceKey: "sandboxset/" + req.TemplateID}

@@ -275,3 +275,37 @@ func TestRequestDeadline(t *testing.T) {
 		t.Fatalf("got %v (%s)", err, e.Code)
 	}
 }
+
+// A template the service does not have is "not found" (exit 3), with the
+// service's words kept and a hint at where the templates come from: the
+// sandbox-manager lists none.
+func TestCreateOfAMissingTemplateIsNotFound(t *testing.T) {
+	for _, tc := range []struct{ name, message string }{
+		{"the cluster's words", "Template or Checkpoint not found"},
+		{"the emulator's, with its templates", "Template or Checkpoint not found (this server's templates: base, code-interpreter)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClient(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = fmt.Fprintf(w, `{"code":400,"message":%q,"request_id":"r400"}`, tc.message)
+			}))
+			_, err := c.Create(context.Background(), provider.CreateRequest{Template: "nosuch"})
+			e := abxerr.From(err)
+			if e.Code != abxerr.NotFound || e.ExitCode() != 3 || e.Message != tc.message+" (HTTP 400)" || e.RequestID != "r400" {
+				t.Errorf("got %s exit %d %q id %q", e.Code, e.ExitCode(), e.Message, e.RequestID)
+			}
+			if !contains(e.Hint, "SandboxSet") || !contains(e.Hint, "nosuch") {
+				t.Errorf("hint %q", e.Hint)
+			}
+		})
+	}
+	// Other refusals of a create stay what they were.
+	c := newClient(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = fmt.Fprint(w, `{"code":400,"message":"timeout should between 30 and 2592000"}`)
+	}))
+	_, err := c.Create(context.Background(), provider.CreateRequest{Template: "base"})
+	if e := abxerr.From(err); e.Code != abxerr.Rejected {
+		t.Errorf("a bad timeout: %s", e.Code)
+	}
+}

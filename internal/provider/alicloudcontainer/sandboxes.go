@@ -2,6 +2,8 @@ package alicloudcontainer
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -36,13 +38,30 @@ func (c *Client) Create(ctx context.Context, req provider.CreateRequest) (*provi
 	}
 	var w *wireSandbox
 	if _, err := c.call(ctx, http.MethodPost, "/sandboxes", nil, body, &w, http.StatusCreated, http.StatusOK); err != nil {
-		return nil, err
+		return nil, missingTemplate(err, req.Template)
 	}
 	if err := w.check(http.MethodPost, "/sandboxes"); err != nil {
 		return nil, abxerr.From(err).WithHint("the sandbox may have been created: check with 'abx list' (filter with --metadata)")
 	}
 	s := w.model()
 	return &s, nil
+}
+
+// templateNotFound begins sandbox-manager's 400 for a template it does not
+// have (docs/protocol.md, errors).
+const templateNotFound = "Template or Checkpoint not found"
+
+// missingTemplate makes the service's refusal of a template it does not
+// have what it is, "not found" (exit 3), keeping its words: the server
+// answers 400, and lists no templates to pick from.
+func missingTemplate(err error, template string) error {
+	var e *abxerr.Error
+	if !errors.As(err, &e) || e.Status != http.StatusBadRequest || !strings.HasPrefix(e.Message, templateNotFound) {
+		return err
+	}
+	e.Code = abxerr.NotFound
+	e.Hint = fmt.Sprintf("%q is not a template of this service; a cluster's templates are the SandboxSets its operator deployed: ask its admin, or run 'kubectl get sandboxsets -A'", template)
+	return e
 }
 
 // Connect sends POST /sandboxes/{id}/connect: 201 means the sandbox was
