@@ -52,7 +52,7 @@ func entryOf(e *fspb.EntryInfo) Entry {
 func (c *Client) Stat(ctx context.Context, path string) (Entry, error) {
 	resp, err := c.Filesystem.Stat(ctx, connect.NewRequest(&fspb.StatRequest{Path: path}))
 	if err != nil {
-		return Entry{}, AsError(err)
+		return Entry{}, pathErr(err, path)
 	}
 	return entryOf(resp.Msg.GetEntry()), nil
 }
@@ -61,7 +61,7 @@ func (c *Client) Stat(ctx context.Context, path string) (Entry, error) {
 func (c *Client) ListDir(ctx context.Context, path string, depth int) ([]Entry, error) {
 	resp, err := c.Filesystem.ListDir(ctx, connect.NewRequest(&fspb.ListDirRequest{Path: path, Depth: uint32(depth)}))
 	if err != nil {
-		return nil, AsError(err)
+		return nil, pathErr(err, path)
 	}
 	out := []Entry{}
 	for _, e := range resp.Msg.GetEntries() {
@@ -74,16 +74,22 @@ func (c *Client) ListDir(ctx context.Context, path string, depth int) ([]Entry, 
 func (c *Client) MakeDir(ctx context.Context, path string) (Entry, error) {
 	resp, err := c.Filesystem.MakeDir(ctx, connect.NewRequest(&fspb.MakeDirRequest{Path: path}))
 	if err != nil {
-		return Entry{}, AsError(err)
+		return Entry{}, pathErr(err, path)
 	}
 	return entryOf(resp.Msg.GetEntry()), nil
 }
 
-// Move renames src to dst.
+// Move renames src to dst. A failure names src when it is not there, and
+// both otherwise: the system does not say which one it refused.
 func (c *Client) Move(ctx context.Context, src, dst string) (Entry, error) {
 	resp, err := c.Filesystem.Move(ctx, connect.NewRequest(&fspb.MoveRequest{Source: src, Destination: dst}))
 	if err != nil {
-		return Entry{}, AsError(err)
+		return Entry{}, plainAs(AsError(err), messageOf(err), src, func(reason string, code abxerr.Code) string {
+			if code == abxerr.NotFound {
+				return src + ": " + reason
+			}
+			return "cannot move " + src + " to " + dst + ": " + reason
+		})
 	}
 	return entryOf(resp.Msg.GetEntry()), nil
 }
@@ -91,7 +97,7 @@ func (c *Client) Move(ctx context.Context, src, dst string) (Entry, error) {
 // Remove deletes a path recursively; a missing path succeeds.
 func (c *Client) Remove(ctx context.Context, path string) error {
 	_, err := c.Filesystem.Remove(ctx, connect.NewRequest(&fspb.RemoveRequest{Path: path}))
-	return AsError(err)
+	return pathErr(err, path)
 }
 
 func (c *Client) filesURL(path string) string {
@@ -170,7 +176,8 @@ func lastElem(p string) string {
 
 // filesError reads envd's error body (its first JSON value: a failed upload
 // can append a second one), maps the status (abxerr.HTTPCode) and adds the
-// hints of its own.
+// hints of its own. What the sandbox itself refused (a 400 or a 500, not
+// the gateway's 401 or 403) is said plainly, permission denied as E5007.
 func filesError(resp *http.Response, path string) error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
@@ -180,13 +187,17 @@ func filesError(resp *http.Response, path string) error {
 			path, resp.Request.Method, resp.Request.URL.Path, resp.StatusCode, resp.Header.Get("Location")).
 			WithHint("nothing was written; the sandbox's gateway should serve /files where abx asked")
 	}
-	e := abxerr.FromHTTP(resp.StatusCode, abxerr.ParseHTTPBody(raw).Message)
+	msg := abxerr.ParseHTTPBody(raw).Message
+	e := abxerr.FromHTTP(resp.StatusCode, msg)
 	e.Message = path + ": " + e.Message
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
 		e.Hint = "the sandbox refused the access token or the user"
 	case http.StatusInsufficientStorage:
 		e.Hint = "the sandbox's disk is full"
+	case http.StatusBadRequest, http.StatusInternalServerError:
+		denied(e, msg)
+		return plain(e, msg, path)
 	}
 	return e
 }

@@ -6,6 +6,7 @@ package files
 
 import (
 	"context"
+	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -124,9 +125,21 @@ func verb[O parser](opts O, runF, run func(context.Context, O) error, cmd *cobra
 		if err := opts.parse(cmd, args); err != nil {
 			return err
 		}
-		return cmdutil.Run(cmd, opts, runF, run)
+		return withUserHint(cmdutil.Run(cmd, opts, runF, run))
 	}
 	return cmdutil.Needs(cmd, provider.FilesRW)
+}
+
+// withUserHint names --user in the hint of a path the sandbox refused its
+// user (E5007): the flag that acts as another user is this door's.
+func withUserHint(err error) error {
+	var e *abxerr.Error
+	if !errors.As(err, &e) || e.Code != abxerr.PermissionDenied {
+		return err
+	}
+	out := *e
+	out.Hint = "choose a path the user may write (its home, /tmp), or add --user root"
+	return &out
 }
 
 // ask opens the sandbox's envd and asks it one thing.
