@@ -21,7 +21,7 @@ type Entry struct {
 	Path          string            `json:"path"`
 	Type          string            `json:"type"` // file, dir, symlink or unknown
 	Size          int64             `json:"size"`
-	Mode          uint32            `json:"mode"`
+	Mode          uint32            `json:"mode"` // permission bits only: Type says what it is
 	Permissions   string            `json:"permissions,omitempty"`
 	Owner         string            `json:"owner,omitempty"`
 	Group         string            `json:"group,omitempty"`
@@ -30,8 +30,12 @@ type Entry struct {
 	Metadata      map[string]string `json:"metadata,omitempty"`
 }
 
+// permBits are the bits of a mode chmod sets: what Entry.Mode keeps of
+// whatever a server sends (docs/json.md, files).
+const permBits = 0o7777
+
 func entryOf(e *fspb.EntryInfo) Entry {
-	out := Entry{Name: e.GetName(), Path: e.GetPath(), Size: e.GetSize(), Mode: e.GetMode(),
+	out := Entry{Name: e.GetName(), Path: e.GetPath(), Size: e.GetSize(), Mode: e.GetMode() & permBits,
 		Permissions: e.GetPermissions(), Owner: e.GetOwner(), Group: e.GetGroup(),
 		SymlinkTarget: e.GetSymlinkTarget(), Metadata: e.GetMetadata(), Type: "unknown"}
 	if e.GetModifiedTime() != nil {

@@ -87,12 +87,10 @@ func typeOf(st fs.FileInfo) pb.FileType {
 	return pb.FileType_FILE_TYPE_UNSPECIFIED
 }
 
+// modeOf is an entry's mode as envd sends it: the permission bits alone,
+// its type being the entry's type.
 func modeOf(st fs.FileInfo) uint32 {
-	m := uint32(st.Mode().Perm())
-	if st.IsDir() {
-		m |= uint32(fs.ModeDir)
-	}
-	return m
+	return uint32(st.Mode().Perm())
 }
 
 // ownerName names a file's owner as the sandbox does: the user its
