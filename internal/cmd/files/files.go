@@ -151,3 +151,9 @@ func ask[T any](ctx context.Context, t *target, q func(*envd.Client) (T, error))
 	}
 	return q(c)
 }
+
+// hasCode reports whether err is abx's error of code.
+func hasCode(err error, code abxerr.Code) bool {
+	e := abxerr.From(err)
+	return e != nil && e.Code == code
+}
