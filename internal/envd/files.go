@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"strings"
 	"time"
@@ -142,7 +143,10 @@ func (c *Client) Write(ctx context.Context, path string, r io.Reader) error {
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	go func() {
-		part, err := mw.CreateFormFile("file", lastElem(path))
+		part, err := mw.CreatePart(textproto.MIMEHeader{
+			"Content-Disposition": {formFile(lastElem(path))},
+			"Content-Type":        {"application/octet-stream"},
+		})
 		if err == nil {
 			// Large pieces: each one crosses the pipe and the transport.
 			_, err = io.CopyBuffer(part, r, make([]byte, uploadChunk))
@@ -169,6 +173,41 @@ func (c *Client) Write(ctx context.Context, path string, r io.Reader) error {
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	return nil
+}
+
+// formFile is the Content-Disposition of an upload's part. envd writes
+// to the path query, but reads the part's header with Go's multipart
+// reader, which refuses a control character in it: a name with one is
+// sent in RFC 2231's filename* parameter, UTF-8 and percent-encoded byte
+// for byte, which Go's mime package (envd's too) decodes to the same
+// bytes. Other names go as a quoted string (docs/protocol.md, "File
+// contents").
+func formFile(name string) string {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == 0x7f {
+			return `form-data; name="file"; filename*=UTF-8''` + pctEncode(name)
+		}
+	}
+	return `form-data; name="file"; filename="` + quoteEscaper.Replace(name) + `"`
+}
+
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
+// pctEncode percent-encodes every byte of s but RFC 5987's attr-chars.
+func pctEncode(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$&+-.^_`|~", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
 }
 
 func lastElem(p string) string {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -149,3 +151,46 @@ func TestPermissionDeniedInAnyRPC(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// A name is bytes: whatever a sandbox's file system can hold (controls,
+// quotes, bytes that are not UTF-8) reaches envd whole, in the path query
+// and as the part's file name, which Go's multipart reader on envd's side
+// must parse (a raw line break in a header ended the form before).
+func TestUploadNamesAreBytes(t *testing.T) {
+	t.Parallel()
+	type got struct{ query, filename, body string }
+	seen := make(chan got, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var g got
+		g.query = r.URL.Query().Get("path")
+		mr, err := r.MultipartReader()
+		if err == nil {
+			var part *multipart.Part
+			if part, err = mr.NextPart(); err == nil {
+				var params map[string]string
+				_, params, err = mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+				g.filename = params["filename"]
+				b, _ := io.ReadAll(part)
+				g.body = string(b)
+			}
+		}
+		seen <- g
+		if err != nil {
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = io.WriteString(w, `{"code":500,"message":"error reading form: `+err.Error()+`"}`)
+			return
+		}
+		_, _ = io.WriteString(w, "[]")
+	}))
+	t.Cleanup(ts.Close)
+	c := New(ts.Client(), Endpoint{URL: ts.URL, Version: "0.2.10"}, "")
+	for _, name := range []string{"plain.txt", "a\nb", "esc\x1b[31m", "cr\r", "quote\"back\\slash", "50%", "\xff\xfe", "tab\there", "ünï"} {
+		p := "dir/" + name
+		if err := c.Write(context.Background(), p, strings.NewReader("x")); err != nil {
+			t.Errorf("%q: %v", name, err)
+		}
+		if g := <-seen; g.query != p || g.filename != name || g.body != "x" {
+			t.Errorf("%q: the server read path %q, file name %q, body %q", name, g.query, g.filename, g.body)
+		}
+	}
+}

@@ -96,6 +96,9 @@ func (opts *CpOptions) parse(cmd *cobra.Command, args []string) error {
 	if srcPath == "" || dstPath == "" {
 		return abxerr.New(abxerr.InvalidInput, "empty path in %q or %q", src, dst)
 	}
+	if err := checkRemotePath(opts.Path); err != nil {
+		return err
+	}
 	opts.User = userOf(cmd)
 	if err := cmdutil.CheckUser(opts.User); err != nil {
 		return err

@@ -216,6 +216,10 @@ func refusedTargets(paths ...string) []verbCase {
 		argv := append([]string{"sb-1"}, paths...)
 		argv[i+1] = ""
 		refuse("empty path", argv...)
+		// envd's file service carries names as UTF-8 strings only.
+		argv = append([]string{"sb-1"}, paths...)
+		argv[i+1] = "bad\xff"
+		refuse(`"bad\xff" is not UTF-8`, argv...)
 	}
 	return cases
 }
