@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -225,5 +226,33 @@ func TestUploadByPartNames(t *testing.T) {
 	status, msg = filesCall(t, "POST", base+"/files?username=user", mw.FormDataContentType(), &b)
 	if want := "you cannot upload multiple files to the same path '/home/user/same.txt' in one upload request, only the first specified file was uploaded"; status != 400 || msg != want {
 		t.Errorf("twice: %d %s", status, msg)
+	}
+}
+
+// The client makes links with the sandbox's own ln, whatever their names
+// hold; a file or a link in the way is replaced, a directory is not.
+func TestClientMakesLinks(t *testing.T) {
+	t.Parallel()
+	c, _, home := answersBox(t)
+	tree := filepath.Join(home, "t")
+	if err := os.MkdirAll(filepath.Join(tree, "sub", "dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "was-a-file"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := []client.Symlink{{Path: "a", Target: "x.txt"}, {Path: "odd\nname\x1b", Target: "../f.txt"},
+		{Path: "sub/in", Target: "../a"}, {Path: "was-a-file", Target: "sub"}}
+	if err := c.Symlinks(context.Background(), "/home/user/t", links); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range links {
+		if got, err := os.Readlink(filepath.Join(tree, l.Path)); err != nil || got != l.Target {
+			t.Errorf("%q: %q %v", l.Path, got, err)
+		}
+	}
+	err := c.Symlinks(context.Background(), "/home/user/t", []client.Symlink{{Path: "sub/dir", Target: "a"}})
+	if e := abxerr.From(err); e == nil || e.Code != abxerr.Rejected || !strings.Contains(e.Message, "sub/dir: is a directory") {
+		t.Errorf("onto a directory: %v", err)
 	}
 }
