@@ -77,7 +77,7 @@ func (t *TextOnly) release(end bool) error {
 func (t *TextOnly) text(p []byte) bool {
 	b := p
 	if len(t.tail) > 0 {
-		b = append(t.tail, p...)
+		b = append(append(make([]byte, 0, len(t.tail)+len(p)), t.tail...), p...)
 	}
 	t.tail = nil
 	for i := 0; i < len(b); {

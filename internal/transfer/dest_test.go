@@ -50,7 +50,7 @@ func TestPutRefusesADirectory(t *testing.T) {
 	for _, remote := range []string{"dir", "f.txt/x"} {
 		r := newCallsRemote(newFakeRemote())
 		r.fakeRemote.dirs = []string{"dir"}
-		r.fakeRemote.files["f.txt"] = "f\n"
+		r.files["f.txt"] = "f\n"
 		err := Put(context.Background(), r, remote, strings.NewReader("x"))
 		if codeOf(t, err) != abxerr.InvalidInput || slices.ContainsFunc(r.calls, func(c string) bool { return strings.HasPrefix(c, "write") }) {
 			t.Errorf("%s: %v after %v; want E1002 before any write", remote, err, r.calls)

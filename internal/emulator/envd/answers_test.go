@@ -5,6 +5,7 @@ package envd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -110,19 +111,10 @@ func TestRPCFailuresInEnvdWords(t *testing.T) {
 			continue
 		}
 		var ce *connect.Error
-		if !errorsAs(err, &ce) || ce.Code() != tc.code || ce.Message() != tc.msg {
+		if !errors.As(err, &ce) || ce.Code() != tc.code || ce.Message() != tc.msg {
 			t.Errorf("%s:\n got %v\nwant %s: %s", tc.name, err, tc.code, tc.msg)
 		}
 	}
-}
-
-func errorsAs(err error, ce **connect.Error) bool {
-	if err == nil {
-		return false
-	}
-	e, ok := err.(*connect.Error)
-	*ce = e
-	return ok
 }
 
 // /files answers as envd 0.2.10's handlers: their statuses and words, the
