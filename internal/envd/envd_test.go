@@ -11,6 +11,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	fspb "github.com/abx-dev/abx/internal/envd/gen/filesystem"
 )
 
 func TestVersionGates(t *testing.T) {
@@ -94,5 +95,20 @@ func TestUnaryCallsHaveADeadline(t *testing.T) {
 	var e *abxerr.Error
 	if !errors.As(AsError(err), &e) || e.Code != abxerr.Timeout {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// An entry's mode is its permission bits, whatever else a server packs in
+// (Go's type bits: a directory's 0o755 arrives as 2147484141 from a
+// server that sends os.FileMode whole); its type says what it is.
+func TestEntryModeIsPermissionBits(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode uint32
+		want uint32
+	}{{0o755, 0o755}, {0o755 | 1<<31, 0o755}, {0o644, 0o644}, {0o1777 | 1<<31 | 1<<20, 0o1777}} {
+		if got := entryOf(&fspb.EntryInfo{Mode: tc.mode}).Mode; got != tc.want {
+			t.Errorf("mode %d: %o, want %o", tc.mode, got, tc.want)
+		}
 	}
 }

@@ -102,6 +102,14 @@ func AsError(err error) error {
 	if out.Message == "" {
 		out.Message = ce.Code().String()
 	}
+	switch ce.Code() {
+	case connect.CodeUnauthenticated, connect.CodeDeadlineExceeded, connect.CodeCanceled, connect.CodeUnavailable:
+	default:
+		// A status of the gateway's (a 403) has only its own words.
+		if !strings.HasPrefix(msg, "HTTP status ") {
+			denied(out, msg)
+		}
+	}
 	return out
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ type Entry struct {
 	Path          string            `json:"path"`
 	Type          string            `json:"type"` // file, dir, symlink or unknown
 	Size          int64             `json:"size"`
-	Mode          uint32            `json:"mode"`
+	Mode          uint32            `json:"mode"` // permission bits only: Type says what it is
 	Permissions   string            `json:"permissions,omitempty"`
 	Owner         string            `json:"owner,omitempty"`
 	Group         string            `json:"group,omitempty"`
@@ -30,8 +31,12 @@ type Entry struct {
 	Metadata      map[string]string `json:"metadata,omitempty"`
 }
 
+// permBits are the bits of a mode chmod sets: what Entry.Mode keeps of
+// whatever a server sends (docs/json.md, files).
+const permBits = 0o7777
+
 func entryOf(e *fspb.EntryInfo) Entry {
-	out := Entry{Name: e.GetName(), Path: e.GetPath(), Size: e.GetSize(), Mode: e.GetMode(),
+	out := Entry{Name: e.GetName(), Path: e.GetPath(), Size: e.GetSize(), Mode: e.GetMode() & permBits,
 		Permissions: e.GetPermissions(), Owner: e.GetOwner(), Group: e.GetGroup(),
 		SymlinkTarget: e.GetSymlinkTarget(), Metadata: e.GetMetadata(), Type: "unknown"}
 	if e.GetModifiedTime() != nil {
@@ -52,7 +57,7 @@ func entryOf(e *fspb.EntryInfo) Entry {
 func (c *Client) Stat(ctx context.Context, path string) (Entry, error) {
 	resp, err := c.Filesystem.Stat(ctx, connect.NewRequest(&fspb.StatRequest{Path: path}))
 	if err != nil {
-		return Entry{}, AsError(err)
+		return Entry{}, pathErr(err, path)
 	}
 	return entryOf(resp.Msg.GetEntry()), nil
 }
@@ -61,7 +66,7 @@ func (c *Client) Stat(ctx context.Context, path string) (Entry, error) {
 func (c *Client) ListDir(ctx context.Context, path string, depth int) ([]Entry, error) {
 	resp, err := c.Filesystem.ListDir(ctx, connect.NewRequest(&fspb.ListDirRequest{Path: path, Depth: uint32(depth)}))
 	if err != nil {
-		return nil, AsError(err)
+		return nil, pathErr(err, path)
 	}
 	out := []Entry{}
 	for _, e := range resp.Msg.GetEntries() {
@@ -74,16 +79,22 @@ func (c *Client) ListDir(ctx context.Context, path string, depth int) ([]Entry, 
 func (c *Client) MakeDir(ctx context.Context, path string) (Entry, error) {
 	resp, err := c.Filesystem.MakeDir(ctx, connect.NewRequest(&fspb.MakeDirRequest{Path: path}))
 	if err != nil {
-		return Entry{}, AsError(err)
+		return Entry{}, pathErr(err, path)
 	}
 	return entryOf(resp.Msg.GetEntry()), nil
 }
 
-// Move renames src to dst.
+// Move renames src to dst. A failure names src when it is not there, and
+// both otherwise: the system does not say which one it refused.
 func (c *Client) Move(ctx context.Context, src, dst string) (Entry, error) {
 	resp, err := c.Filesystem.Move(ctx, connect.NewRequest(&fspb.MoveRequest{Source: src, Destination: dst}))
 	if err != nil {
-		return Entry{}, AsError(err)
+		return Entry{}, plainAs(AsError(err), messageOf(err), src, func(reason string, code abxerr.Code) string {
+			if code == abxerr.NotFound {
+				return src + ": " + reason
+			}
+			return "cannot move " + src + " to " + dst + ": " + reason
+		})
 	}
 	return entryOf(resp.Msg.GetEntry()), nil
 }
@@ -91,7 +102,7 @@ func (c *Client) Move(ctx context.Context, src, dst string) (Entry, error) {
 // Remove deletes a path recursively; a missing path succeeds.
 func (c *Client) Remove(ctx context.Context, path string) error {
 	_, err := c.Filesystem.Remove(ctx, connect.NewRequest(&fspb.RemoveRequest{Path: path}))
-	return AsError(err)
+	return pathErr(err, path)
 }
 
 func (c *Client) filesURL(path string) string {
@@ -132,7 +143,10 @@ func (c *Client) Write(ctx context.Context, path string, r io.Reader) error {
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	go func() {
-		part, err := mw.CreateFormFile("file", lastElem(path))
+		part, err := mw.CreatePart(textproto.MIMEHeader{
+			"Content-Disposition": {formFile(lastElem(path))},
+			"Content-Type":        {"application/octet-stream"},
+		})
 		if err == nil {
 			// Large pieces: each one crosses the pipe and the transport.
 			_, err = io.CopyBuffer(part, r, make([]byte, uploadChunk))
@@ -161,6 +175,41 @@ func (c *Client) Write(ctx context.Context, path string, r io.Reader) error {
 	return nil
 }
 
+// formFile is the Content-Disposition of an upload's part. envd writes
+// to the path query, but reads the part's header with Go's multipart
+// reader, which refuses a control character in it: a name with one is
+// sent in RFC 2231's filename* parameter, UTF-8 and percent-encoded byte
+// for byte, which Go's mime package (envd's too) decodes to the same
+// bytes. Other names go as a quoted string (docs/protocol.md, "File
+// contents").
+func formFile(name string) string {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == 0x7f {
+			return `form-data; name="file"; filename*=UTF-8''` + pctEncode(name)
+		}
+	}
+	return `form-data; name="file"; filename="` + quoteEscaper.Replace(name) + `"`
+}
+
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
+// pctEncode percent-encodes every byte of s but RFC 5987's attr-chars.
+func pctEncode(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$&+-.^_`|~", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
 func lastElem(p string) string {
 	if i := strings.LastIndex(p, "/"); i >= 0 {
 		return p[i+1:]
@@ -170,7 +219,8 @@ func lastElem(p string) string {
 
 // filesError reads envd's error body (its first JSON value: a failed upload
 // can append a second one), maps the status (abxerr.HTTPCode) and adds the
-// hints of its own.
+// hints of its own. What the sandbox itself refused (a 400 or a 500, not
+// the gateway's 401 or 403) is said plainly, permission denied as E5007.
 func filesError(resp *http.Response, path string) error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
@@ -180,13 +230,17 @@ func filesError(resp *http.Response, path string) error {
 			path, resp.Request.Method, resp.Request.URL.Path, resp.StatusCode, resp.Header.Get("Location")).
 			WithHint("nothing was written; the sandbox's gateway should serve /files where abx asked")
 	}
-	e := abxerr.FromHTTP(resp.StatusCode, abxerr.ParseHTTPBody(raw).Message)
+	msg := abxerr.ParseHTTPBody(raw).Message
+	e := abxerr.FromHTTP(resp.StatusCode, msg)
 	e.Message = path + ": " + e.Message
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
 		e.Hint = "the sandbox refused the access token or the user"
 	case http.StatusInsufficientStorage:
 		e.Hint = "the sandbox's disk is full"
+	case http.StatusBadRequest, http.StatusInternalServerError:
+		denied(e, msg)
+		return plain(e, msg, path)
 	}
 	return e
 }

@@ -50,6 +50,10 @@ type Copier struct {
 	// NewMeter starts a meter for one file of total bytes (0: unknown),
 	// labelled with its remote path; nil draws none.
 	NewMeter func(label string, total int64) Meter
+	// Links makes the symbolic links of an uploaded tree below dir, the
+	// tree's remote path; nil when the sandbox cannot make links, and a
+	// tree's links are left out, each with a note.
+	Links func(ctx context.Context, dir string, links []envd.Symlink) error
 }
 
 func (c *Copier) meter(label string, total int64) Meter {
@@ -70,22 +74,16 @@ func (c *Copier) Download(ctx context.Context, remote, local string) error {
 	})
 }
 
-// Upload writes the local file to remote, creating the remote parents and
-// replacing what was there; an upload that fails leaves remote as it was
-// (Put).
+// Upload writes the local file to remote, a file's path, creating the
+// remote parents and replacing what was there; an upload that fails
+// leaves remote as it was (Put).
 func (c *Copier) Upload(ctx context.Context, local, remote string) error {
 	fh, err := OpenLocal(local)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = fh.Close() }()
-	var size int64
-	if st, err := fh.Stat(); err == nil {
-		size = st.Size()
-	}
-	m := c.meter(remote, size)
-	defer m.Done()
-	return Put(ctx, c.Remote, remote, m.Reader(fh))
+	return c.send(ctx, fh, remote, true)
 }
 
 // OpenLocal opens a local file to send. A directory is refused: only cp -r

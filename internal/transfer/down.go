@@ -21,12 +21,13 @@ const maxDepth = 1 << 16
 
 // CopyDown copies a remote file to local (into it, under the file's name,
 // when local is a directory), or with recursive a remote directory tree to
-// local. The sandbox's answers decide local paths, so they are checked
-// first: a name or a listed path that would land outside local is refused
-// before anything is written (docs/reliability.md, "Copying trees
-// safely").
+// local (into it, under the tree's name, when local is a directory; a
+// tree named DIR/. gives its contents, merged into local). The sandbox's
+// answers decide local paths, so they are checked first: a name or a
+// listed path that would land outside local is refused before anything is
+// written (docs/reliability.md, "Copying trees safely").
 func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive bool) (Result, error) {
-	res := Result{Local: local}
+	res := Result{Local: local, Remote: remote}
 	// A single file's directory must exist, since its temporary file goes
 	// there: one that does not is the user's mistake, said before any
 	// request.
@@ -59,6 +60,15 @@ func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive b
 		return res, abxerr.New(abxerr.InvalidInput, "%s:%s is a directory", c.Sandbox, remote).WithHint("add -r to copy directories")
 	}
 	res.Tree = true
+	if st, err := os.Stat(local); err == nil && st.IsDir() && !remoteContents(remote) {
+		name, err := localName(e.Name)
+		if err != nil {
+			return res, abxerr.New(abxerr.BadResponse, "the sandbox named %s:%s %q, which is not a file name", c.Sandbox, remote, e.Name).
+				WithHint("nothing was written; copy its contents with %s:%s/. %s", c.Sandbox, strings.TrimSuffix(remote, "/"), local)
+		}
+		local = filepath.Join(local, name)
+		res.Local = local
+	}
 	existed := false
 	if st, err := os.Stat(local); err == nil {
 		if !st.IsDir() {
@@ -72,7 +82,9 @@ func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive b
 		return res, err
 	}
 	steps, skipped, err := planDown(listingRoot(e, list), local, list)
-	res.Skipped = skipped
+	for _, p := range skipped {
+		res.Skipped = append(res.Skipped, c.skipDown(p))
+	}
 	if err != nil {
 		return res, err
 	}
@@ -106,7 +118,7 @@ func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive b
 		if isDirectoryAnswer(err) {
 			// Listed as a file, fetched as a directory: a link to one that
 			// the listing did not mark (or the tree changed under it).
-			res.Skipped = append(res.Skipped, s.remote)
+			res.Skipped = append(res.Skipped, c.skipDown(s.remote))
 			continue
 		}
 		if err != nil {
@@ -115,6 +127,19 @@ func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive b
 		res.Files++
 	}
 	return res, nil
+}
+
+// skipDown is a remote path a tree download leaves out: links are not
+// recreated on this machine, and devices, sockets and pipes have nothing
+// to copy.
+func (c *Copier) skipDown(p string) Skip {
+	return Skip{Path: c.Sandbox + ":" + p, Reason: "a symbolic link or special file"}
+}
+
+// remoteContents reports whether a remote tree is named for its contents
+// (DIR/., ., /), which merge into the destination.
+func remoteContents(remote string) bool {
+	return remote == "." || strings.HasSuffix(remote, "/.") || path.Clean(remote) == "/"
 }
 
 // isDirectoryAnswer reports whether a download was refused because the

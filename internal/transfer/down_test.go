@@ -39,7 +39,7 @@ func TestCopyDownAFile(t *testing.T) {
 	c := &Copier{Remote: r, Sandbox: "sb-1"}
 	ctx := context.Background()
 	res, err := c.CopyDown(ctx, root+"/one.txt", filepath.Join(dir, "renamed.txt"), false)
-	if want := (Result{Files: 1, Local: filepath.Join(dir, "renamed.txt")}); err != nil || !reflect.DeepEqual(res, want) {
+	if want := (Result{Files: 1, Local: filepath.Join(dir, "renamed.txt"), Remote: root + "/one.txt"}); err != nil || !reflect.DeepEqual(res, want) {
 		t.Errorf("to a file: %+v, %v", res, err)
 	}
 	// Into an existing directory, under the file's own name.
@@ -78,12 +78,12 @@ func TestCopyDownSkipsSymlinks(t *testing.T) {
 	r := treeRemote()
 	r.files["/etc/passwd"] = "root:x:0:0\n"
 	r.listing[root] = append(r.listing[root], envd.Entry{Name: "link", Path: root + "/link", Type: "symlink", SymlinkTarget: "/etc/passwd"})
-	dest := t.TempDir()
-	res, err := (&Copier{Remote: r}).CopyDown(context.Background(), root, dest, true)
+	dest := filepath.Join(t.TempDir(), "dest")
+	res, err := (&Copier{Remote: r, Sandbox: "sb-1"}).CopyDown(context.Background(), root, dest, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Files != 2 || !reflect.DeepEqual(res.Skipped, []string{root + "/link"}) {
+	if res.Files != 2 || !reflect.DeepEqual(skippedPaths(res), []string{"sb-1:" + root + "/link"}) {
 		t.Errorf("result %+v, want 2 files and the link skipped", res)
 	}
 	if _, err := os.Lstat(filepath.Join(dest, "link")); err == nil {

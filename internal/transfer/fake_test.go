@@ -6,16 +6,20 @@ import (
 	"io"
 	"path"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
+
+	"connectrpc.com/connect"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
 )
 
-// fakeRemote is a sandbox's file service in memory: files by path, the
-// directories made, and whatever Stat and ListDir are told to answer (a
-// hostile sandbox's answers among them).
+// fakeRemote is a sandbox's file service in memory, answering as envd
+// does: files by path, the directories made (and those that hold a file
+// or a directory), and whatever Stat and ListDir are told to answer (a
+// hostile sandbox's answers among them). "." and "/" are directories.
 type fakeRemote struct {
 	mu      sync.Mutex
 	files   map[string]string
@@ -32,24 +36,62 @@ func newFakeRemote() *fakeRemote {
 
 func notFound(p string) error { return abxerr.New(abxerr.NotFound, "%s: no such file", p) }
 
+// isDir tells a directory: made, or holding something. The lock is held.
+func (r *fakeRemote) isDir(p string) bool {
+	if p == "." || p == "/" {
+		return true
+	}
+	for _, d := range r.dirs {
+		if d == p || strings.HasPrefix(d, p+"/") {
+			return true
+		}
+	}
+	for f := range r.files {
+		if strings.HasPrefix(f, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *fakeRemote) Stat(_ context.Context, p string) (envd.Entry, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	p = path.Clean(p) // DIR/. is DIR
 	if e, ok := r.stat[p]; ok {
 		return e, nil
 	}
 	if body, ok := r.files[p]; ok {
 		return envd.Entry{Name: path.Base(p), Path: p, Type: "file", Size: int64(len(body))}, nil
 	}
+	if r.isDir(p) {
+		return envd.Entry{Name: path.Base(p), Path: p, Type: "dir"}, nil
+	}
 	return envd.Entry{}, notFound(p)
 }
 
+// ListDir answers what it was told to for p, or else everything below the
+// directory p.
 func (r *fakeRemote) ListDir(_ context.Context, p string, _ int) ([]envd.Entry, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	list, ok := r.listing[p]
-	if !ok {
+	p = path.Clean(p)
+	if list, ok := r.listing[p]; ok {
+		return list, nil
+	}
+	if !r.isDir(p) {
 		return nil, notFound(p)
+	}
+	list := []envd.Entry{}
+	for _, d := range r.dirs {
+		if strings.HasPrefix(d, p+"/") {
+			list = append(list, envd.Entry{Name: path.Base(d), Path: d, Type: "dir"})
+		}
+	}
+	for f := range r.files {
+		if strings.HasPrefix(f, p+"/") {
+			list = append(list, envd.Entry{Name: path.Base(f), Path: f, Type: "file"})
+		}
 	}
 	return list, nil
 }
@@ -71,24 +113,40 @@ func (r *fakeRemote) Read(_ context.Context, p string, w io.Writer) (int64, erro
 }
 
 // Write keeps what it read even when the reading fails, as envd leaves
-// the part of a file that arrived.
+// the part of a file that arrived; it makes the file's parents.
 func (r *fakeRemote) Write(_ context.Context, p string, in io.Reader) error {
 	body, err := io.ReadAll(in)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.mkdirAll(path.Dir(p))
 	r.files[p] = string(body)
 	return err
 }
 
+// mkdirAll makes dir and its missing parents, parents first. The lock is
+// held.
+func (r *fakeRemote) mkdirAll(dir string) {
+	if r.isDir(dir) {
+		return
+	}
+	r.mkdirAll(path.Dir(dir))
+	r.dirs = append(r.dirs, dir)
+}
+
+// MakeDir makes p and its parents, as envd's does: an existing directory
+// is already_exists, a file invalid_argument.
 func (r *fakeRemote) MakeDir(_ context.Context, p string) (envd.Entry, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, d := range r.dirs {
-		if d == p {
-			return envd.Entry{}, abxerr.New(abxerr.Rejected, "directory already exists: %s", p)
-		}
+	if _, ok := r.files[p]; ok {
+		return envd.Entry{}, &abxerr.Error{Code: abxerr.Rejected, Message: "path already exists but it is not a directory: " + p,
+			Cause: connect.NewError(connect.CodeInvalidArgument, errors.New("not a directory"))}
 	}
-	r.dirs = append(r.dirs, p)
+	if r.isDir(p) {
+		return envd.Entry{}, &abxerr.Error{Code: abxerr.Rejected, Message: "directory already exists: " + p,
+			Cause: connect.NewError(connect.CodeAlreadyExists, errors.New("already exists"))}
+	}
+	r.mkdirAll(p)
 	return envd.Entry{Name: path.Base(p), Path: p, Type: "dir"}, nil
 }
 
@@ -99,16 +157,40 @@ func (r *fakeRemote) Move(_ context.Context, src, dst string) (envd.Entry, error
 	if !ok {
 		return envd.Entry{}, notFound(src)
 	}
+	if r.isDir(dst) {
+		return envd.Entry{}, abxerr.New(abxerr.Rejected, "cannot move %s to %s: file exists", src, dst)
+	}
 	delete(r.files, src)
 	r.files[dst] = body
 	return envd.Entry{Name: path.Base(dst), Path: dst, Type: "file", Size: int64(len(body))}, nil
 }
 
+// Remove removes p and everything below it.
 func (r *fakeRemote) Remove(_ context.Context, p string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.files, p)
+	for f := range r.files {
+		if f == p || strings.HasPrefix(f, p+"/") {
+			delete(r.files, f)
+		}
+	}
+	kept := r.dirs[:0]
+	for _, d := range r.dirs {
+		if d != p && !strings.HasPrefix(d, p+"/") {
+			kept = append(kept, d)
+		}
+	}
+	r.dirs = kept
 	return nil
+}
+
+// skippedPaths are the paths a copy left out, in order.
+func skippedPaths(res Result) []string {
+	var out []string
+	for _, s := range res.Skipped {
+		out = append(out, s.Path)
+	}
+	return out
 }
 
 // paths lists the files the fake holds, in order.

@@ -101,9 +101,9 @@ func TestCopyDownSkipsLinksAsEnvdDescribesThem(t *testing.T) {
 	}
 	var want []string
 	for _, l := range links {
-		want = append(want, l.Path)
+		want = append(want, "sb-1:"+l.Path)
 	}
-	if res.Files != 2 || !reflect.DeepEqual(res.Skipped, want) {
+	if res.Files != 2 || !reflect.DeepEqual(skippedPaths(res), want) {
 		t.Errorf("result %+v, want 2 files and %v skipped", res, want)
 	}
 	if reads := r.reads(); !reflect.DeepEqual(reads, []string{root + "/a/b/deep.txt", root + "/one.txt"}) {
@@ -125,7 +125,7 @@ func TestCopyDownSkipsAFileThatIsADirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Files != 2 || !reflect.DeepEqual(res.Skipped, []string{root + "/a/dirlink"}) {
+	if res.Files != 2 || !reflect.DeepEqual(skippedPaths(res), []string{"sb-1:" + root + "/a/dirlink"}) {
 		t.Errorf("result %+v, want 2 files and the directory skipped", res)
 	}
 	// No temporary file is left where it was to land.
@@ -247,7 +247,8 @@ func TestCopyDownChecksTheDestinationFirst(t *testing.T) {
 			dest := t.TempDir()
 			transfertest.WriteTree(t, dest, mine)
 			before := transfertest.Tree(t, dest)
-			_, err := (&Copier{Remote: r, Sandbox: "sb-1"}).CopyDown(ctx, root, dest, true)
+			// DIR/.: the tree's contents, merged into dest.
+			_, err := (&Copier{Remote: r, Sandbox: "sb-1"}).CopyDown(ctx, root+"/.", dest, true)
 			if codeOf(t, err) != abxerr.InvalidInput || len(r.reads()) != 0 {
 				t.Errorf("error %v after %v; want E2xxx before any download", err, r.calls)
 			}
@@ -272,7 +273,7 @@ func TestCopyDownWritesNothingThroughALinkOutOfTheDestination(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newCallsRemote(treeRemote())
-	_, err := (&Copier{Remote: r, Sandbox: "sb-1"}).CopyDown(context.Background(), root, dest, true)
+	_, err := (&Copier{Remote: r, Sandbox: "sb-1"}).CopyDown(context.Background(), root+"/.", dest, true)
 	if codeOf(t, err) != abxerr.InvalidInput || len(r.reads()) != 0 {
 		t.Errorf("error %v after %v; want E2xxx before any download", err, r.calls)
 	}
@@ -285,7 +286,7 @@ func TestCopyDownWritesNothingThroughALinkOutOfTheDestination(t *testing.T) {
 	if err := os.Symlink("inside", filepath.Join(dest, "a")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&Copier{Remote: r, Sandbox: "sb-1"}).CopyDown(context.Background(), root, dest, true); err != nil {
+	if _, err := (&Copier{Remote: r, Sandbox: "sb-1"}).CopyDown(context.Background(), root+"/.", dest, true); err != nil {
 		t.Fatal(err)
 	}
 	transfertest.WantTree(t, filepath.Join(dest, "inside"), map[string]string{"b": "/", "b/deep.txt": "deep\n"})

@@ -2,16 +2,10 @@ package transfer
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 )
@@ -20,124 +14,209 @@ import (
 type Result struct {
 	// Tree is true when a directory was copied, file by file.
 	Tree bool
-	// Files counts the files copied.
-	Files int
-	// Local is the local side. A single file downloaded into an existing
-	// directory lands in it under its own name: Local is then that path.
-	Local string
-	// Skipped are the remote paths a tree download left out: symbolic
-	// links, which are not recreated on this machine.
-	Skipped []string
+	// Files counts the files copied; Links the symbolic links made.
+	Files, Links int
+	// Local and Remote are where the copy went or came from, after the
+	// destination rules (docs/files.md, "Where a copy lands"): a file
+	// copied into a directory lands there under its own name, a tree
+	// copied into an existing directory becomes a directory of its name
+	// in it.
+	Local, Remote string
+	// Skipped are what the copy left out, and why: the links of a tree
+	// download, which are not recreated on this machine; the links of an
+	// upload that lead out of the tree, and names envd cannot carry.
+	Skipped []Skip
 }
 
 // CopyUp copies a local file to remote, or with recursive a local
-// directory tree into remote, directories included (empty ones too).
+// directory tree, directories included (empty ones too). remote is
+// where it goes, as cp decides: an existing directory, or a path ending
+// in "/", receives the file (or the tree) under its own name; a tree
+// named DIR/. gives its contents, merged into remote.
 func (c *Copier) CopyUp(ctx context.Context, local, remote string, recursive bool) (Result, error) {
-	res := Result{Local: local}
+	res := Result{Local: local, Remote: remote}
 	st, err := os.Stat(local)
 	if err != nil {
 		return res, abxerr.New(abxerr.InvalidInput, "cannot read %s: %v", local, LocalReason(err))
 	}
-	if !st.IsDir() {
-		if err := c.Upload(ctx, local, remote); err != nil {
-			return res, err
-		}
-		res.Files = 1
-		return res, nil
-	}
-	if !recursive {
+	if st.IsDir() && !recursive {
 		return res, abxerr.New(abxerr.InvalidInput, "%s is a directory", local).WithHint("add -r to copy directories")
 	}
-	res.Tree = true
-	err = filepath.WalkDir(local, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return abxerr.New(abxerr.InvalidInput, "cannot read %s: %v", p, LocalReason(err))
-		}
-		rel, _ := filepath.Rel(local, p)
-		target := path.Join(remote, filepath.ToSlash(rel))
-		if d.IsDir() {
-			// envd refuses a directory that exists (E5003): the tree may
-			// be copied onto an earlier copy of itself.
-			if _, err := c.Remote.MakeDir(ctx, target); err != nil && abxerr.From(err).Code != abxerr.Rejected {
-				return err
-			}
-			return nil
-		}
-		if err := c.Upload(ctx, p, target); err != nil {
-			return err
-		}
-		res.Files++
-		return nil
-	})
+	if st.IsDir() {
+		return c.treeUp(ctx, local, remote)
+	}
+	// Checked before the sandbox is asked anything.
+	fh, err := OpenLocal(local)
+	if err != nil {
+		return res, err
+	}
+	defer func() { _ = fh.Close() }()
+	into, err := c.intoDir(ctx, remote)
+	if err != nil {
+		return res, err
+	}
+	if into {
+		res.Remote = path.Join(remote, filepath.Base(local))
+	}
+	if err := c.send(ctx, fh, res.Remote, true); err != nil {
+		return res, err
+	}
+	res.Files = 1
+	return res, nil
+}
+
+// intoDir tells whether remote is a directory to copy into: it ends in
+// "/", or the sandbox has a directory there.
+func (c *Copier) intoDir(ctx context.Context, remote string) (bool, error) {
+	if strings.HasSuffix(remote, "/") {
+		return true, nil
+	}
+	e, err := c.Remote.Stat(ctx, remote)
+	switch {
+	case isNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return e.Type == "dir", nil
+}
+
+// send uploads the open file f to remote, with a meter: through Put, or
+// when remote's directory is known to be there (a tree's), without
+// Put's checks of the destination.
+func (c *Copier) send(ctx context.Context, f *os.File, remote string, check bool) error {
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	m := c.meter(remote, size)
+	defer m.Done()
+	if check {
+		return Put(ctx, c.Remote, remote, m.Reader(f))
+	}
+	return put(ctx, c.Remote, remote, m.Reader(f))
+}
+
+// treeUp uploads the tree local. The whole tree is read first (planUp):
+// nothing is sent before every directory and file in it is known to be
+// readable. Then the destination: a file there refuses the copy, an
+// existing directory takes the tree under its name (or its contents, for
+// DIR/.), and what does not exist is made. Directories are made parents
+// first, files uploaded each through Put, and the links made last, in one
+// go (Links). A copy that fails before anything was copied removes the
+// directories it made.
+func (c *Copier) treeUp(ctx context.Context, local, remote string) (Result, error) {
+	res := Result{Tree: true, Local: local, Remote: remote}
+	root, err := os.OpenRoot(local)
+	if err != nil {
+		return res, abxerr.New(abxerr.InvalidInput, "cannot read %s: %v", local, LocalReason(err))
+	}
+	defer func() { _ = root.Close() }()
+	plan, err := planUp(root, local)
+	res.Skipped = plan.skipped
+	if err != nil {
+		return res, err
+	}
+	res.Remote, err = c.treeDestination(ctx, local, remote)
+	if err != nil {
+		return res, err
+	}
+	made, err := firstMissing(ctx, c.Remote, res.Remote)
+	if err != nil {
+		return res, err
+	}
+	err = c.sendTree(ctx, root, local, res.Remote, plan, &res)
+	if err != nil && made != "" && res.Files == 0 && res.Links == 0 {
+		undo(ctx, c.Remote, made)
+	}
 	return res, err
 }
 
-// Put writes r to remote, creating its parents and replacing what was
-// there, without ever leaving half a file at remote: the bytes go to a
-// temporary name in remote's directory (.NAME.abx-RANDOM), which envd's
-// Move renames onto remote once they are all there. When anything fails,
-// Ctrl-C included, the temporary file is removed and remote is as it was.
-//
-// The temporary file is in the same directory so that the rename stays on
-// one file system, where it is atomic, and so that the upload, which
-// creates missing parents, creates remote's.
-func Put(ctx context.Context, rm Remote, remote string, r io.Reader) error {
-	tmp, err := tempName(remote)
+// treeDestination is where the tree local goes for remote: remote itself
+// when it does not exist, or local's contents are asked for (DIR/.);
+// remote/NAME when remote is a directory. A file there refuses the copy
+// before anything is sent.
+func (c *Copier) treeDestination(ctx context.Context, local, remote string) (string, error) {
+	dest := remote
+	for {
+		e, err := c.Remote.Stat(ctx, dest)
+		switch {
+		case isNotFound(err):
+			return dest, nil
+		case err != nil:
+			return "", err
+		case e.Type != "dir":
+			return "", abxerr.New(abxerr.InvalidInput, "cannot copy the directory %s onto the file %s:%s", local, c.Sandbox, dest).
+				WithHint("nothing was sent; name a directory, or a path that does not exist yet")
+		case dest != remote || localContents(local):
+			return dest, nil // merged into it
+		}
+		dest = path.Join(remote, localBase(local))
+	}
+}
+
+// sendTree makes the planned tree at dest: its directories, its files,
+// then its links.
+func (c *Copier) sendTree(ctx context.Context, root *os.Root, local, dest string, plan upPlan, res *Result) error {
+	top, err := c.Remote.MakeDir(ctx, dest)
+	if isAlreadyDir(err) {
+		top, err = c.Remote.Stat(ctx, dest)
+	}
 	if err != nil {
 		return err
 	}
-	err = rm.Write(ctx, tmp, r)
-	if err == nil {
-		_, err = rm.Move(ctx, tmp, remote)
+	for _, d := range plan.dirs {
+		// A directory already there (a copy onto an earlier one) is fine.
+		if _, err := c.Remote.MakeDir(ctx, path.Join(dest, d)); err != nil && !isAlreadyDir(err) {
+			return err
+		}
 	}
-	if err == nil {
+	for _, p := range plan.files {
+		f, err := openIn(root, local, p)
+		if err != nil {
+			return err
+		}
+		err = c.send(ctx, f, path.Join(dest, p), false)
+		_ = f.Close()
+		if err != nil {
+			return err
+		}
+		res.Files++
+	}
+	if len(plan.links) == 0 {
 		return nil
 	}
-	// The caller's context may be what failed: the clean-up gets one of
-	// its own, short, so that Ctrl-C does not wait long for it.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupWait)
-	defer cancel()
-	_ = rm.Remove(cctx, tmp)
-	return nameDestination(err, tmp, remote)
-}
-
-// cleanupWait bounds the removal of a failed upload's temporary file.
-const cleanupWait = 5 * time.Second
-
-// maxTempBase keeps a temporary name within the 255 bytes a file name may
-// have, with room for the dot and the suffix.
-const maxTempBase = 200
-
-// tempName is remote's temporary name: in the same directory, hidden,
-// unique.
-func tempName(remote string) (string, error) {
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return "", abxerr.New(abxerr.Internal, "abx failed: %v", err)
-	}
-	dir, base := path.Split(remote)
-	if len(base) > maxTempBase {
-		// Cut at a character's start: a path that is not UTF-8 cannot
-		// be sent.
-		cut := maxTempBase
-		for cut > 0 && !utf8.RuneStart(base[cut]) {
-			cut--
+	if c.Links == nil {
+		for _, l := range plan.links {
+			res.Skipped = append(res.Skipped, Skip{filepath.Join(local, filepath.FromSlash(l.Path)), skipNoLinks})
 		}
-		base = base[:cut]
+		return nil
 	}
-	return dir + "." + base + ".abx-" + hex.EncodeToString(rnd[:]), nil
-}
-
-// nameDestination makes an error about the temporary file name remote,
-// the path the user gave, which is all they know of.
-func nameDestination(err error, tmp, remote string) error {
-	var e *abxerr.Error
-	if !errors.As(err, &e) {
+	// Made below the tree's own path, as envd named it: a link's path is
+	// relative to it, whatever the user's home is.
+	at := top.Path
+	if at == "" {
+		at = dest
+	}
+	if err := c.Links(ctx, at, plan.links); err != nil {
 		return err
 	}
-	tmpBase, base := path.Base(tmp), path.Base(remote)
-	out := *e
-	out.Message = strings.ReplaceAll(e.Message, tmpBase, base)
-	out.Hint = strings.ReplaceAll(e.Hint, tmpBase, base)
-	return &out
+	res.Links = len(plan.links)
+	return nil
+}
+
+// localContents reports whether a local tree is named for its contents
+// (DIR/., or .), which merge into the destination as docker cp's do.
+func localContents(local string) bool {
+	sep := string(filepath.Separator)
+	return local == "." || strings.HasSuffix(local, sep+".") || strings.HasSuffix(local, "/.")
+}
+
+// localBase is the name a local tree has in the destination: its own,
+// that of the directory it is when named by a path like "..".
+func localBase(local string) string {
+	if abs, err := filepath.Abs(local); err == nil {
+		local = abs
+	}
+	return filepath.Base(local)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func TestCopyUpAFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Result{Files: 1, Local: local}); !reflect.DeepEqual(res, want) {
+	if want := (Result{Files: 1, Local: local, Remote: "up/one.txt"}); !reflect.DeepEqual(res, want) {
 		t.Errorf("result %+v, want %+v", res, want)
 	}
 	if r.files["up/one.txt"] != "one\n" {
@@ -31,31 +32,45 @@ func TestCopyUpAFile(t *testing.T) {
 	}
 }
 
+// A tree goes to a path that is not there as that path, and into a
+// directory that is there under its own name; DIR/. merges DIR's contents
+// into it, as docker cp does.
 func TestCopyUpATree(t *testing.T) {
 	t.Parallel()
 	r := newFakeRemote()
-	r.dirs = []string{"copied"} // an earlier copy: its directories exist
-	local := t.TempDir()
+	r.dirs = []string{"copied"} // an existing directory
+	local := filepath.Join(t.TempDir(), "tree")
 	transfertest.WriteTree(t, local, map[string]string{"one.txt": "one\n", "a/b/deep.txt": "deep\n", "a/empty.txt": ""}, "empty-dir")
 	c := &Copier{Remote: r}
 	ctx := context.Background()
 	if _, err := c.CopyUp(ctx, local, "copied", false); codeOf(t, err) != abxerr.InvalidInput {
 		t.Errorf("a directory without recursive: %v, want E1002", err)
 	}
-	res, err := c.CopyUp(ctx, local, "copied", true)
-	if err != nil {
-		t.Fatal(err)
+	tree := func(at string) map[string]string {
+		return map[string]string{at + "/one.txt": "one\n", at + "/a/b/deep.txt": "deep\n", at + "/a/empty.txt": ""}
 	}
-	if !res.Tree || res.Files != 3 {
-		t.Errorf("result %+v, want a tree of 3 files", res)
-	}
-	want := map[string]string{"copied/one.txt": "one\n", "copied/a/b/deep.txt": "deep\n", "copied/a/empty.txt": ""}
-	if !reflect.DeepEqual(r.files, want) {
-		t.Errorf("remote files %q, want %q", r.files, want)
-	}
-	wantDirs := []string{"copied", "copied/a", "copied/a/b", "copied/empty-dir"}
-	if !reflect.DeepEqual(r.dirs, wantDirs) {
-		t.Errorf("remote directories %q, want %q", r.dirs, wantDirs)
+	for _, tc := range []struct {
+		local, remote, at string
+	}{
+		{local, "fresh", "fresh"},
+		{local, "copied", "copied/tree"},
+		{local, "new/", "new"},
+		{local + string(filepath.Separator) + ".", "copied", "copied"},
+	} {
+		r.files = map[string]string{}
+		res, err := c.CopyUp(ctx, tc.local, tc.remote, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Tree || res.Files != 3 || strings.TrimSuffix(res.Remote, "/") != tc.at {
+			t.Errorf("%s to %s: result %+v, want a tree of 3 files at %s", tc.local, tc.remote, res, tc.at)
+		}
+		if want := tree(tc.at); !reflect.DeepEqual(r.files, want) {
+			t.Errorf("%s to %s: remote files %q, want %q", tc.local, tc.remote, r.files, want)
+		}
+		if !slices.Contains(r.dirs, tc.at+"/empty-dir") {
+			t.Errorf("%s to %s: remote directories %q", tc.local, tc.remote, r.dirs)
+		}
 	}
 }
 
@@ -106,14 +121,15 @@ func TestPutInterruptedLeavesTheDestinationAsItWas(t *testing.T) {
 type failingRemote struct{ *fakeRemote }
 
 func (failingRemote) Write(_ context.Context, p string, _ io.Reader) error {
-	return abxerr.New(abxerr.Forbidden, "%s: permission denied: /etc/%s", p, p[len("/etc/"):])
+	return abxerr.New(abxerr.PermissionDenied, "%s: permission denied", p)
 }
 
 func TestPutErrorsNameTheDestination(t *testing.T) {
 	t.Parallel()
 	r := failingRemote{newFakeRemote()}
+	r.dirs = []string{"/etc"}
 	err := Put(t.Context(), r, "/etc/passwd", strings.NewReader("x"))
-	if e := abxerr.From(err); e == nil || e.Code != abxerr.Forbidden || e.Message != "/etc/passwd: permission denied: /etc/passwd" {
+	if e := abxerr.From(err); e == nil || e.Code != abxerr.PermissionDenied || e.Message != "/etc/passwd: permission denied" {
 		t.Errorf("error %v", err)
 	}
 	if len(r.paths()) != 0 {

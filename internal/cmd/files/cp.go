@@ -10,6 +10,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
@@ -22,20 +23,34 @@ type CpOptions struct {
 	Download  bool   // SRC is ID:PATH: from the sandbox to this machine
 	Local     string // the path on this machine's side
 	Recursive bool
+	// CanExec tells whether the provider runs processes in its sandboxes,
+	// which is how an upload makes a tree's links there.
+	CanExec func() bool
 }
 
 // NewCmdCp builds `abx files cp`.
 func NewCmdCp(f *cmdutil.Factory, runF func(context.Context, *CpOptions) error) *cobra.Command {
-	opts := &CpOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}}
+	opts := &CpOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}, CanExec: func() bool {
+		d, err := f.Selected()
+		return err == nil && d.Supports(provider.ExecRun)
+	}}
 	cmd := &cobra.Command{
 		Use:   "cp SRC DST [-r]",
 		Short: "Copy files between this machine and a sandbox (ID:/path on one side)",
 		Long: `Copy a file (or with -r a directory tree) into or out of a sandbox. The remote side is
 written ID:PATH, as with docker cp. Each file, in either direction, lands under a
 temporary name beside its destination and is renamed when complete: a copy that fails
-or is interrupted leaves no half file.`,
+or is interrupted leaves no half file.
+
+Where it lands follows cp: a destination that is a directory, or ends in /, receives the
+file or the tree under its own name (cp -r ID:out ./down with ./down there makes
+./down/out); SRC/. copies a tree's contents into the destination. Symbolic links in a
+tree are not followed: an upload makes the links that stay inside the tree as links and
+leaves out those that lead out of it, a download leaves them all out, each with a note.`,
 		Example: `  abx files cp ./data.csv "$id":/tmp/data.csv
-  abx files cp "$id":/tmp/results ./results -r`,
+  abx files cp ./data.csv "$id":/tmp/
+  abx files cp "$id":/tmp/results ./results -r
+  abx files cp ./src/. "$id":work -r`,
 		Args: cmdutil.ExactArgs("SRC", "DST"),
 	}
 	cmd.Flags().BoolVarP(&opts.Recursive, "recursive", "r", false, "copy directories and their contents")
@@ -47,32 +62,42 @@ func runCp(ctx context.Context, opts *CpOptions) error {
 	if err != nil {
 		return err
 	}
-	cp, remote := opts.copier(c, opts.IO), opts.ID+":"+opts.Path
-	if !opts.Download {
-		res, err := cp.CopyUp(ctx, opts.Local, opts.Path, opts.Recursive)
-		if err == nil {
-			noteCopied(opts.Printer, res, opts.Local, remote)
+	cp := opts.copier(c, opts.IO)
+	var res transfer.Result
+	if opts.Download {
+		res, err = cp.CopyDown(ctx, opts.Path, opts.Local, opts.Recursive)
+	} else {
+		if opts.Recursive && opts.CanExec != nil && opts.CanExec() {
+			cp.Links = c.Symlinks
 		}
+		res, err = cp.CopyUp(ctx, opts.Local, opts.Path, opts.Recursive)
+	}
+	for _, s := range res.Skipped {
+		opts.Printer.Note("skipped %s: %s", s.Path, s.Reason)
+	}
+	if err != nil {
 		return err
 	}
-	res, err := cp.CopyDown(ctx, opts.Path, opts.Local, opts.Recursive)
-	for _, s := range res.Skipped {
-		opts.Printer.Note("skipped %s:%s: a symbolic link or special file", opts.ID, s)
+	from, to := res.Local, opts.ID+":"+res.Remote
+	if opts.Download {
+		from, to = to, from
 	}
-	if err == nil {
-		noteCopied(opts.Printer, res, remote, res.Local)
-	}
-	return err
+	noteCopied(opts.Printer, res, from, to)
+	return nil
 }
 
 // noteCopied tells people what a copy did, naming its sides as cp's
-// arguments write them: ID:PATH for the sandbox's.
+// arguments write them (ID:PATH for the sandbox's), once the destination
+// rules have placed it.
 func noteCopied(p *output.Printer, res transfer.Result, from, to string) {
-	if res.Tree {
+	switch {
+	case res.Tree && res.Links > 0:
+		p.Note("copied %s and %s from %s to %s", output.Count(res.Files, "file", "files"), output.Count(res.Links, "link", "links"), from, to)
+	case res.Tree:
 		p.Note("copied %s from %s to %s", output.Count(res.Files, "file", "files"), from, to)
-		return
+	default:
+		p.Note("copied %s to %s", from, to)
 	}
-	p.Note("copied %s to %s", from, to)
 }
 
 // parse reads SRC and DST: exactly one of them is ID:PATH, and a local
@@ -95,6 +120,9 @@ func (opts *CpOptions) parse(cmd *cobra.Command, args []string) error {
 	}
 	if srcPath == "" || dstPath == "" {
 		return abxerr.New(abxerr.InvalidInput, "empty path in %q or %q", src, dst)
+	}
+	if err := checkRemotePath(opts.Path); err != nil {
+		return err
 	}
 	opts.User = userOf(cmd)
 	if err := cmdutil.CheckUser(opts.User); err != nil {

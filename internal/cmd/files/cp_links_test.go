@@ -107,7 +107,7 @@ func TestRunCpRefusesADestinationItCannotFill(t *testing.T) {
 	for _, argv := range [][]string{
 		{s.id + ":tree/sub/two.txt", filepath.Join(dir, "missing", "two.txt")},
 		{s.id + ":tree", filepath.Join(dir, "file"), "-r"},
-		{s.id + ":tree", filepath.Join(linked, "dest"), "-r"},
+		{s.id + ":tree/.", filepath.Join(linked, "dest"), "-r"}, // the contents, merged into dest
 	} {
 		_, err := s.run(t, false, "", append([]string{"cp"}, argv...)...)
 		if e := abxerr.From(err); e == nil || e.Code != abxerr.InvalidInput || e.ExitCode() != abxerr.ExitUsage {

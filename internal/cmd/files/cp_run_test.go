@@ -112,3 +112,22 @@ func TestRunCpFailedDownloadLeavesNothing(t *testing.T) {
 	wantOutput(t, io, "", "")
 	transfertest.WantTree(t, dir, map[string]string{})
 }
+
+// Names are bytes: a tree whose names hold controls and quotes goes up
+// whole and comes back the same.
+func TestRunCpNamesAreBytes(t *testing.T) {
+	t.Parallel()
+	s := newFakeSandbox(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "odd")
+	names := map[string]string{"a\nb": "newline\n", "esc\x1b[31m": "escape\n", "cr\r": "return\n", "ünï": "utf-8\n", `q"b\s`: "quotes\n", "sub/tab\there": "tab\n"}
+	transfertest.WriteTree(t, src, names)
+	io, err := s.run(t, false, "", "cp", "-r", src, s.id+":odd")
+	checkErr(t, err, "", "")
+	wantOutput(t, io, "", "copied 6 files from "+src+" to "+s.id+":odd\n")
+	transfertest.WantTree(t, filepath.Join(s.home, "odd"), transfertest.Tree(t, src))
+	back := filepath.Join(dir, "back")
+	_, err = s.run(t, false, "", "cp", "-r", s.id+":odd", back)
+	checkErr(t, err, "", "")
+	transfertest.WantTree(t, back, transfertest.Tree(t, src))
+}

@@ -31,5 +31,6 @@ func TestNewCmdCp(t *testing.T) {
 		{name: "missing source", argv: []string{missing, "sb-1:x"}, code: abxerr.InvalidInput,
 			err: "cannot read " + missing + ": no such file or directory"},
 		{name: "a directory up without -r", argv: []string{dir, "sb-1:up"}, code: abxerr.InvalidInput, err: dir + " is a directory"},
+		{name: "a remote path that is not UTF-8", argv: []string{"sb-1:bad\xff", "./x"}, code: abxerr.InvalidInput, err: `"bad\xff" is not UTF-8`},
 	})
 }

@@ -6,6 +6,8 @@ package files
 
 import (
 	"context"
+	"errors"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -82,8 +84,8 @@ func (t *target) parse(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	for _, p := range args[1:] {
-		if p == "" {
-			return abxerr.New(abxerr.InvalidInput, "empty path").WithHint("give an absolute path, or one relative to the user's home")
+		if err := checkRemotePath(p); err != nil {
+			return err
 		}
 	}
 	t.ID, t.User, t.Path = id, userOf(cmd), "."
@@ -124,9 +126,21 @@ func verb[O parser](opts O, runF, run func(context.Context, O) error, cmd *cobra
 		if err := opts.parse(cmd, args); err != nil {
 			return err
 		}
-		return cmdutil.Run(cmd, opts, runF, run)
+		return withUserHint(cmdutil.Run(cmd, opts, runF, run))
 	}
 	return cmdutil.Needs(cmd, provider.FilesRW)
+}
+
+// withUserHint names --user in the hint of a path the sandbox refused its
+// user (E5007): the flag that acts as another user is this door's.
+func withUserHint(err error) error {
+	var e *abxerr.Error
+	if !errors.As(err, &e) || e.Code != abxerr.PermissionDenied {
+		return err
+	}
+	out := *e
+	out.Hint = "choose a path the user may write (its home, /tmp), or add --user root"
+	return &out
 }
 
 // ask opens the sandbox's envd and asks it one thing.
@@ -137,4 +151,24 @@ func ask[T any](ctx context.Context, t *target, q func(*envd.Client) (T, error))
 		return none, err
 	}
 	return q(c)
+}
+
+// hasCode reports whether err is abx's error of code.
+func hasCode(err error, code abxerr.Code) bool {
+	e := abxerr.From(err)
+	return e != nil && e.Code == code
+}
+
+// checkRemotePath refuses a remote path before anything is sent: an empty
+// one, and one that is not UTF-8, which envd's file service cannot carry
+// (its paths are protobuf strings; docs/files.md, "Paths").
+func checkRemotePath(p string) error {
+	switch {
+	case p == "":
+		return abxerr.New(abxerr.InvalidInput, "empty path").WithHint("give an absolute path, or one relative to the user's home")
+	case !utf8.ValidString(p):
+		return abxerr.New(abxerr.InvalidInput, "the path %q is not UTF-8: envd cannot name it", p).
+			WithHint("envd's file service names files in UTF-8 only")
+	}
+	return nil
 }

@@ -216,6 +216,10 @@ func refusedTargets(paths ...string) []verbCase {
 		argv := append([]string{"sb-1"}, paths...)
 		argv[i+1] = ""
 		refuse("empty path", argv...)
+		// envd's file service carries names as UTF-8 strings only.
+		argv = append([]string{"sb-1"}, paths...)
+		argv[i+1] = "bad\xff"
+		refuse(`"bad\xff" is not UTF-8`, argv...)
 	}
 	return cases
 }
@@ -233,7 +237,7 @@ func localFile(t *testing.T) (dir, file, missing string) {
 // factory's streams, printer and envd client.
 func fromArgv[O any](o *O) any {
 	v := reflect.ValueOf(o).Elem()
-	for _, name := range []string{"IO", "Printer", "Envd"} {
+	for _, name := range []string{"IO", "Printer", "Envd", "CanExec"} {
 		if fv := v.FieldByName(name); fv.IsValid() {
 			fv.SetZero()
 		}

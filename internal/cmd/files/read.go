@@ -2,9 +2,11 @@ package files
 
 import (
 	"context"
+	"errors"
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/transfer"
@@ -26,12 +28,17 @@ func NewCmdRead(f *cmdutil.Factory, runF func(context.Context, *ReadOptions) err
 		Short: "Print a file, or save it with --out",
 		Long: `Print a file on stdout as it arrives, or with --out save it to a local file: written under
 a temporary name beside it and renamed when complete, so an error leaves nothing
-half-written. A path that does not exist exits 3.`,
+half-written. A path that does not exist exits 3.
+
+On a terminal, only text is printed: a file that is not UTF-8 text without controls (a
+binary file, an escape sequence that could retitle or clear the terminal) is refused
+with exit 2 before any of it is written, as curl does. --out - prints it anyway; a pipe
+gets the bytes as they are.`,
 		Example: `  abx files read "$id" /etc/os-release
   abx files read "$id" results.csv --out results.csv`,
 		Args: cmdutil.ExactArgs("ID", "PATH"),
 	}
-	cmd.Flags().StringVarP(&opts.Out, "out", "O", "", "write to this local file instead of stdout (atomically)")
+	cmd.Flags().StringVarP(&opts.Out, "out", "O", "", `write to this local file instead of stdout (atomically); "-" for stdout, even on a terminal for what is not text`)
 	// The file's own bytes are the output: there is no JSON for --jq.
 	return cmdutil.NoJSON(verb(opts, runF, runRead, cmd, cmdutil.CompleteSandboxFiles(f, 1)))
 }
@@ -41,11 +48,24 @@ func runRead(ctx context.Context, opts *ReadOptions) error {
 	if err != nil {
 		return err
 	}
-	if !toFile(opts.Out) {
+	if toFile(opts.Out) {
+		return opts.copier(c, opts.IO).Download(ctx, opts.Path, opts.Out)
+	}
+	if opts.Out == "-" || !opts.IO.StdoutTTY {
 		_, err := c.Read(ctx, opts.Path, opts.Printer.Out())
 		return err
 	}
-	return opts.copier(c, opts.IO).Download(ctx, opts.Path, opts.Out)
+	// A terminal takes text only, unless --out - asked for the bytes.
+	guard := output.NewTextOnly(opts.Printer.Out())
+	_, err = c.Read(ctx, opts.Path, guard)
+	if err == nil {
+		err = guard.Flush()
+	}
+	if errors.Is(err, output.ErrNotText) {
+		return abxerr.New(abxerr.InvalidInput, "%s:%s is not text: abx does not print it on a terminal", opts.ID, opts.Path).
+			WithHint("save it with --out FILE, or add --out - to print it anyway")
+	}
+	return err
 }
 
 // parse reads the target, and refuses an --out that could not be written.

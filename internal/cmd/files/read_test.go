@@ -5,6 +5,7 @@ package files
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
@@ -30,9 +31,43 @@ func TestRunRead(t *testing.T) {
 	s := newFakeSandbox(t)
 	body := "line one\n\x00binary\xff\n"
 	s.put(t, "notes/hello.txt", body)
-	t.Run("stdout", func(t *testing.T) {
+	text := "héllo\ttabs\r\nand lines\n"
+	s.put(t, "notes/text.txt", text)
+	s.put(t, "notes/title.txt", "looks like text \x1b]0;pwned\a until here\n")
+	s.put(t, "notes/late.bin", strings.Repeat("text\n", 4000)+"\x00")
+	t.Run("text to a terminal", func(t *testing.T) {
 		t.Parallel()
-		io, err := s.run(t, true, "", "read", s.id, "notes/hello.txt")
+		io, err := s.run(t, true, "", "read", s.id, "notes/text.txt")
+		checkErr(t, err, "", "")
+		wantOutput(t, io, text, "")
+	})
+	// As curl: what is not text is not written to a terminal unless asked
+	// for; nothing of it reaches the screen.
+	for _, p := range []string{"notes/hello.txt", "notes/title.txt"} {
+		t.Run("not text to a terminal: "+p, func(t *testing.T) {
+			t.Parallel()
+			io, err := s.run(t, true, "", "read", s.id, p)
+			checkErr(t, err, abxerr.InvalidInput, s.id+":"+p+" is not text")
+			if e := abxerr.From(err); e.Hint != "save it with --out FILE, or add --out - to print it anyway" {
+				t.Errorf("hint %q", e.Hint)
+			}
+			wantOutput(t, io, "", "")
+		})
+	}
+	t.Run("not text after the first bytes", func(t *testing.T) {
+		t.Parallel()
+		io, err := s.run(t, true, "", "read", s.id, "notes/late.bin")
+		checkErr(t, err, abxerr.InvalidInput, "is not text")
+		if strings.Contains(io.Out.String(), "\x00") || !strings.HasPrefix(strings.Repeat("text\n", 4000), io.Out.String()) {
+			t.Errorf("stdout ends %q", io.Out.String()[max(0, io.Out.Len()-20):])
+		}
+	})
+	t.Run("asked for, or piped", func(t *testing.T) {
+		t.Parallel()
+		io, err := s.run(t, true, "", "read", s.id, "notes/hello.txt", "--out", "-")
+		checkErr(t, err, "", "")
+		wantOutput(t, io, body, "")
+		io, err = s.run(t, false, "", "read", s.id, "notes/hello.txt")
 		checkErr(t, err, "", "")
 		wantOutput(t, io, body, "")
 	})

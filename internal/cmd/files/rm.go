@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
@@ -21,8 +22,9 @@ func NewCmdRm(f *cmdutil.Factory, runF func(context.Context, *RmOptions) error) 
 	return verb(opts, runF, runRm, &cobra.Command{
 		Use:   "rm ID PATH",
 		Short: "Remove a file or a directory with its contents",
-		Long: `Remove a file, or a directory and everything in it. Removing a path that does not exist
-succeeds.`,
+		Long: `Remove a file, or a directory and everything in it. A path that is not there is left as
+it is, and said so ("PATH: not there, nothing removed"): that succeeds, as rm -f does.
+A symbolic link is removed, not what it leads to.`,
 		Example: `  abx files rm "$id" /tmp/scratch`,
 		Args:    cmdutil.ExactArgs("ID", "PATH"),
 	}, cmdutil.CompleteSandboxFiles(f, 1))
@@ -30,6 +32,15 @@ succeeds.`,
 
 func runRm(ctx context.Context, opts *RmOptions) error {
 	c, err := opts.client(ctx)
+	if err != nil {
+		return err
+	}
+	// envd's Remove of a missing path succeeds, so only a Stat tells.
+	_, err = c.Stat(ctx, opts.Path)
+	if hasCode(err, abxerr.NotFound) {
+		opts.Printer.Note("%s: not there, nothing removed", opts.Path)
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@
 package files
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -31,6 +33,15 @@ func TestRunStat(t *testing.T) {
 		t.Parallel()
 		if e := s.entry(t, "stat", s.id, "up/big.bin"); e.Size != 10 || e.Type != "file" || e.Path != "/home/user/up/big.bin" {
 			t.Errorf("entry %+v", e)
+		}
+	})
+	t.Run("a directory's mode is its permission bits", func(t *testing.T) {
+		t.Parallel()
+		if err := os.Chmod(filepath.Join(s.home, "up"), 0o750); err != nil {
+			t.Fatal(err)
+		}
+		if e := s.entry(t, "stat", s.id, "up"); e.Mode != 0o750 || e.Type != "dir" {
+			t.Errorf("mode %d (%o), type %s; want 488 (0750), dir", e.Mode, e.Mode, e.Type)
 		}
 	})
 	t.Run("name", func(t *testing.T) {

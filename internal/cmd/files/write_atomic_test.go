@@ -138,7 +138,8 @@ func TestUploadsLeaveNoTemporaryFile(t *testing.T) {
 	f, _ = s.factory(t, false, "")
 	checkErr(t, cmdtest.Exec(NewCmdFiles(f), "cp", filepath.Join(local, "one.txt"), s.id+":w/up.txt"), "", "")
 	f, _ = s.factory(t, false, "")
-	checkErr(t, cmdtest.Exec(NewCmdFiles(f), "cp", "-r", local, s.id+":copied"), "", "")
+	// DIR/.: the tree's contents, onto an earlier copy.
+	checkErr(t, cmdtest.Exec(NewCmdFiles(f), "cp", "-r", local+"/.", s.id+":copied"), "", "")
 
 	if got := s.names(t, "w"); got != "file.txt up.txt" {
 		t.Errorf("w/ holds %q", got)

@@ -4,6 +4,7 @@ package files
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
@@ -41,13 +42,17 @@ func TestRunWrite(t *testing.T) {
 		{name: "stdin", stdin: "hello\n", argv: []string{"deep/er/greeting.txt"},
 			stderr: "wrote deep/er/greeting.txt\n", path: "deep/er/greeting.txt", want: "hello\n"},
 		{name: "from a file, json", format: output.JSON, argv: []string{"data.bin", "--from", from}, path: "data.bin", want: "a,b\n"},
-		{name: "outside the sandbox's directories", stdin: "x", argv: []string{"/etc/passwd"}, code: abxerr.Forbidden, err: "permission denied: /etc/passwd"},
+		{name: "outside the sandbox's directories", stdin: "x", argv: []string{"/etc/passwd"}, code: abxerr.PermissionDenied, err: "/etc/passwd: permission denied"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f, io := s.factory(t, false, tc.format)
 			io.In.WriteString(tc.stdin)
-			checkErr(t, cmdtest.Exec(NewCmdFiles(f), append([]string{"write", s.id}, tc.argv...)...), tc.code, tc.err)
+			err := cmdtest.Exec(NewCmdFiles(f), append([]string{"write", s.id}, tc.argv...)...)
+			checkErr(t, err, tc.code, tc.err)
+			if e := abxerr.From(err); tc.code == abxerr.PermissionDenied && !strings.Contains(e.Hint, "--user root") {
+				t.Errorf("hint %q", e.Hint)
+			}
 			wantOutput(t, io, "", tc.stderr)
 			if tc.path == "" {
 				return

@@ -240,7 +240,7 @@ func TestCompleteRemotePaths(t *testing.T) {
 	e := dataPlane(t)
 	id := createSandbox(t, e, "base")
 	for _, dir := range []string{"jobs/sub", "jobsite"} {
-		if r := run(t, e, false, "files", "mkdir", id, dir); r.code != 0 {
+		if r := run(t, e, false, "files", "mkdir", "-p", id, dir); r.code != 0 {
 			t.Fatalf("mkdir %s: %s", dir, r.stderr)
 		}
 	}

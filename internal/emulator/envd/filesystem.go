@@ -31,11 +31,14 @@ type filesystemService struct {
 }
 
 // entry describes the sandbox path l (not following a last link), named
-// as the client asked for it.
+// as the client asked for it; one that is not there is envd's not_found.
 func (h *filesystemService) entry(l located) (*pb.EntryInfo, error) {
 	st, err := h.s.view.lstat(l.path)
-	if err != nil {
-		return nil, fsErrorAt(l, err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("file not found: %s", osWords("lstat", l.asked, err)))
+	case err != nil:
+		return nil, internalf("error getting file info: %s", osWords("lstat", l.asked, err))
 	}
 	return h.s.entryInfo(l.asked, l.path, st), nil
 }
@@ -84,12 +87,10 @@ func typeOf(st fs.FileInfo) pb.FileType {
 	return pb.FileType_FILE_TYPE_UNSPECIFIED
 }
 
+// modeOf is an entry's mode as envd sends it: the permission bits alone,
+// its type being the entry's type.
 func modeOf(st fs.FileInfo) uint32 {
-	m := uint32(st.Mode().Perm())
-	if st.IsDir() {
-		m |= uint32(fs.ModeDir)
-	}
-	return m
+	return uint32(st.Mode().Perm())
 }
 
 // ownerName names a file's owner as the sandbox does: the user its
@@ -147,17 +148,16 @@ func (h *filesystemService) MakeDir(_ context.Context, req *connect.Request[pb.M
 		if err != nil {
 			return nil, err
 		}
-		if st, err := h.s.view.lstat(l.path); err == nil {
-			if st.IsDir() {
-				return nil, connect.NewError(connect.CodeAlreadyExists, fmt.Errorf("directory already exists: %s", l.path))
-			}
-			return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path already exists but it is not a directory: %s", l.path))
+		switch st, err := h.s.view.lstat(l.path); {
+		case err == nil && st.IsDir():
+			return nil, connect.NewError(connect.CodeAlreadyExists, fmt.Errorf("directory already exists: %s", l.asked))
+		case err == nil:
+			return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path already exists but it is not a directory: %s", l.asked))
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, internalf("error getting file info: %s", osWords("stat", l.asked, err))
 		}
-		if err := h.s.canWrite(l); err != nil {
-			return nil, err
-		}
-		if err := h.s.view.mkdirAll(l); err != nil {
-			return nil, fsErrorAt(l, err)
+		if err := h.s.ensureDirs(l.path); err != nil {
+			return nil, internalf("%w", err)
 		}
 		// 0.2.10 answers with the name, type and path only.
 		return connect.NewResponse(&pb.MakeDirResponse{Entry: &pb.EntryInfo{
@@ -178,23 +178,21 @@ func (h *filesystemService) Move(_ context.Context, req *connect.Request[pb.Move
 		if err != nil {
 			return nil, err
 		}
-		if err := h.s.canWrite(src); err != nil {
-			return nil, err
-		}
-		if err := h.s.canWrite(dst); err != nil {
-			return nil, err
-		}
-		parent, err := h.s.locate(path.Dir(dst.path), User, false)
+		// envd makes the destination's parents first, whatever the
+		// source.
+		parent, err := h.s.locate(path.Dir(dst.path), User, true)
 		if err == nil {
-			err = h.s.view.mkdirAll(parent)
+			err = h.s.ensureDirs(parent.path)
 		}
 		if err != nil {
-			return nil, fsErrorAt(dst, err)
+			return nil, internalf("%w", err)
 		}
-		if err := h.s.view.rename(src, dst); err != nil {
-			// Across two sandbox directories (say /tmp to /home/user) a
-			// rename is across two file systems here, as it may be there.
-			return nil, fsErrorAt(dst, err)
+		if err := h.s.rename(src, dst); err != nil {
+			words := osWords("rename", src.asked+" "+dst.asked, err)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("source file not found: %s", words))
+			}
+			return nil, internalf("error renaming: %s", words)
 		}
 		e, err := h.entry(dst)
 		if err != nil {
@@ -202,6 +200,22 @@ func (h *filesystemService) Move(_ context.Context, req *connect.Request[pb.Move
 		}
 		return connect.NewResponse(&pb.MoveResponse{Entry: e}), nil
 	})
+}
+
+// rename moves src onto dst as Go's os.Rename does where envd runs: a
+// directory at dst is not replaced (file exists), and the read-only rest
+// of the view refuses the change (permission denied).
+func (s *Server) rename(src, dst located) error {
+	if _, err := s.view.lstat(src.path); err != nil {
+		return err
+	}
+	if st, err := s.view.lstat(dst.path); err == nil && st.IsDir() {
+		return syscall.EEXIST
+	}
+	if !s.writable(src) || !s.writable(dst) {
+		return errReadOnly
+	}
+	return s.view.rename(src, dst)
 }
 
 func (h *filesystemService) ListDir(_ context.Context, req *connect.Request[pb.ListDirRequest]) (*connect.Response[pb.ListDirResponse], error) {
@@ -214,10 +228,14 @@ func (h *filesystemService) ListDir(_ context.Context, req *connect.Request[pb.L
 			return nil, err
 		}
 		st, err := h.s.view.lstat(l.path)
-		if err != nil {
-			return nil, fsErrorAt(l, err)
-		}
-		if !st.IsDir() {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// envd resolves the path's links first, and says where that
+			// stopped.
+			return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("path not found: %s", osWords("lstat", h.s.firstMissing(l.path), err)))
+		case err != nil:
+			return nil, internalf("error getting file info: %s", osWords("stat", l.path, err))
+		case !st.IsDir():
 			return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("path is not a directory: %s", l.path))
 		}
 		depth := int(req.Msg.GetDepth())
@@ -226,7 +244,7 @@ func (h *filesystemService) ListDir(_ context.Context, req *connect.Request[pb.L
 		}
 		out := &pb.ListDirResponse{}
 		if err := h.walk(l.path, l.asked, depth, out); err != nil {
-			return nil, fsErrorAt(l, err)
+			return nil, internalf("error reading directory %s: %s", l.path, osWords("open", l.path, err))
 		}
 		return connect.NewResponse(out), nil
 	})
@@ -267,11 +285,16 @@ func (h *filesystemService) Remove(_ context.Context, req *connect.Request[pb.Re
 		if err != nil {
 			return nil, err
 		}
-		if err := h.s.canWrite(l); err != nil {
-			return nil, err
+		// Removing what is not there succeeds, wherever it is not.
+		if _, err := h.s.view.lstat(l.path); errors.Is(err, fs.ErrNotExist) {
+			return connect.NewResponse(&pb.RemoveResponse{}), nil
 		}
-		if err := h.s.view.removeAll(l); err != nil {
-			return nil, fsErrorAt(l, err)
+		err = errReadOnly
+		if h.s.writable(l) {
+			err = h.s.view.removeAll(l)
+		}
+		if err != nil {
+			return nil, internalf("error removing file or directory: %s", osWords("unlinkat", l.asked, err))
 		}
 		return connect.NewResponse(&pb.RemoveResponse{}), nil
 	})

@@ -107,20 +107,11 @@ func (s *Server) locate(p, user string, follow bool) (located, error) {
 	asked := path.Clean(p)
 	resolved, err := s.view.resolve(asked, follow)
 	if err != nil {
-		return located{}, fsError(err)
+		// A loop of links: envd's lstat meets it.
+		return located{}, internalf("error getting file info: %s", osWords("lstat", asked, err))
 	}
 	h, m := s.view.host(resolved)
 	return located{path: resolved, host: h, asked: asked, m: m}, nil
-}
-
-// canWrite refuses changes outside the sandbox's own directories, as the
-// read-only rest of the view refuses them, and to the directories
-// themselves.
-func (s *Server) canWrite(l located) error {
-	if !l.m.writable || s.view.isTarget(l.path) {
-		return connect.NewError(connect.CodePermissionDenied, fmt.Errorf("permission denied: %s", l.path))
-	}
-	return nil
 }
 
 // needUser enforces envd 0.2.10's lack of a default user on RPCs.
@@ -129,33 +120,4 @@ func (s *Server) needUser(h http.Header) error {
 		return connect.NewError(connect.CodeUnauthenticated, errors.New("no user specified"))
 	}
 	return nil
-}
-
-// fsErrorAt is fsError for an operation on l: the error names the
-// sandbox's path, never where it is on this machine.
-func fsErrorAt(l located, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		err = &os.PathError{Op: pe.Op, Path: l.path, Err: pe.Err}
-	}
-	return fsError(err)
-}
-
-// fsError turns an os error into envd's Connect code.
-func fsError(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, os.ErrNotExist):
-		return connect.NewError(connect.CodeNotFound, err)
-	case errors.Is(err, os.ErrExist):
-		return connect.NewError(connect.CodeAlreadyExists, err)
-	case errors.Is(err, os.ErrPermission):
-		return connect.NewError(connect.CodePermissionDenied, err)
-	}
-	var ce *connect.Error
-	if errors.As(err, &ce) {
-		return err
-	}
-	return connect.NewError(connect.CodeInternal, err)
 }

@@ -247,13 +247,14 @@ func (v *view) open(l located, flag int, perm os.FileMode) (*os.File, error) {
 	return f, renamed(err, l.path)
 }
 
-// mkdirAll makes the directory l.path and its parents.
-func (v *view) mkdirAll(l located) error {
-	root, rel, ok := v.inside(l.host)
-	if !ok {
-		return &fs.PathError{Op: "mkdir", Path: l.path, Err: fs.ErrPermission}
+// mkdir makes the one directory p, in the sandbox's directories only.
+func (v *view) mkdir(p string) error {
+	h, m := v.host(p)
+	root, rel, ok := v.inside(h)
+	if !ok || !m.writable {
+		return &fs.PathError{Op: "mkdir", Path: p, Err: fs.ErrPermission}
 	}
-	return renamed(root.MkdirAll(rel, 0o755), l.path)
+	return renamed(root.Mkdir(rel, 0o755), p)
 }
 
 // rename moves src to dst, both in the sandbox's directories.
