@@ -29,6 +29,14 @@ func CommandNotFound(err error) *Error {
 	return &e
 }
 
+// CannotRun is a local program's failure to run once found (no x bit, a
+// directory, permission denied): it exits 126, as a shell would.
+func CannotRun(err error) *Error {
+	e := *From(err)
+	e.Exit = ExitCannotRun
+	return &e
+}
+
 // StatusRow is one row of the exit-status tables: docs/exit-codes.md and
 // 'abx help exit-codes' are made from them (the generator and a test keep
 // both in step). Meanings are written once, for both: `code` marks a
@@ -79,7 +87,8 @@ func PassThroughTable() []StatusRow {
 		{Status: "the remote status", Meaning: "`exec`, `terminal`, `ps attach`, `emulator exec`, `provider engine exec`: the command's own, 128+n when signal n ended it; `run-code`: 0 when the code ran, **1 when it raised an error**"},
 		{Status: strconv.Itoa(ExitTimeout), Meaning: "a deadline passed: the command's `--timeout`, or `--request-timeout`"},
 		{Status: strconv.Itoa(ExitOwnFailure), Meaning: "abx itself failed: bad usage or input, missing configuration, a sandbox or context that does not exist, a refused key, an unsupported capability, the service or the network, a cut-off or stalled stream (`--idle-timeout`), a remote exit status outside 0..255 (E5004: no process has one, and passing it on would wrap it modulo 256), a process that ended while its stream was cut, so that its status is unknown (E5006: abx never makes one up), a result that could not be saved. The error keeps its code (`E1002`, `E3001`, `E5001`, ...), so a script that needs the reason reads it from `-o json`'s `error.code`"},
-		{Status: strconv.Itoa(ExitCommandNotFound), Meaning: "`exec`: the sandbox found no such command"},
-		{Status: strconv.Itoa(ExitInterrupted), Meaning: "interrupted (Ctrl-C)"},
+		{Status: strconv.Itoa(ExitCannotRun), Meaning: "`emulator exec`, `provider engine exec`: the program is there but cannot run (no x bit, a directory, permission denied), as a shell says; the error names it. (`exec` passes on the 126 of the sandbox's shell as the remote status)"},
+		{Status: strconv.Itoa(ExitCommandNotFound), Meaning: "`exec`: the sandbox found no such command; `emulator exec`, `provider engine exec`: no such program on this machine (not on `PATH`, or no such file), as a shell says; the error names it"},
+		{Status: strconv.Itoa(ExitInterrupted), Meaning: "interrupted (Ctrl-C); `emulator exec` and `provider engine exec` leave a Ctrl-C to the program and exit as it does (130 when it ends of it), and give 130 themselves only for one that comes before the program starts"},
 	}
 }

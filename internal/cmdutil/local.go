@@ -2,17 +2,15 @@ package cmdutil
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
-	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/tty"
 )
 
 // LocalServer is a server abx runs on this machine for other programs: the
@@ -44,6 +42,11 @@ type Local struct {
 	// Warnings are what stderr says to anyone, whatever the form (a
 	// server that does not isolate its sandboxes). One line each.
 	Warnings func(LocalServer) []string
+
+	// signals and foreground stand in for the signals abx gets and for
+	// tty.Foreground, in tests; nil: the real ones.
+	signals    <-chan os.Signal
+	foreground func() bool
 }
 
 // Serve starts the server, prints the lines that point programs at it
@@ -78,13 +81,36 @@ func (l Local) Serve(ctx context.Context, p *output.Printer) error {
 
 // Exec starts the server, runs argv with the server's variables added to
 // abx's environment (and this abx first on its PATH), stops the server,
-// and exits as the program did.
+// and exits as the program did (docs/exit-codes.md). The signals abx gets
+// meanwhile are the program's to act on (runChild).
 func (l Local) Exec(ctx context.Context, io *output.Streams, argv []string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sigs, foreground := l.signals, l.foreground
+	if sigs == nil {
+		// Caught from before the server starts: one that comes while it
+		// starts stops it rather than leaving it behind.
+		ch := make(chan os.Signal, 4)
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(ch)
+		sigs = ch
+	}
+	if foreground == nil {
+		foreground = tty.Foreground
+	}
 	s, err := l.Start(false)
 	if err != nil {
 		return err
 	}
-	runErr := runChild(ctx, io, argv, append(s.Env(), selfOnPath()...))
+	select {
+	case <-sigs:
+		_ = s.Close()
+		return abxerr.New(abxerr.Interrupted, "interrupted before %s ran", argv[0])
+	default:
+	}
+	ch := child{argv: argv, env: append(s.Env(), selfOnPath()...), signals: sigs, foreground: foreground}
+	runErr := ch.run(io)
 	select {
 	case <-s.Done(): // it failed while the program ran: the program may say why too
 		if err := s.Close(); runErr == nil && err != nil {
@@ -96,11 +122,6 @@ func (l Local) Exec(ctx context.Context, io *output.Streams, argv []string) erro
 	return runErr
 }
 
-// childGrace is how long a child has to end after the SIGTERM abx passes
-// on: a shell waiting for a foreground command acts on it only once the
-// command ends.
-const childGrace = 5 * time.Second
-
 // selfOnPath puts this abx first on a child's PATH, so that a script run
 // by `go run ./cmd/abx emulator exec` calls the same abx.
 func selfOnPath() []string {
@@ -109,46 +130,4 @@ func selfOnPath() []string {
 		return nil
 	}
 	return []string{"PATH=" + filepath.Dir(self) + string(os.PathListSeparator) + os.Getenv("PATH")}
-}
-
-// runChild runs argv with env added to abx's environment and exits as it
-// did. An interrupt reaches the child through the terminal's process
-// group, and one abx alone gets (a SIGTERM) is passed on as SIGTERM; a
-// child that has not ended childGrace later is killed, so that abx, and
-// the server it runs, end within a bound.
-func runChild(ctx context.Context, io *output.Streams, argv []string, env []string) error {
-	c := exec.Command(argv[0], argv[1:]...)
-	c.Env = append(os.Environ(), env...)
-	c.Stdin, c.Stdout, c.Stderr = io.In, io.Out, io.ErrOut
-	if err := c.Start(); err != nil {
-		return abxerr.New(abxerr.InvalidInput, "cannot run %s: %v", argv[0], errors.Unwrap(err)).
-			WithHint("check the command name and that it is executable")
-	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = c.Process.Signal(syscall.SIGTERM)
-		case <-done:
-			return
-		}
-		select {
-		case <-time.After(childGrace):
-			_ = c.Process.Kill()
-		case <-done:
-		}
-	}()
-	err := c.Wait()
-	close(done)
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return abxerr.Status(abxerr.SignalStatus(int(ws.Signal())))
-		}
-		return abxerr.Status(ee.ExitCode())
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", strings.Join(argv, " "), err)
-	}
-	return nil
 }

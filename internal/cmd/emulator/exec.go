@@ -26,7 +26,9 @@ func NewCmdExec(f *cmdutil.Factory, runF func(context.Context, *ExecOptions) err
 		Short: "Start the emulator, run a command against it, stop it, exit with the command's code",
 		Long: `Start the emulator, run CMD with the environment pointing abx at it, stop the emulator
 and every process its sandboxes started, and exit with CMD's exit status (128+n if a
-signal ended it). This is how a script that uses abx is tested without a cluster. Each
+signal ended it; 127 if CMD is not there, 126 if it cannot run, as a shell says). A Ctrl-C
+typed on the terminal reaches CMD with abx; one or a SIGTERM sent to abx alone is passed
+on to CMD. This is how a script that uses abx is tested without a cluster. Each
 run starts empty, in a temporary state dir, unless --state-dir names one.`,
 		Example: `  abx emulator exec -- ./examples/quickstart.sh
   abx emulator exec -- bash -c 'abx create --template base -q'

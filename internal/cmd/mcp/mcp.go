@@ -5,7 +5,7 @@ package mcp
 
 import (
 	"context"
-	"io"
+	"errors"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -95,7 +95,9 @@ at --max-output bytes; exec kills a command after 10 minutes unless its timeout_
 says otherwise. Errors are tool errors with abx's code (E3001 not found, E4001 the key was
 refused, E8004 unsupported); secrets never appear in them.
 
-It serves until the host closes stdin, or Ctrl-C.
+One JSON-RPC message a line: a line that is not one is answered with a JSON-RPC error
+(-32700 for a line that is not JSON) and the server reads on. It serves until the host
+closes stdin, and answers the calls under way before it exits; Ctrl-C stops them.
 
 --listen HOST:PORT serves the same tools over Streamable HTTP at http://HOST:PORT/mcp,
 for hosts that connect to a URL rather than spawn a process. Every request must carry
@@ -196,20 +198,15 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	}
 	t := opts.Transport
 	if t == nil {
-		t = &mcp.IOTransport{Reader: readCloser{opts.IO.In}, Writer: writeCloser{opts.IO.Out}}
+		t = &mcpserver.Stdio{In: opts.IO.In, Out: opts.IO.Out}
 	}
-	if err := opts.Server().Run(ctx, t); err != nil && ctx.Err() == nil {
+	err := opts.Server().Run(ctx, t)
+	var drain *mcpserver.DrainError
+	switch {
+	case errors.As(err, &drain):
+		return abxerr.New(abxerr.Timeout, "%v", drain)
+	case err != nil && ctx.Err() == nil:
 		return abxerr.New(abxerr.Internal, "the MCP session ended: %v", err)
 	}
 	return nil
 }
-
-// readCloser and writeCloser are abx's streams as the transport takes
-// them: closing the session leaves the process's own to the process.
-type readCloser struct{ io.Reader }
-
-func (readCloser) Close() error { return nil }
-
-type writeCloser struct{ io.Writer }
-
-func (writeCloser) Close() error { return nil }

@@ -225,7 +225,9 @@ func NewCmdEngineExec(f *cmdutil.Factory, runF func(context.Context, *EngineExec
 		Use:   "exec [flags] -- CMD [ARG...]",
 		Short: "Run a program against the engine, then stop it",
 		Long: `Start the engine, run CMD with E2B_API_URL, E2B_SANDBOX_URL, E2B_API_KEY and E2B_DOMAIN
-pointing at it, stop the engine and exit with CMD's status (128+n if signal n ended it).`,
+pointing at it, stop the engine and exit with CMD's status (128+n if signal n ended it;
+127 if CMD is not there, 126 if it cannot run, as a shell says). A Ctrl-C typed on the
+terminal reaches CMD with abx; one or a SIGTERM sent to abx alone is passed on to CMD.`,
 		Example: `  abx provider engine exec -- node my-agent.mjs
   abx provider engine exec -- e2b sandbox list`,
 		Args: func(cmd *cobra.Command, args []string) error {
