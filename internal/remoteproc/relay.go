@@ -46,9 +46,9 @@ const relayName = "abx-stdin"
 // signals, no flow control, no CR/NL mapping, Ctrl-V and Ctrl-D as abx
 // uses them), makes the FIFO only its user can open, says "ready" and
 // becomes cat. A watchdog looks ten times a second until the command has
-// opened the FIFO (and removed its name); when none has within
-// relayOpenBound (an abx that died between the two starts) it removes the
-// FIFO and ends the relay, so nothing waits for ever.
+// opened the FIFO (and removed its name); when none has within a minute
+// (600 looks: an abx that died between the two starts) it removes the FIFO
+// and ends the relay, so nothing waits for ever.
 const relayScript = `stty -echo -echonl -isig -ixon -ixoff -icrnl -inlcr -igncr -istrip icanon iexten lnext '^V' eof '^D' -opost 2>&1 || exit 126
 mkfifo -m 600 "$1" || exit 126
 r=$$
@@ -63,10 +63,6 @@ r=$$
 echo ready
 exec cat >"$1"
 `
-
-// relayOpenBound is how long the watchdog of relayScript waits (600
-// looks, a tenth of a second apart).
-const relayOpenBound = time.Minute
 
 // relayPiece bounds the bytes between two pushes: well under the 4096 a
 // Linux line discipline holds of one line.
@@ -137,9 +133,13 @@ func startRelay(ctx context.Context, c *envd.Client) (*relay, error) {
 		}
 		return nil
 	})
-	switch {
-	case errors.Is(err, errDetach) && r.pid != 0:
+	if errors.Is(err, errDetach) && r.pid != 0 {
 		return r, nil
+	}
+	if r.pid != 0 && err != nil {
+		r.stop(ctx) // started, but not ready in time or abx was interrupted: no relay waits on
+	}
+	switch {
 	case err == nil:
 		return nil, abxerr.New(abxerr.Rejected, "the sandbox could not relay stdin to the command (exit status %d): %s", end.ExitCode, strings.TrimSpace(said.String())).
 			WithHint("the relay needs bash, stty, mkfifo and cat in the sandbox and a writable /tmp (docs/exec.md, \"Input\")")
