@@ -103,11 +103,15 @@ func New(hc *http.Client, ep Endpoint, user string) *Client {
 	}
 }
 
-// deadline gives each unary RPC its own deadline, as API calls have one.
+// deadline gives each unary RPC its own deadline, as API calls have one,
+// but for SendInput: envd answers it once the bytes are in the process's
+// pipe or terminal, so it waits as long as the process does not read
+// (that wait is what keeps abx from reading more of its stdin), and its
+// bound is the caller's, the life of the command it feeds.
 func deadline(d time.Duration) connect.UnaryInterceptorFunc {
 	return func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			if d <= 0 {
+			if d <= 0 || req.Spec().Procedure == processconnect.ProcessSendInputProcedure {
 				return next(ctx, req)
 			}
 			ctx, cancel := context.WithTimeout(ctx, d)

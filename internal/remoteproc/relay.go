@@ -45,16 +45,23 @@ const relayName = "abx-stdin"
 // relayScript sets the relay's terminal to pass bytes through (no echo, no
 // signals, no flow control, no CR/NL mapping, Ctrl-V and Ctrl-D as abx
 // uses them), makes the FIFO only its user can open, says "ready" and
-// becomes cat. A watchdog looks ten times a second until the command has
-// opened the FIFO (and removed its name); when none has within a minute
-// (600 looks: an abx that died between the two starts) it removes the FIFO
-// and ends the relay, so nothing waits for ever.
+// becomes cat. A watchdog looks ten times a second while the FIFO's name
+// is there: the command removes it once it has opened it, and then the
+// watchdog is done. When the relay is gone first (abx stopped it because
+// the command never started), the watchdog removes the FIFO; when no
+// command has opened it within 600 looks (a minute where sleep takes
+// fractions: an abx that died between the two starts), it removes the FIFO
+// and ends the relay. The watchdog ignores SIGHUP, which the kernel sends
+// the relay's process group when the relay, its terminal's session
+// leader, dies.
 const relayScript = `stty -echo -echonl -isig -ixon -ixoff -icrnl -inlcr -igncr -istrip icanon iexten lnext '^V' eof '^D' -opost 2>&1 || exit 126
 mkfifo -m 600 "$1" || exit 126
 r=$$
 {
+  trap '' HUP
   i=0
   while [ -p "$1" ]; do
+    if ! kill -0 $r 2>/dev/null; then rm -f "$1"; exit; fi
     if [ $i -ge 600 ]; then rm -f "$1"; kill -KILL $r; exit; fi
     i=$((i+1))
     sleep 0.1 || sleep 1
@@ -180,9 +187,18 @@ func (r *relay) feed(ctx context.Context, in io.Reader) error {
 
 // stop ends the relay when the command has ended: what the command did not
 // read is of no use, and a relay waiting on its terminal would wait for
-// ever.
+// ever. The FIFO goes too, in case the command never opened it (it did
+// not start: a bad --cwd, an unknown user, Ctrl-C between the starts);
+// after a command that did, its name is gone already and the removal is
+// a no-op. Both are asked at once, within signalWait.
 func (r *relay) stop(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), signalWait)
 	defer cancel()
+	removed := make(chan struct{})
+	go func() {
+		defer close(removed)
+		_ = r.c.Remove(ctx, r.fifo)
+	}()
 	_ = r.c.Signal(ctx, r.pid, true)
+	<-removed
 }

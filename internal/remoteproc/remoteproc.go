@@ -212,10 +212,14 @@ exit $s
 // Shown is a listed process as people wrote it: a command abx started
 // reads as the bash line it runs, without the wrapper around it or abx's
 // redirections (a command started by an abx before they were apart shows
-// them).
+// them), and the stdin relay of an exec -i as abx-stdin FIFO.
 func Shown(p envd.Process) envd.Process {
-	if started(p) {
+	switch {
+	case started(p):
 		p.Args = []string{"-l", "-c", p.Args[3]}
+	case p.Cmd == "/bin/bash" && len(p.Args) == 4 && p.Args[0] == "-c" && p.Args[2] == relayName:
+		// exec -i's relay (relay.go): its name and the FIFO it fills.
+		p.Cmd, p.Args = relayName, []string{p.Args[3]}
 	}
 	return p
 }

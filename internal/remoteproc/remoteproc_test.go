@@ -50,6 +50,16 @@ func TestCommandRunsTheLineUnderTheWrapper(t *testing.T) {
 	}
 }
 
+// exec -i's relay reads as its name and the FIFO it fills, not as its
+// script.
+func TestShownNamesTheRelay(t *testing.T) {
+	t.Parallel()
+	p := envd.Process{Cmd: "/bin/bash", Args: []string{"-c", relayScript, relayName, "/tmp/.abx-stdin-0a1b"}}
+	if got := Shown(p); got.Cmd != "abx-stdin" || !reflect.DeepEqual(got.Args, []string{"/tmp/.abx-stdin-0a1b"}) || Discarded(p) {
+		t.Errorf("shown as %s %q", got.Cmd, got.Args)
+	}
+}
+
 // Processes abx did not start, or started before the wrapper, are shown
 // as envd lists them.
 func TestShownLeavesOtherProcessesAlone(t *testing.T) {

@@ -41,7 +41,7 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 		streamCtx, cancel = context.WithTimeout(streamCtx, spec.Timeout)
 		defer cancel()
 	}
-	it := &interrupter{ctx: ctx, c: c, stop: stop}
+	it := &interrupter{ctx: ctx, c: c, stop: stop, aborts: make(chan struct{}, 1)}
 	done := make(chan struct{})
 	defer close(done)
 	go it.watch(spec.Signals, done)
@@ -65,10 +65,9 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 		} else {
 			err = pump(streamCtx, c, pid, spec.Stdin)
 		}
-		if err != nil && abxerr.From(err).Code == abxerr.InvalidInput {
-			// abx could not read its own stdin: the command must not take
-			// what it got for the whole of it.
-			it.abort(err)
+		if cause := undelivered(streamCtx, err); cause != nil {
+			// The command must not take what it got for the whole of it.
+			it.abort(cause)
 		}
 	}
 
@@ -130,6 +129,29 @@ const StopWait = Grace + time.Second
 // be the reason the command does not end.
 const signalWait = 5 * time.Second
 
+// undelivered is the error of an input that did not reach the command
+// whole: abx could not read its own stdin, or the connection broke under a
+// piece of it (which may or may not have arrived). Nil for the ends that
+// leave nothing owed: all of it sent, the command's own end (ctx), and an
+// answer of envd's that the receiving side is gone or closed its stdin (a
+// command that stopped reading, as 'head -c 5' does).
+func undelivered(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() != nil {
+		return nil
+	}
+	e := abxerr.From(envd.AsError(err))
+	switch e.Code {
+	case abxerr.InvalidInput:
+		return e
+	case abxerr.Network:
+		return &abxerr.Error{Code: abxerr.Network, Cause: err,
+			Message: "abx's stdin could not be sent to the command whole: " + e.Message,
+			Hint: "abx stopped the command rather than let it take part of its input for all of it; " +
+				"a command that reads none of its input for --idle-timeout looks like a stalled connection: raise it for such a command (0 turns the bound off)"}
+	}
+	return nil
+}
+
 // pump streams abx's stdin to the process and closes the process's stdin
 // at the end (envd 0.5.2 and later; older ones have the relay).
 func pump(ctx context.Context, c *envd.Client, pid uint32, in io.Reader) error {
@@ -155,17 +177,22 @@ type interrupter struct {
 	presses int
 	kills   bool  // SIGKILL went out (or would have, had the process started)
 	cause   error // why abx stopped the command itself (abort)
+
+	aborts chan struct{} // abort's press, for watch to act on
 }
 
-// abort stops the command as a Ctrl-C does, for a reason of abx's own,
-// which Run then reports.
+// abort stops the command as a Ctrl-C does, SIGKILL after StopWait
+// included, for a reason of abx's own, which Run then reports.
 func (it *interrupter) abort(err error) {
 	it.mu.Lock()
 	if it.cause == nil {
 		it.cause = err
 	}
 	it.mu.Unlock()
-	it.press()
+	select {
+	case it.aborts <- struct{}{}:
+	default: // one is waiting already
+	}
 }
 
 func (it *interrupter) aborted() error {
@@ -206,6 +233,8 @@ func (it *interrupter) watch(sigs <-chan os.Signal, done <-chan struct{}) {
 				press()
 			}
 		case <-sigs:
+			press()
+		case <-it.aborts:
 			press()
 		case <-giveUp:
 			it.kill()

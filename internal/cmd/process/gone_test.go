@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -54,7 +55,7 @@ func TestSandboxEndedSaysWhy(t *testing.T) {
 			t.Errorf("%s: error %v, want none", tc.name, err)
 		case tc.code != "" && abxerr.From(err).Code != tc.code:
 			t.Errorf("%s: error %v (%s), want %s", tc.name, err, abxerr.From(err).Code, tc.code)
-		case tc.code == "" && tc.err != nil && err != tc.err:
+		case tc.code == "" && tc.err != nil && !errors.Is(err, tc.err):
 			t.Errorf("%s: error %v, want it unchanged", tc.name, err)
 		}
 		if tc.unasked && asked {

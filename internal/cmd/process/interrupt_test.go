@@ -36,18 +36,20 @@ const within = 20 * time.Second
 type sandbox struct {
 	env map[string]string
 	id  string
+	dir string // the gateway's: each sandbox's files are under dir/ID
 }
 
 func newSandbox(t testing.TB, envdVersion string) *sandbox {
 	t.Helper()
 	srv := manager.New(manager.Options{APIKey: emutest.Key, Domain: "abx.test", EnvdVersion: envdVersion})
-	gw := emulator.NewGateway(srv, t.TempDir(), envdVersion)
+	dir := t.TempDir()
+	gw := emulator.NewGateway(srv, dir, envdVersion)
 	gw.Isolated = jail.Available() == nil
 	ts := httptest.NewServer(gw)
 	t.Cleanup(ts.Close)
 	t.Cleanup(gw.Close)
 	// The private protocol on the fake's own origin: no name to resolve.
-	s := &sandbox{env: map[string]string{
+	s := &sandbox{dir: dir, env: map[string]string{
 		"ABX_PROVIDER":                    "alicloud-container",
 		"ABX_ALICLOUD_CONTAINER_BASE_URL": ts.URL + "/kruise/api",
 		"ABX_ALICLOUD_CONTAINER_API_KEY":  emutest.Key,
@@ -64,6 +66,19 @@ func newSandbox(t testing.TB, envdVersion string) *sandbox {
 	}
 	s.id = sb.SandboxID
 	return s
+}
+
+// waitFile waits (up to within) for a file the sandbox's command makes in
+// its home: its way of saying it got somewhere.
+func (s *sandbox) waitFile(t testing.TB, name string) {
+	t.Helper()
+	path := filepath.Join(s.dir, s.id, "home", "user", name)
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s did not appear within %s", name, within)
 }
 
 func (s *sandbox) factory(t testing.TB) (*cmdutil.Factory, cmdtest.Streams) {

@@ -33,8 +33,9 @@ import (
 // stream is cut").
 
 const (
-	startRPC   = `process\.Process/Start$`
-	connectRPC = `process\.Process/Connect$`
+	startRPC     = `process\.Process/Start$`
+	connectRPC   = `process\.Process/Connect$`
+	sendInputRPC = `process\.Process/SendInput$`
 	// counting prints a line every 200 ms for 6 s, then exits 7.
 	counting = "for i in $(seq 1 30); do echo line $i; sleep 0.2; done; exit 7"
 )
@@ -369,4 +370,42 @@ func TestExecGivesUpAfterTheWindow(t *testing.T) {
 		t.Errorf("%d attempts in 10 s, want a backoff", n)
 	}
 	waitSleepers(t, 1, a) // left running, as the hint says
+}
+
+// A piece of stdin that the network lost (the connection broke under a
+// SendInput) stops the command, SIGKILL after the grace included, and
+// says so: the command must not wait for the rest, nor take what came for
+// all of it.
+func TestExecInteractiveStdinLostOnTheWay(t *testing.T) {
+	t.Parallel()
+	for _, version := range []string{"0.2.10", "0.6.13"} {
+		t.Run("envd "+version, func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, version)
+			p := s.behind(t)
+			// The first piece passes, the second is lost.
+			p.Add(faultproxy.Rule{Path: sendInputRPC, Times: 1, Fault: func(w http.ResponseWriter, r *http.Request, up http.Handler) { up.ServeHTTP(w, r) }})
+			p.Add(faultproxy.Rule{Path: sendInputRPC, Times: 1, Fault: faultproxy.Reset()})
+			a := sleepMark()
+			opts, out := s.execIn(t, "", `trap "" TERM; head -c 5 >first; touch read-first; wc -c; sleep `+a+`; echo done`)
+			opts.Interactive = true
+			stdin, w := io.Pipe()
+			defer func() { _ = w.Close() }()
+			opts.IO.In = stdin
+			wait := start(t, func() error { return runExec(t.Context(), opts) })
+			if _, err := w.Write([]byte("first")); err != nil {
+				t.Fatal(err)
+			}
+			s.waitFile(t, "read-first") // TERM is ignored from now on
+			_, _ = w.Write([]byte("more input"))
+			err := wait()
+			if e := abxerr.From(err); e == nil || e.Code != abxerr.Network || !strings.Contains(e.Message, "could not be sent to the command whole") {
+				t.Errorf("error %v, want E5001 saying the input did not arrive whole", err)
+			}
+			if code := statusOf(err); code != 125 {
+				t.Errorf("exit %d, want 125", code)
+			}
+			wantStopped(t, out.Out, a)
+		})
+	}
 }
