@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/abx-dev/abx/internal/output"
 )
 
 // Bounds of the stdio transport (docs/mcp.md, "On stdio").
@@ -43,6 +45,10 @@ type Stdio struct {
 	// Drain bounds the wait for the calls under way at the end of the
 	// input; 0 is DefaultDrain. Past it they are stopped.
 	Drain time.Duration
+
+	// sawEnd, when set, is told that the reader has seen the input end:
+	// for tests that must act after that, not before.
+	sawEnd func()
 }
 
 // DrainError ends a session whose input ended while calls were under way
@@ -53,7 +59,7 @@ type DrainError struct {
 }
 
 func (e *DrainError) Error() string {
-	return fmt.Sprintf("the input ended, and %d call(s) had not finished %s later: they were stopped", e.Pending, e.After)
+	return fmt.Sprintf("the input ended, and %s had not finished %s later: they were stopped", output.Count(e.Pending, "call", "calls"), e.After)
 }
 
 // Connect starts reading the input. ctx is the server's: when it ends
@@ -64,6 +70,7 @@ func (t *Stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 		out:      t.Out,
 		maxLine:  t.MaxLine,
 		drain:    t.Drain,
+		sawEnd:   t.sawEnd,
 		messages: make(chan jsonrpc.Message),
 		ended:    make(chan struct{}),
 		closed:   make(chan struct{}),
@@ -85,6 +92,7 @@ type stdioConn struct {
 	out     io.Writer
 	maxLine int
 	drain   time.Duration
+	sawEnd  func()
 
 	writeMu sync.Mutex
 
@@ -219,6 +227,9 @@ func (c *stdioConn) readLines(in io.Reader) {
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				c.endErr = err
+			}
+			if c.sawEnd != nil {
+				c.sawEnd()
 			}
 			close(c.ended)
 			return

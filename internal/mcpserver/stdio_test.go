@@ -198,13 +198,20 @@ func TestStdioAnswersBadLinesAndGoesOn(t *testing.T) {
 // then does the server end.
 func TestStdioFinishesTheCallsInFlightAtTheEndOfInput(t *testing.T) {
 	t.Parallel()
-	p := serveStdio(t.Context(), t, &Stdio{})
+	saw := make(chan struct{})
+	p := serveStdio(t.Context(), t, &Stdio{sawEnd: func() { close(saw) }})
 	p.send(initialize, initialized, callHold)
 	wantResult(t, p.next(), "1")
 	p.await(p.held, "the call starts")
 	_ = p.in.Close()
-	close(p.release)
+	p.await(saw, "the server sees the end of its input")
+	close(p.release) // only now: the call outlived the input's end
 	a := p.next()
+	select {
+	case <-p.cancelled:
+		t.Error("the call was cancelled at the end of the input")
+	default:
+	}
 	wantResult(t, a, "2")
 	if !strings.Contains(string(a.Result), "released") {
 		t.Errorf("the call's result is %s", a.Result)

@@ -145,3 +145,15 @@ func TestCopyDownAFileIntoADirectory(t *testing.T) {
 		t.Error("nodir was made")
 	}
 }
+
+// A tree without a name of its own, "/", goes into an existing directory as
+// its contents (there is no name to nest it under), and the Stats end.
+func TestTreeDestinationOfTheRoot(t *testing.T) {
+	t.Parallel()
+	r := newCallsRemote(newFakeRemote())
+	r.fakeRemote.dirs = append(r.fakeRemote.dirs, "/home/user/into")
+	dest, err := (&Copier{Remote: r}).treeDestination(context.Background(), "/", "/home/user/into")
+	if err != nil || dest != "/home/user/into" || len(r.calls) > 2 {
+		t.Errorf("dest %q, %v after %v", dest, err, r.calls)
+	}
+}

@@ -133,7 +133,7 @@ func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive b
 // recreated on this machine, and devices, sockets and pipes have nothing
 // to copy.
 func (c *Copier) skipDown(p string) Skip {
-	return Skip{Path: c.Sandbox + ":" + p, Reason: "a symbolic link or special file"}
+	return Skip{Path: c.Sandbox + ":" + p, Reason: skipDownLink}
 }
 
 // remoteContents reports whether a remote tree is named for its contents

@@ -43,13 +43,26 @@ func Put(ctx context.Context, rm Remote, remote string, r io.Reader) error {
 	return err
 }
 
+// CheckRemotePath refuses a sandbox path before anything is sent: an
+// empty one, and one that is not UTF-8, which envd's file service cannot
+// carry (its paths are protobuf strings; docs/files.md, "Paths").
+func CheckRemotePath(p string) error {
+	switch {
+	case p == "":
+		return abxerr.New(abxerr.InvalidInput, "empty path").WithHint("give an absolute path, or one relative to the user's home")
+	case !utf8.ValidString(p):
+		return abxerr.New(abxerr.InvalidInput, "the path %q is not UTF-8: envd cannot name it", p).
+			WithHint("envd's file service names files in UTF-8 only")
+	}
+	return nil
+}
+
 // prepare checks remote before an upload to it, and returns the first of
 // its parents that does not exist, which the upload will make ("" when
 // they all do).
 func prepare(ctx context.Context, rm Remote, remote string) (string, error) {
-	if !utf8.ValidString(remote) {
-		return "", abxerr.New(abxerr.InvalidInput, "the path %q is not UTF-8: envd cannot name it", remote).
-			WithHint("envd's file service names files in UTF-8 only")
+	if err := CheckRemotePath(remote); err != nil {
+		return "", err
 	}
 	e, err := rm.Stat(ctx, remote)
 	switch {

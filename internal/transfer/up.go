@@ -151,7 +151,11 @@ func (c *Copier) treeDestination(ctx context.Context, local, remote string) (str
 		case dest != remote || localContents(local):
 			return dest, nil // merged into it
 		}
-		dest = path.Join(remote, localBase(local))
+		next := path.Join(remote, localBase(local))
+		if next == remote {
+			return dest, nil // a tree without a name of its own ("/"): its contents, as DIR/.
+		}
+		dest = next
 	}
 }
 

@@ -27,7 +27,11 @@ const (
 	skipLoop    = "a loop of symbolic links"
 	skipSpecial = "a device, socket or pipe"
 	skipUTF8    = "its name is not UTF-8, which envd cannot carry"
+	skipTarget  = "a symbolic link to a name that is not UTF-8, which envd cannot carry"
 	skipNoLinks = "a symbolic link, which this sandbox cannot make"
+	// A download leaves out what the listing shows as neither file nor
+	// directory (docs/files.md).
+	skipDownLink = "a symbolic link or special file"
 )
 
 // upPlan is a local tree to upload, read whole before anything is sent.
@@ -82,6 +86,9 @@ func planUp(root *os.Root, local string) (upPlan, error) {
 			plan.files = append(plan.files, p)
 		case t&fs.ModeSymlink != 0:
 			target, why := linkInTree(root, p)
+			if why == "" && !utf8.ValidString(target) {
+				why = skipTarget // envd's Start carries strings: it could not make the link
+			}
 			if why != "" {
 				plan.skipped = append(plan.skipped, Skip{shown(p), why})
 				return nil

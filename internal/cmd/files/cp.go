@@ -121,7 +121,7 @@ func (opts *CpOptions) parse(cmd *cobra.Command, args []string) error {
 	if srcPath == "" || dstPath == "" {
 		return abxerr.New(abxerr.InvalidInput, "empty path in %q or %q", src, dst)
 	}
-	if err := checkRemotePath(opts.Path); err != nil {
+	if err := transfer.CheckRemotePath(opts.Path); err != nil {
 		return err
 	}
 	opts.User = userOf(cmd)

@@ -7,7 +7,6 @@ package files
 import (
 	"context"
 	"errors"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -84,7 +83,7 @@ func (t *target) parse(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	for _, p := range args[1:] {
-		if err := checkRemotePath(p); err != nil {
+		if err := transfer.CheckRemotePath(p); err != nil {
 			return err
 		}
 	}
@@ -157,18 +156,4 @@ func ask[T any](ctx context.Context, t *target, q func(*envd.Client) (T, error))
 func hasCode(err error, code abxerr.Code) bool {
 	e := abxerr.From(err)
 	return e != nil && e.Code == code
-}
-
-// checkRemotePath refuses a remote path before anything is sent: an empty
-// one, and one that is not UTF-8, which envd's file service cannot carry
-// (its paths are protobuf strings; docs/files.md, "Paths").
-func checkRemotePath(p string) error {
-	switch {
-	case p == "":
-		return abxerr.New(abxerr.InvalidInput, "empty path").WithHint("give an absolute path, or one relative to the user's home")
-	case !utf8.ValidString(p):
-		return abxerr.New(abxerr.InvalidInput, "the path %q is not UTF-8: envd cannot name it", p).
-			WithHint("envd's file service names files in UTF-8 only")
-	}
-	return nil
 }

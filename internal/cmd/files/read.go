@@ -30,10 +30,11 @@ func NewCmdRead(f *cmdutil.Factory, runF func(context.Context, *ReadOptions) err
 a temporary name beside it and renamed when complete, so an error leaves nothing
 half-written. A path that does not exist exits 3.
 
-On a terminal, only text is printed: a file that is not UTF-8 text without controls (a
-binary file, an escape sequence that could retitle or clear the terminal) is refused
-with exit 2 before any of it is written, as curl does. --out - prints it anyway; a pipe
-gets the bytes as they are.`,
+On a terminal, only text is printed, as curl does: a file that is not UTF-8 text
+without controls (a binary file, an escape sequence that could retitle or clear the
+terminal) in its first 8 KiB is refused with exit 2 before any of it is written; one
+that turns into something else later stops there, with the same error. --out - prints
+it anyway; a pipe gets the bytes as they are.`,
 		Example: `  abx files read "$id" /etc/os-release
   abx files read "$id" results.csv --out results.csv`,
 		Args: cmdutil.ExactArgs("ID", "PATH"),
