@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
 )
 
 // Bounds of the server's sandbox lifetime (docs/protocol.md, lifetimes):
@@ -106,14 +107,15 @@ func ParsePort(s string) (int, error) {
 const sandboxPrefix = "sandbox/"
 
 // maxIDLength bounds an ID: Kubernetes names stay under 253 bytes.
-const maxIDLength = 253
+const maxIDLength = provider.MaxIDLength
 
 // SandboxID reads a sandbox ID argument: as 'abx list' shows it, or as
 // sandbox/ID. Anything that could not be one is refused before it is sent,
-// in particular what would change the URL it is put into.
+// in particular what would change the URL it is put into: the rule every
+// door shares, provider.CheckSandboxID.
 func SandboxID(arg string) (string, error) {
 	id := strings.TrimPrefix(arg, sandboxPrefix)
-	if err := CheckID("sandbox ID", id); err != nil {
+	if err := provider.CheckSandboxID(id); err != nil {
 		return "", err.WithHint("pass an ID as shown by 'abx list'")
 	}
 	return id, nil
@@ -133,21 +135,10 @@ func SandboxIDs(args []string) ([]string, error) {
 }
 
 // CheckID refuses an identifier (what: "sandbox ID", "context ID",
-// "--user") that no server issues, before anything is sent: empty, longer
-// than a Kubernetes name, "." or "..", or holding anything but ASCII
-// letters, digits, '.', '_' and '-'. sandbox-manager's IDs are
-// namespace--name, Kubernetes names, and the code interpreter's contexts
-// are UUIDs; what else would be put into a URL or a header could change
-// where it goes.
+// "--user") that no server issues, before anything is sent: the rule of
+// provider.CheckID.
 func CheckID(what, id string) *abxerr.Error {
-	bad := id == "" || len(id) > maxIDLength || id == "." || id == ".." ||
-		strings.IndexFunc(id, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
-		}) >= 0
-	if bad {
-		return abxerr.New(abxerr.InvalidInput, "invalid %s %q", what, id)
-	}
-	return nil
+	return provider.CheckID(what, id)
 }
 
 // CheckUser refuses a --user that is no Linux user name before it is sent:

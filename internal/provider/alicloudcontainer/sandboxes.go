@@ -71,11 +71,15 @@ func (c *Client) Connect(ctx context.Context, id string, timeout time.Duration) 
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
+	path, err := sandboxPath(id)
+	if err != nil {
+		return nil, err
+	}
 	var w *wireSandbox
-	r, err := c.call(ctx, http.MethodPost, sandboxPath(id)+"/connect", nil, timeoutBody{seconds(timeout)}, &w,
+	r, err := c.call(ctx, http.MethodPost, path+"/connect", nil, timeoutBody{seconds(timeout)}, &w,
 		http.StatusOK, http.StatusCreated)
 	if err == nil {
-		err = w.check(http.MethodPost, sandboxPath(id)+"/connect")
+		err = w.check(http.MethodPost, path+"/connect")
 	}
 	if err != nil {
 		if !isClientError(err) {
@@ -109,11 +113,15 @@ func (c *Client) Get(ctx context.Context, id string) (*provider.Sandbox, error) 
 
 // get reads the server's view of a sandbox, tokens included.
 func (c *Client) get(ctx context.Context, id string) (*wireSandbox, error) {
-	var w *wireSandbox
-	if _, err := c.call(ctx, http.MethodGet, sandboxPath(id), nil, nil, &w, http.StatusOK); err != nil {
+	path, err := sandboxPath(id)
+	if err != nil {
 		return nil, err
 	}
-	if err := w.check(http.MethodGet, sandboxPath(id)); err != nil {
+	var w *wireSandbox
+	if _, err := c.call(ctx, http.MethodGet, path, nil, nil, &w, http.StatusOK); err != nil {
+		return nil, err
+	}
+	if err := w.check(http.MethodGet, path); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -230,20 +238,32 @@ func isNotFoundSandbox(err error) bool {
 
 // Kill sends DELETE /sandboxes/{id}; a second delete answers 404.
 func (c *Client) Kill(ctx context.Context, id string) error {
-	_, err := c.call(ctx, http.MethodDelete, sandboxPath(id), nil, nil, nil, http.StatusNoContent, http.StatusOK)
+	path, err := sandboxPath(id)
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, http.MethodDelete, path, nil, nil, nil, http.StatusNoContent, http.StatusOK)
 	return err
 }
 
 // SetTimeout sends POST /sandboxes/{id}/timeout; it overwrites the deadline.
 func (c *Client) SetTimeout(ctx context.Context, id string, timeout time.Duration) error {
-	_, err := c.call(ctx, http.MethodPost, sandboxPath(id)+"/timeout", nil, timeoutBody{seconds(timeout)}, nil,
+	path, err := sandboxPath(id)
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, http.MethodPost, path+"/timeout", nil, timeoutBody{seconds(timeout)}, nil,
 		http.StatusNoContent, http.StatusOK)
 	return err
 }
 
 // Pause sends POST /sandboxes/{id}/pause.
 func (c *Client) Pause(ctx context.Context, id string) error {
-	_, err := c.call(ctx, http.MethodPost, sandboxPath(id)+"/pause", nil, nil, nil, http.StatusNoContent, http.StatusOK)
+	path, err := sandboxPath(id)
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, http.MethodPost, path+"/pause", nil, nil, nil, http.StatusNoContent, http.StatusOK)
 	return err
 }
 
@@ -258,7 +278,11 @@ func (c *Client) Resume(ctx context.Context, id string, timeout time.Duration) e
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	_, err := c.call(ctx, http.MethodPost, sandboxPath(id)+"/resume", nil, timeoutBody{seconds(timeout)}, nil,
+	path, err := sandboxPath(id)
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, http.MethodPost, path+"/resume", nil, timeoutBody{seconds(timeout)}, nil,
 		http.StatusNoContent, http.StatusCreated, http.StatusOK)
 	return err
 }
@@ -268,7 +292,15 @@ func (c *Client) PortURL(id string, port int) (string, error) {
 	return c.cfg.PortURL(id, "", port)
 }
 
-func sandboxPath(id string) string { return "/sandboxes/" + url.PathEscape(id) }
+// sandboxPath is the path of a sandbox's routes. An ID that could not be
+// one is refused here, before any request, whichever door passed it on:
+// ".." would make the path the API's root, sent with the key.
+func sandboxPath(id string) (string, error) {
+	if err := provider.CheckSandboxID(id); err != nil {
+		return "", err.WithHint("pass an ID as shown by 'abx list'")
+	}
+	return "/sandboxes/" + url.PathEscape(id), nil
+}
 
 // metadataQuery encodes filters as the server reads them: one query value
 // holding "k1=v1&k2=v2", itself URL-encoded.

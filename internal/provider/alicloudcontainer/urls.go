@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
 )
 
 // The URL rules of docs/protocol.md, "Gateway URLs and protocols", live here
@@ -34,9 +35,8 @@ func (c *Config) APIBase() string {
 // PortURL is the URL of port on sandbox id. sandboxDomain is the domain the
 // server reported for that sandbox, or "" to use the configured one.
 func (c *Config) PortURL(id, sandboxDomain string, port int) (string, error) {
-	if id == "" {
-		return "", abxerr.New(abxerr.InvalidInput, "empty sandbox ID").
-			WithHint("pass the ID shown by 'abx list'")
+	if err := provider.CheckSandboxID(id); err != nil {
+		return "", err.WithHint("pass the ID shown by 'abx list'")
 	}
 	if port < 1 || port > 65535 {
 		return "", abxerr.New(abxerr.InvalidInput, "port %d is out of range 1..65535", port)
