@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -14,6 +15,15 @@ var _ provider.DataPlane = (*Client)(nil)
 // effects and returns the envd access token, and builds the URL of port
 // from the URL rules. /connect is not used: it would resume the sandbox
 // and move its deadline.
+//
+// Each port gets the credentials it needs (docs/protocol.md,
+// "Credentials"): the envd access token only envd and the code
+// interpreter, which hands it to envd; a server the sandbox runs on any
+// other port would learn from it how to run anything as anyone in the
+// sandbox. The traffic token is the gateway's: OpenKruise's
+// sandbox-gateway checks it on any port of a sandbox whose traffic is
+// guarded, and takes it off before the request goes on; every port gets
+// it.
 func (c *Client) Endpoint(ctx context.Context, id string, port int) (*provider.Endpoint, error) {
 	if port == 0 {
 		port = c.cfg.EnvdPort
@@ -29,7 +39,7 @@ func (c *Client) Endpoint(ctx context.Context, id string, port int) (*provider.E
 	h := http.Header{}
 	h.Set("E2b-Sandbox-Id", id)
 	h.Set("E2b-Sandbox-Port", strconv.Itoa(port))
-	if w.EnvdAccessToken != "" {
+	if w.EnvdAccessToken != "" && (port == c.cfg.EnvdPort || port == codeinterp.Port) {
 		h.Set("X-Access-Token", w.EnvdAccessToken)
 	}
 	if w.TrafficAccessToken != "" {
