@@ -11,6 +11,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 
+	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -20,6 +21,11 @@ type Forwarder struct {
 	// OnFailure, if set, hears every request the port could not answer:
 	// the upstream's error status (502, 404) or a transport error.
 	OnFailure func(status int, err error)
+	// Hop is the mark of the server this forwarder serves in: every
+	// request it forwards bears it, and one that comes back with it went
+	// round in a loop (a sandbox port that leads back to this server) and
+	// is refused with 508.
+	Hop loopback.Hop
 }
 
 // New forwards to ep through transport (abx's, with its proxy and CA
@@ -37,6 +43,7 @@ func New(ep *provider.Endpoint, transport http.RoundTripper) (*Forwarder, error)
 			for k, vs := range ep.Header {
 				r.Out.Header[k] = append([]string(nil), vs...)
 			}
+			fw.Hop.Mark(r.Out.Header)
 		},
 		Transport: transport,
 		// Streams (server-sent events, NDJSON, downloads) go through as
@@ -72,6 +79,10 @@ func New(ep *provider.Endpoint, transport http.RoundTripper) (*Forwarder, error)
 // while it already waits for the connection's next request, and drop the
 // connection ("invalid concurrent Body.Read call").
 func (fw *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if fw.Hop.Seen(r.Header) {
+		loopback.Refuse(w, http.StatusLoopDetected, "abx: this request came back to the server that forwarded it: the sandbox's port leads back here")
+		return
+	}
 	_ = http.NewResponseController(w).EnableFullDuplex() // not every writer can (HTTP/2 always is)
 	fw.proxy.ServeHTTP(w, r)
 	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxUnreadBody))

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -197,4 +198,58 @@ func (g *gate) Read(p []byte) (int, error) {
 	n, err := g.ReadCloser.Read(p)
 	g.n += n
 	return n, err
+}
+
+// A forwarder whose port leads back to itself (a sandbox port the gateway
+// maps to this very listener) sees its own mark on the request it sent
+// and refuses it with 508, instead of forwarding it again until files run
+// out. Another server's mark is passed on with its own added.
+func TestALoopBackToTheForwarderIsRefused(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewUnstartedServer(nil)
+	fw, err := New(&provider.Endpoint{URL: "http://" + ts.Listener.Addr().String(), Header: http.Header{"E2b-Sandbox-Id": {"sb1"}}},
+		http.DefaultTransport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Hop = loopback.NewHop()
+	count := 0
+	var mu sync.Mutex
+	ts.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		count++
+		mu.Unlock()
+		fw.ServeHTTP(w, r)
+	})
+	ts.Start()
+	t.Cleanup(ts.Close)
+	resp, err := http.Get(ts.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if resp.StatusCode != http.StatusLoopDetected || count != 2 {
+		t.Errorf("%d after %d requests, want 508 after 2", resp.StatusCode, count)
+	}
+
+	// Marks of the servers before it go on, with this one's.
+	var heard http.Header
+	up := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { heard = r.Header.Clone() }))
+	t.Cleanup(up.Close)
+	next, err := New(&provider.Endpoint{URL: up.URL}, http.DefaultTransport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next.Hop = loopback.NewHop()
+	other := loopback.NewHop()
+	req, _ := http.NewRequest("GET", serve(t, next)+"/", nil)
+	other.Mark(req.Header)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%v %v", resp, err)
+	}
+	if !other.Seen(heard) || !next.Hop.Seen(heard) {
+		t.Errorf("the port heard marks %q", heard.Values(loopback.HopHeader))
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/portforward"
 	"github.com/abx-dev/abx/internal/provider"
@@ -54,7 +55,9 @@ func NewCmdPortForward(f *cmdutil.Factory, runF func(context.Context, *PortForwa
 REMOTE of the sandbox, through the gateway with the provider's URL rule and headers:
 HTTP, server streams and upgraded connections (WebSocket) alike. LOCAL defaults to REMOTE;
 an empty LOCAL (:REMOTE) picks a free port. Ctrl-C stops it. A request the sandbox cannot
-answer because it is paused or gone gets 502, and abx says which on stderr.`,
+answer because it is paused or gone gets 502, and abx says which on stderr. On loopback it
+serves this machine's clients only: a Host that is not a name of this machine, or a web
+page of another origin, gets 403. The sandbox's servers get no access token of abx's.`,
 		Example: `  abx port-forward "$id" 8080
   abx port-forward "$id" 18080:8080 :5432
   abx port-forward "$id" 8000 -o json | jq -r '.[0].url'`,
@@ -116,6 +119,11 @@ func runPortForward(ctx context.Context, opts *PortForwardOptions) error {
 		opts.Printer.Note("warning: listening on %s: anyone who reaches this machine reaches the sandbox's ports", opts.Address)
 	}
 	notice := &failureNotice{opts: opts, ctx: ctx}
+	// One mark for every port this run forwards: a port that leads back to
+	// one of its listeners (the emulator maps a sandbox's port N to this
+	// machine's, so 'port-forward ID 8080' with nothing on 8080 inside does)
+	// is answered 508 rather than forwarded round for ever.
+	hop := loopback.NewHop()
 	var servers []*http.Server
 	defer func() {
 		for _, srv := range servers {
@@ -133,13 +141,13 @@ func runPortForward(ctx context.Context, opts *PortForwardOptions) error {
 		if err != nil {
 			return err
 		}
-		fw.OnFailure = notice.heard
+		fw.OnFailure, fw.Hop = notice.heard, hop
 		ln, err := net.Listen("tcp", net.JoinHostPort(opts.Address, strconv.Itoa(f.Local)))
 		if err != nil {
 			return abxerr.New(abxerr.InvalidInput, "cannot listen on %s: %v", net.JoinHostPort(opts.Address, strconv.Itoa(f.Local)), err).
 				WithHint("pick another local port (LOCAL:%d, or :%d for any free one)", f.Remote, f.Remote)
 		}
-		srv := &http.Server{Handler: fw, ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: guard(opts.Address, fw), ReadHeaderTimeout: 10 * time.Second}
 		servers = append(servers, srv)
 		go func() { _ = srv.Serve(ln) }()
 		addr := ln.Addr().String()
@@ -165,6 +173,26 @@ func runPortForward(ctx context.Context, opts *PortForwardOptions) error {
 	}
 	opts.Printer.Note("port-forward stopped")
 	return nil
+}
+
+// guard keeps a port forwarded on loopback for this machine's clients:
+// a Host that is no name of this machine came by way of DNS rebinding,
+// and an Origin of a page elsewhere from a browser on that page's behalf;
+// both are answered 403 (docs/reliability.md, "Servers on this machine").
+// A request without a Host (HTTP/1.0) names no other machine: browsers
+// always send one, so it is taken as this machine's. On an address the
+// user opened to the network, clients come by names abx cannot know.
+func guard(address string, fw http.Handler) http.Handler {
+	if ip := net.ParseIP(address); address != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fw
+	}
+	guarded := loopback.Names(nil).Guard(fw)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Host == "" {
+			r.Host = "localhost"
+		}
+		guarded.ServeHTTP(w, r)
+	})
 }
 
 // failureNotice says, at most every few seconds, why the sandbox did not
