@@ -24,14 +24,14 @@ func (e *Engine) routes() {
 	m.HandleFunc("POST /v2/sandboxes", e.create)
 	m.HandleFunc("GET /sandboxes", e.list)
 	m.HandleFunc("GET /v2/sandboxes", e.list)
-	m.HandleFunc("GET /sandboxes/{id}", e.get)
-	m.HandleFunc("DELETE /sandboxes/{id}", e.ending(e.p.Kill))
-	m.HandleFunc("POST /sandboxes/{id}/timeout", e.setTimeout)
-	m.HandleFunc("POST /sandboxes/{id}/pause", e.needs(provider.SandboxPause, e.ending(e.p.Pause)))
-	m.HandleFunc("POST /sandboxes/{id}/resume", e.needs(provider.SandboxPause, e.resume))
-	m.HandleFunc("POST /sandboxes/{id}/connect", e.connect)
-	m.HandleFunc("POST /v2/sandboxes/{id}/connect", e.connect)
-	m.HandleFunc("GET /sandboxes/{id}/metrics", e.needs(provider.SandboxMetrics, e.metrics))
+	m.HandleFunc("GET /sandboxes/{id}", e.withID(e.get))
+	m.HandleFunc("DELETE /sandboxes/{id}", e.withID(e.ending(e.p.Kill)))
+	m.HandleFunc("POST /sandboxes/{id}/timeout", e.withID(e.setTimeout))
+	m.HandleFunc("POST /sandboxes/{id}/pause", e.needs(provider.SandboxPause, e.withID(e.ending(e.p.Pause))))
+	m.HandleFunc("POST /sandboxes/{id}/resume", e.needs(provider.SandboxPause, e.withID(e.resume)))
+	m.HandleFunc("POST /sandboxes/{id}/connect", e.withID(e.connect))
+	m.HandleFunc("POST /v2/sandboxes/{id}/connect", e.withID(e.connect))
+	m.HandleFunc("GET /sandboxes/{id}/metrics", e.needs(provider.SandboxMetrics, e.withID(e.metrics)))
 	m.HandleFunc("GET /sandboxes/metrics", e.needs(provider.SandboxMetrics, e.metricsOfMany))
 	// What this provider cannot do is said, never a silent 404.
 	for pattern, capability := range map[string]provider.Capability{
@@ -54,9 +54,22 @@ func (e *Engine) routes() {
 	}
 }
 
+// withID refuses, before the provider hears of it, a sandbox ID that
+// could not be one: ".." (sent as %2e%2e) would make
+// DELETE /sandboxes/{id} a request for the API's root.
+func (e *Engine) withID(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := provider.CheckSandboxID(r.PathValue("id")); err != nil {
+			e.writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		next(w, r)
+	}
+}
+
 func (e *Engine) unsupported(c provider.Capability) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
-		writeError(w, http.StatusNotImplemented, abxerr.NewUnsupported(e.d.Name, string(c)))
+		e.writeError(w, http.StatusNotImplemented, abxerr.NewUnsupported(e.d.Name, string(c)))
 	}
 }
 
@@ -68,7 +81,7 @@ func (e *Engine) needs(c provider.Capability, next http.HandlerFunc) http.Handle
 }
 
 // fail answers a provider's error with the status E2B uses for it.
-func fail(w http.ResponseWriter, err error) {
+func (e *Engine) fail(w http.ResponseWriter, err error) {
 	status := http.StatusInternalServerError
 	switch abxerr.From(err).Code {
 	case abxerr.NotFound:
@@ -88,17 +101,17 @@ func fail(w http.ResponseWriter, err error) {
 	case abxerr.Timeout:
 		status = http.StatusGatewayTimeout
 	}
-	writeError(w, status, err)
+	e.writeError(w, status, err)
 }
 
 // readBody decodes a JSON body into v; an empty body leaves v as it is.
-func readBody(w http.ResponseWriter, r *http.Request, v any) bool {
+func (e *Engine) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err == nil && len(strings.TrimSpace(string(b))) > 0 {
 		err = json.Unmarshal(b, v)
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid request body: %v", err))
+		e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid request body: %v", err))
 		return false
 	}
 	return true
@@ -108,17 +121,17 @@ func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
 
 // readTimeout reads the {"timeout": seconds} body of timeout, resume and
 // connect; none is 0, the server's default.
-func readTimeout(w http.ResponseWriter, r *http.Request) (time.Duration, bool) {
+func (e *Engine) readTimeout(w http.ResponseWriter, r *http.Request) (time.Duration, bool) {
 	var body struct {
 		Timeout int `json:"timeout"`
 	}
-	ok := readBody(w, r, &body)
+	ok := e.readBody(w, r, &body)
 	return seconds(body.Timeout), ok
 }
 
 func (e *Engine) create(w http.ResponseWriter, r *http.Request) {
 	var body newSandbox
-	if !readBody(w, r, &body) {
+	if !e.readBody(w, r, &body) {
 		return
 	}
 	req := provider.CreateRequest{Template: body.TemplateID, Timeout: seconds(body.Timeout), Metadata: body.Metadata,
@@ -134,7 +147,7 @@ func (e *Engine) create(w http.ResponseWriter, r *http.Request) {
 	}
 	s, err := e.p.Create(r.Context(), req)
 	if err != nil {
-		fail(w, err)
+		e.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, e.sandbox(s))
@@ -143,7 +156,7 @@ func (e *Engine) create(w http.ResponseWriter, r *http.Request) {
 func (e *Engine) get(w http.ResponseWriter, r *http.Request) {
 	s, err := e.p.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
-		fail(w, err)
+		e.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, e.detail(s))
@@ -155,7 +168,7 @@ func (e *Engine) get(w http.ResponseWriter, r *http.Request) {
 func (e *Engine) ending(do func(ctx context.Context, id string) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := do(r.Context(), r.PathValue("id")); err != nil {
-			fail(w, err)
+			e.fail(w, err)
 			return
 		}
 		e.forget(r.PathValue("id"))
@@ -164,43 +177,43 @@ func (e *Engine) ending(do func(ctx context.Context, id string) error) http.Hand
 }
 
 func (e *Engine) setTimeout(w http.ResponseWriter, r *http.Request) {
-	timeout, ok := readTimeout(w, r)
+	timeout, ok := e.readTimeout(w, r)
 	if !ok {
 		return
 	}
 	if err := e.p.SetTimeout(r.Context(), r.PathValue("id"), timeout); err != nil {
-		fail(w, err)
+		e.fail(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
 func (e *Engine) resume(w http.ResponseWriter, r *http.Request) {
-	timeout, ok := readTimeout(w, r)
+	timeout, ok := e.readTimeout(w, r)
 	if !ok {
 		return
 	}
 	id := r.PathValue("id")
 	if err := e.p.Resume(r.Context(), id, timeout); err != nil {
-		fail(w, err)
+		e.fail(w, err)
 		return
 	}
 	s, err := e.p.Get(r.Context(), id)
 	if err != nil {
-		fail(w, err)
+		e.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, e.sandbox(s))
 }
 
 func (e *Engine) connect(w http.ResponseWriter, r *http.Request) {
-	timeout, ok := readTimeout(w, r)
+	timeout, ok := e.readTimeout(w, r)
 	if !ok {
 		return
 	}
 	c, err := e.p.Connect(r.Context(), r.PathValue("id"), timeout)
 	if err != nil {
-		fail(w, err)
+		e.fail(w, err)
 		return
 	}
 	status := http.StatusOK
@@ -219,7 +232,7 @@ func (e *Engine) list(w http.ResponseWriter, r *http.Request) {
 		// The SDKs send metadata=k1%3Dv1%26k2%3Dv2: a query of its own.
 		pairs, err := url.ParseQuery(raw)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid metadata filter %q", raw))
+			e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid metadata filter %q", raw))
 			return
 		}
 		for k, vs := range pairs {
@@ -234,7 +247,7 @@ func (e *Engine) list(w http.ResponseWriter, r *http.Request) {
 	}
 	all, err := e.p.List(r.Context(), opts)
 	if err != nil {
-		fail(w, err)
+		e.fail(w, err)
 		return
 	}
 	start, limit := 0, len(all)
@@ -242,14 +255,14 @@ func (e *Engine) list(w http.ResponseWriter, r *http.Request) {
 		b, decodeErr := base64.RawURLEncoding.DecodeString(t)
 		var err error
 		if start, err = strconv.Atoi(string(b)); decodeErr != nil || err != nil || start < 0 || start > len(all) {
-			writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid nextToken"))
+			e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid nextToken"))
 			return
 		}
 	}
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 {
-			writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid limit %q", l))
+			e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid limit %q", l))
 			return
 		}
 		limit = n
@@ -258,7 +271,7 @@ func (e *Engine) list(w http.ResponseWriter, r *http.Request) {
 	out := make([]detailJSON, 0, end-start)
 	for i := start; i < end; i++ {
 		d := e.detail(&all[i])
-		d.EnvdAccessToken = "" // not part of a listed sandbox
+		d.EnvdAccessToken, d.TrafficAccessToken = "", "" // not part of a listed sandbox
 		out = append(out, d)
 	}
 	if end < len(all) {

@@ -6,33 +6,41 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/httpclient"
 	"github.com/abx-dev/abx/internal/portforward"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
-// envdPort is where envd listens in a sandbox: the one port whose access
-// token the engine checks and swaps (the sandbox's stays in abx).
+// envdPort is where envd listens in a sandbox: never public, and the port
+// the sandbox's own access token goes to (the provider's Endpoint says
+// which ports get which credentials).
 const envdPort = envd.Port
 
-// forward sends a request on to port of sandbox id, streaming both ways,
-// with the provider's routing headers and tokens in place of the client's.
-func (e *Engine) forward(w http.ResponseWriter, r *http.Request, id string, port int) {
-	if port == envdPort && !e.tokenOK(r.Header.Get("X-Access-Token")) {
-		writeError(w, http.StatusUnauthorized, abxerr.New(abxerr.Unauthorized, "invalid access token: use the engine's token"))
-		return
-	}
+// clientCredentials are the headers a local client puts the engine's
+// token in; none of them goes further than the engine.
+var clientCredentials = []string{"X-Access-Token", "E2B-Traffic-Access-Token", "X-API-Key"}
+
+// forward sends an admitted request on to its sandbox's port, streaming
+// both ways, with the provider's routing headers and credentials for that
+// port in place of the client's, and the engine's mark.
+func (e *Engine) forward(w http.ResponseWriter, r *http.Request) {
+	id, port, _ := dataPlaneTarget(r, e.domain)
 	fw, err := e.forwarderFor(r, id, port)
 	if err != nil {
-		fail(w, err)
+		e.fail(w, err)
 		return
 	}
-	r.Header.Del("X-Access-Token")
-	r.Header.Del("X-API-Key") // the engine's token goes no further
+	for _, h := range clientCredentials {
+		r.Header.Del(h)
+	}
+	defer e.boundBody(w, r)()
 	fw.ServeHTTP(w, r)
 }
 
 // forwarderFor returns the forwarder of a sandbox port, reading the
-// sandbox (its URL rule and tokens) at most every endpointTTL.
+// sandbox (its URL rule and tokens) at most every endpointTTL. A public
+// port's forwarder sends no credential at all: whoever reaches the engine
+// reaches that port, so none of the sandbox's is spent on it.
 func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforward.Forwarder, error) {
 	key := target{id, port}
 	e.mu.Lock()
@@ -49,10 +57,21 @@ func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforwar
 	if err != nil {
 		return nil, err
 	}
+	if e.public[port] {
+		clean := *ep
+		clean.Header = http.Header{}
+		for k, vs := range ep.Header {
+			if !httpclient.IsSecretHeader(k) {
+				clean.Header[k] = vs
+			}
+		}
+		ep = &clean
+	}
 	fw, err := portforward.New(ep, e.rt)
 	if err != nil {
 		return nil, err
 	}
+	fw.Hop = e.hop
 	e.mu.Lock()
 	e.forwarder[key] = cached{fw: fw, when: time.Now()}
 	e.mu.Unlock()

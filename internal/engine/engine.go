@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/portforward"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -30,12 +31,31 @@ type Options struct {
 	// Transport reaches the sandboxes' data plane (abx's, with its proxy
 	// and CA settings).
 	Transport http.RoundTripper
-	// Token is what local clients present, as their API key on the control
-	// plane and as the envd access token on the data plane.
+	// Token is what local clients present: as their API key on the control
+	// plane, and on the data plane as the envd access token or the traffic
+	// token (docs/engine.md, "Credentials").
 	Token string
 	// Domain is the engine's host:port, handed to clients as the sandboxes'
 	// domain.
 	Domain string
+	// PublicPorts are the sandbox ports served without the token, with no
+	// credential sent on (a web app a browser opens). envd's and the code
+	// interpreter's ports are never public, whatever this says.
+	PublicPorts []int
+	// AnyHost serves any Host (an engine on an address that is not
+	// loopback, reached by names abx cannot know); pages of other origins
+	// are refused still.
+	AnyHost bool
+	// Redact, when set, takes the secrets out of what the engine answers
+	// from the provider's and envd's words: an error that echoes the key,
+	// metadata that holds a token (abx's printers' redaction).
+	Redact func(string) string
+	// BodyIdle bounds how long a request's body may send nothing before
+	// the request is cut; 0 is DefaultBodyIdle.
+	BodyIdle time.Duration
+	// MaxForwards bounds the requests forwarded to sandboxes at once; 0 is
+	// DefaultMaxForwards.
+	MaxForwards int
 	// Log, when set, gets one line per request a client sent (--debug):
 	// method, path, where it went and the status; never a header.
 	Log io.Writer
@@ -43,14 +63,20 @@ type Options struct {
 
 // Engine is an http.Handler.
 type Engine struct {
-	p      provider.Provider
-	d      *provider.Descriptor
-	rt     http.RoundTripper
-	token  string
-	domain string
-	mux    *http.ServeMux
-	log    io.Writer
-	logMu  sync.Mutex
+	p        provider.Provider
+	d        *provider.Descriptor
+	rt       http.RoundTripper
+	token    string
+	domain   string
+	public   map[int]bool
+	redactor func(string) string
+	bodyIdle time.Duration
+	hop      loopback.Hop
+	mux      *http.ServeMux
+	guarded  http.Handler // the doors, then serve
+	forwards http.Handler // forward, bounded
+	log      io.Writer
+	logMu    sync.Mutex
 
 	mu        sync.Mutex
 	forwarder map[target]cached
@@ -73,27 +99,60 @@ const endpointTTL = 30 * time.Second
 // New returns an engine.
 func New(opts Options) *Engine {
 	e := &Engine{p: opts.Provider, d: opts.Descriptor, rt: opts.Transport, token: opts.Token, domain: opts.Domain,
+		public: map[int]bool{}, redactor: opts.Redact, bodyIdle: opts.BodyIdle, hop: loopback.NewHop(),
 		mux: http.NewServeMux(), log: opts.Log, forwarder: map[target]cached{}}
+	for _, port := range opts.PublicPorts {
+		if CheckPublicPort(port) == nil {
+			e.public[port] = true
+		}
+	}
+	if e.bodyIdle <= 0 {
+		e.bodyIdle = DefaultBodyIdle
+	}
+	maxForwards := opts.MaxForwards
+	if maxForwards <= 0 {
+		maxForwards = DefaultMaxForwards
+	}
+	e.forwards = loopback.Limit(maxForwards, http.HandlerFunc(e.forward))
+	names := loopback.Names{e.domain}
+	if opts.AnyHost {
+		e.guarded = originGuard(names, http.HandlerFunc(e.serve))
+	} else {
+		e.guarded = names.Guard(http.HandlerFunc(e.serve))
+	}
 	e.routes()
 	return e
 }
 
-// ServeHTTP sends a request for a sandbox's port to the data plane and
-// everything else, once its token is checked, to the control plane.
+// Server is the engine's HTTP server: every read it makes of a client is
+// bounded (docs/engine.md, "Bounds"), headers here, bodies as they are
+// read.
+func (e *Engine) Server() *http.Server {
+	return &http.Server{Handler: e, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleConnTimeout}
+}
+
+// ServeHTTP checks a request's Host and Origin, then sends a request for a
+// sandbox's port to the data plane and everything else, once its token is
+// checked, to the control plane.
 func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if e.log != nil {
 		start, rec := time.Now(), &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		defer func() { e.logLine(r, rec.status, time.Since(start)) }()
 		w = rec
 	}
+	e.guarded.ServeHTTP(w, r)
+}
+
+func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 	if id, port, ok := dataPlaneTarget(r, e.domain); ok {
-		e.forward(w, r, id, port)
+		e.dataPlane(w, r, id, port)
 		return
 	}
 	if !e.tokenOK(r.Header.Get("X-API-Key")) {
-		writeError(w, http.StatusUnauthorized, abxerr.New(abxerr.Unauthorized, "Invalid API key: use the engine's token ('abx provider engine env')"))
+		e.refuse(w, http.StatusUnauthorized, abxerr.New(abxerr.Unauthorized, "Invalid API key: use the engine's token ('abx provider engine env')"))
 		return
 	}
+	defer e.boundBody(w, r)()
 	e.mux.ServeHTTP(w, r)
 }
 
@@ -124,12 +183,21 @@ func dataPlaneTarget(r *http.Request, domain string) (string, int, bool) {
 	return "", 0, false
 }
 
-// writeError answers in E2B's envelope, with abx's code beside it.
-func writeError(w http.ResponseWriter, status int, err error) {
-	e := abxerr.From(err)
+// writeError answers in E2B's envelope, with abx's code beside it. The
+// message may hold the provider's or envd's words: it is redacted.
+func (e *Engine) writeError(w http.ResponseWriter, status int, err error) {
+	ae := abxerr.From(err)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(errorJSON{Code: status, Message: e.Message, AbxCode: string(e.Code)})
+	_ = json.NewEncoder(w).Encode(errorJSON{Code: status, Message: e.redact(ae.Message), AbxCode: string(ae.Code)})
+}
+
+// redact takes the secrets abx knows out of s.
+func (e *Engine) redact(s string) string {
+	if e.redactor == nil {
+		return s
+	}
+	return e.redactor(s)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

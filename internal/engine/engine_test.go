@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,15 +41,19 @@ func TestMain(m *testing.M) {
 const token = "e2b_5eed0f0e2b1e"
 
 type fixture struct {
-	emu *emulator.Emulator
-	url string
-	p   provider.Provider
-	d   *provider.Descriptor
+	emu  *emulator.Emulator
+	url  string
+	port int // the engine's own
+	p    provider.Provider
+	d    *provider.Descriptor
+	// served counts the requests the engine's listener took.
+	served atomic.Int64
 }
 
 // start serves an engine for the alicloud-container provider pointed at a
-// fresh emulator, as `abx provider engine serve` does.
-func start(t *testing.T) *fixture {
+// fresh emulator, as `abx provider engine serve` does; with would change
+// its options first.
+func start(t *testing.T, with ...func(*engine.Options)) *fixture {
 	t.Helper()
 	emu, err := emulator.Start(emulator.Options{})
 	if err != nil {
@@ -70,12 +76,23 @@ func start(t *testing.T) *fixture {
 	}
 	// The engine needs its own port for its domain: listen, then serve.
 	ts := httptest.NewUnstartedServer(nil)
-	addr := ts.Listener.Addr().String()
-	ts.Config.Handler = engine.New(engine.Options{Provider: p, Descriptor: d, Transport: f.HTTPClient().Transport,
-		Token: token, Domain: "localhost:" + addr[strings.LastIndex(addr, ":")+1:]})
+	fx := &fixture{emu: emu, p: p, d: d, port: ts.Listener.Addr().(*net.TCPAddr).Port}
+	opts := engine.Options{Provider: p, Descriptor: d, Transport: f.HTTPClient().Transport,
+		Token: token, Domain: "localhost:" + strconv.Itoa(fx.port), Redact: f.IO.Secrets.Redact}
+	for _, w := range with {
+		w(&opts)
+	}
+	e := engine.New(opts)
+	ts.Config = e.Server()
+	next := ts.Config.Handler
+	ts.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fx.served.Add(1)
+		next.ServeHTTP(w, r)
+	})
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &fixture{emu: emu, url: ts.URL, p: p, d: d}
+	fx.url = ts.URL
+	return fx
 }
 
 func (fx *fixture) do(t *testing.T, method, path, key, body string) (int, string) {
@@ -222,6 +239,7 @@ func TestTheLogNamesNoSecret(t *testing.T) {
 		Domain: "localhost:1", Log: &log})
 	for _, key := range []string{token, "wrong"} {
 		req := httptest.NewRequest("GET", "/v2/sandboxes", nil)
+		req.Host = "localhost:1"
 		req.Header.Set("X-API-Key", key)
 		e.ServeHTTP(httptest.NewRecorder(), req)
 	}

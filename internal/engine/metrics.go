@@ -32,21 +32,21 @@ const metricsConcurrency = 8
 // list of one, or none for a sandbox that is not running.
 func (e *Engine) metrics(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	start, ok := unixParam(w, q, "start", 0)
+	start, ok := e.unixParam(w, q, "start", 0)
 	if !ok {
 		return
 	}
-	end, ok := unixParam(w, q, "end", math.MaxInt64)
+	end, ok := e.unixParam(w, q, "end", math.MaxInt64)
 	if !ok {
 		return
 	}
 	if start > end {
-		writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "start (%d) is after end (%d)", start, end))
+		e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "start (%d) is after end (%d)", start, end))
 		return
 	}
 	m, err := e.sample(r.Context(), r.PathValue("id"))
 	if err != nil {
-		fail(w, err)
+		e.fail(w, err)
 		return
 	}
 	out := []metricJSON{}
@@ -71,12 +71,18 @@ func (e *Engine) metricsOfMany(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	for _, id := range ids {
+		if err := provider.CheckSandboxID(id); err != nil {
+			e.writeError(w, http.StatusBadRequest, err)
+			return
+		}
+	}
 	switch {
 	case len(ids) == 0:
-		writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "sandbox_ids is required: a comma-separated list of sandbox IDs"))
+		e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "sandbox_ids is required: a comma-separated list of sandbox IDs"))
 		return
 	case len(ids) > maxMetricsIDs:
-		writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "too many sandboxes requested (%d): at most %d", len(ids), maxMetricsIDs))
+		e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "too many sandboxes requested (%d): at most %d", len(ids), maxMetricsIDs))
 		return
 	}
 	samples, errs := make([]*envd.Metrics, len(ids)), make([]error, len(ids))
@@ -96,7 +102,7 @@ func (e *Engine) metricsOfMany(w http.ResponseWriter, r *http.Request) {
 		case errs[i] != nil:
 			named := *abxerr.From(errs[i])
 			named.Message = "sandbox " + id + ": " + named.Message
-			fail(w, &named)
+			e.fail(w, &named)
 			return
 		case samples[i] != nil:
 			out[id] = metric(samples[i])
@@ -107,14 +113,14 @@ func (e *Engine) metricsOfMany(w http.ResponseWriter, r *http.Request) {
 
 // unixParam reads a query parameter of Unix seconds, 0 or more; def when
 // it is absent. A bad one is answered with 400.
-func unixParam(w http.ResponseWriter, q url.Values, name string, def int64) (int64, bool) {
+func (e *Engine) unixParam(w http.ResponseWriter, q url.Values, name string, def int64) (int64, bool) {
 	raw, ok := q[name]
 	if !ok || len(raw) == 0 {
 		return def, true
 	}
 	n, err := strconv.ParseInt(raw[0], 10, 64)
 	if err != nil || n < 0 {
-		writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid %s %q: Unix seconds, 0 or more", name, raw[0]))
+		e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid %s %q: Unix seconds, 0 or more", name, raw[0]))
 		return 0, false
 	}
 	return n, true

@@ -23,7 +23,8 @@ import (
 // against a sandbox-manager reached over the native protocol: its API at
 // https://api.abx.test, each sandbox port at https://{port}-{id}.abx.test,
 // all behind an HTTPS proxy and signed by a private CA, as a user behind a
-// corporate proxy has it.
+// corporate proxy has it. The sandbox's web server is a public port
+// there: a browser reaches it without the token.
 func TestOfficialSDKsThroughTheEngineOverTheNativeProtocol(t *testing.T) {
 	t.Parallel()
 	run := sdktest.SDKScript(t, filepath.Join("..", "emulator", "testdata", "sdk"), "engine.test.mjs")
@@ -48,13 +49,13 @@ func TestOfficialSDKsThroughTheEngineOverTheNativeProtocol(t *testing.T) {
 	port := fakenet.FreePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, sdktest.SelfAsABX(t), "provider", "engine", "exec", "--", "node", run)
+	cmd := exec.CommandContext(ctx, sdktest.SelfAsABX(t), "provider", "engine", "exec", "--public-port", strconv.Itoa(port), "--", "node", run)
 	cmd.Dir = filepath.Dir(run)
 	cmd.Env = append(sdktest.EnvironWithout("ABX_", "E2B_", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "SSL_CERT"),
 		"HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
 		"ABX_PROVIDER=alicloud-container", "ABX_ALICLOUD_CONTAINER_API_KEY="+key,
 		"ABX_ALICLOUD_CONTAINER_DOMAIN=abx.test", "ABX_ALICLOUD_CONTAINER_PROTOCOL=native",
-		"HTTPS_PROXY="+proxy.URL, "SSL_CERT_FILE="+ca, "SERVE_PORT="+strconv.Itoa(port))
+		"HTTPS_PROXY="+proxy.URL, "SSL_CERT_FILE="+ca, "SERVE_PORT="+strconv.Itoa(port), "SERVE_PUBLIC=1")
 	out, err := cmd.CombinedOutput()
 	sdktest.Steps(t, out, err, 18)
 

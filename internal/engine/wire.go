@@ -24,33 +24,37 @@ type newSandbox struct {
 }
 
 // sandboxJSON answers create, connect and resume. The envd access token
-// handed to local clients is the engine's own: the sandbox's stays in abx.
+// and the traffic token handed to local clients are the engine's own: the
+// sandbox's stay in abx. The SDKs send the first to envd and /execute, the
+// second to the interpreter's /contexts, which carry no other.
 type sandboxJSON struct {
-	TemplateID      string `json:"templateID"`
-	SandboxID       string `json:"sandboxID"`
-	Alias           string `json:"alias,omitempty"`
-	ClientID        string `json:"clientID"`
-	EnvdVersion     string `json:"envdVersion"`
-	EnvdAccessToken string `json:"envdAccessToken,omitempty"`
-	Domain          string `json:"domain,omitempty"`
+	TemplateID         string `json:"templateID"`
+	SandboxID          string `json:"sandboxID"`
+	Alias              string `json:"alias,omitempty"`
+	ClientID           string `json:"clientID"`
+	EnvdVersion        string `json:"envdVersion"`
+	EnvdAccessToken    string `json:"envdAccessToken,omitempty"`
+	TrafficAccessToken string `json:"trafficAccessToken,omitempty"`
+	Domain             string `json:"domain,omitempty"`
 }
 
 // detailJSON answers GET /sandboxes/{id} and is one item of the lists.
 type detailJSON struct {
-	TemplateID      string            `json:"templateID"`
-	Alias           string            `json:"alias,omitempty"`
-	SandboxID       string            `json:"sandboxID"`
-	ClientID        string            `json:"clientID"`
-	StartedAt       time.Time         `json:"startedAt"`
-	EndAt           time.Time         `json:"endAt"`
-	EnvdVersion     string            `json:"envdVersion"`
-	EnvdAccessToken string            `json:"envdAccessToken,omitempty"`
-	Domain          string            `json:"domain,omitempty"`
-	CPUCount        int               `json:"cpuCount"`
-	MemoryMB        int               `json:"memoryMB"`
-	DiskSizeMB      int               `json:"diskSizeMB"`
-	Metadata        map[string]string `json:"metadata"`
-	State           string            `json:"state"`
+	TemplateID         string            `json:"templateID"`
+	Alias              string            `json:"alias,omitempty"`
+	SandboxID          string            `json:"sandboxID"`
+	ClientID           string            `json:"clientID"`
+	StartedAt          time.Time         `json:"startedAt"`
+	EndAt              time.Time         `json:"endAt"`
+	EnvdVersion        string            `json:"envdVersion"`
+	EnvdAccessToken    string            `json:"envdAccessToken,omitempty"`
+	TrafficAccessToken string            `json:"trafficAccessToken,omitempty"`
+	Domain             string            `json:"domain,omitempty"`
+	CPUCount           int               `json:"cpuCount"`
+	MemoryMB           int               `json:"memoryMB"`
+	DiskSizeMB         int               `json:"diskSizeMB"`
+	Metadata           map[string]string `json:"metadata"`
+	State              string            `json:"state"`
 }
 
 // metricJSON is a SandboxMetric: one sample of a sandbox, sizes in bytes.
@@ -79,19 +83,24 @@ type errorJSON struct {
 	AbxCode string `json:"abxCode,omitempty"`
 }
 
+// sandbox and detail hand a sandbox to a local client: every word of the
+// provider's redacted (its metadata may hold a key), and the engine's
+// token in the sandbox's own tokens' place.
 func (e *Engine) sandbox(s *provider.Sandbox) sandboxJSON {
-	return sandboxJSON{TemplateID: s.TemplateID, SandboxID: s.SandboxID, Alias: s.Alias, ClientID: clientID(s),
-		EnvdVersion: s.EnvdVersion, EnvdAccessToken: e.token, Domain: e.domain}
+	return sandboxJSON{TemplateID: e.redact(s.TemplateID), SandboxID: e.redact(s.SandboxID), Alias: e.redact(s.Alias),
+		ClientID: e.redact(clientID(s)), EnvdVersion: e.redact(s.EnvdVersion), EnvdAccessToken: e.token,
+		TrafficAccessToken: e.token, Domain: e.domain}
 }
 
 func (e *Engine) detail(s *provider.Sandbox) detailJSON {
-	md := s.Metadata
-	if md == nil {
-		md = map[string]string{}
+	md := make(map[string]string, len(s.Metadata))
+	for k, v := range s.Metadata {
+		md[e.redact(k)] = e.redact(v)
 	}
-	return detailJSON{TemplateID: s.TemplateID, Alias: s.Alias, SandboxID: s.SandboxID, ClientID: clientID(s),
-		StartedAt: s.StartedAt, EndAt: s.EndAt, EnvdVersion: s.EnvdVersion, EnvdAccessToken: e.token, Domain: e.domain,
-		CPUCount: s.CPUCount, MemoryMB: s.MemoryMB, DiskSizeMB: s.DiskSizeMB, Metadata: md, State: s.State}
+	return detailJSON{TemplateID: e.redact(s.TemplateID), Alias: e.redact(s.Alias), SandboxID: e.redact(s.SandboxID),
+		ClientID: e.redact(clientID(s)), StartedAt: s.StartedAt, EndAt: s.EndAt, EnvdVersion: e.redact(s.EnvdVersion),
+		EnvdAccessToken: e.token, TrafficAccessToken: e.token, Domain: e.domain, CPUCount: s.CPUCount, MemoryMB: s.MemoryMB,
+		DiskSizeMB: s.DiskSizeMB, Metadata: md, State: e.redact(s.State)}
 }
 
 func clientID(s *provider.Sandbox) string {

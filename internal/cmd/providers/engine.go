@@ -38,6 +38,7 @@ type ServeOptions struct {
 	Addr        string
 	Token       string
 	AllowRemote bool
+	PublicPorts []int
 	// Record is where serve records itself for `engine env`; "" for exec.
 	Record string
 }
@@ -51,6 +52,7 @@ func (o *ServeOptions) addFlags(c *cobra.Command, getenv func(string) string) {
 	c.Flags().StringVar(&o.Addr, "addr", "127.0.0.1:0", "address to serve on (port 0 picks a free one)")
 	c.Flags().StringVar(&o.Token, "token", "", "the token local clients present (default $"+tokenEnv+", or a new random one)")
 	c.Flags().BoolVar(&o.AllowRemote, "allow-remote", false, "allow an --addr that is not loopback (anyone who reaches it reaches your sandboxes with the token)")
+	c.Flags().IntSliceVar(&o.PublicPorts, "public-port", nil, "a sandbox port served without the token, such as a web app a browser opens (repeatable; never 49983 or 49999)")
 	if o.Token == "" {
 		o.Token = getenv(tokenEnv)
 	}
@@ -72,6 +74,16 @@ and the sandboxes' access tokens never leave abx.`,
 	return cmd
 }
 
+// check refuses bad flags before anything listens.
+func (o *ServeOptions) check() error {
+	for _, port := range o.PublicPorts {
+		if err := engine.CheckPublicPort(port); err != nil {
+			return abxerr.New(abxerr.InvalidInput, "invalid --public-port: %s", err.Message).WithHint("%s", err.Hint)
+		}
+	}
+	return nil
+}
+
 // local is how serve and exec run the engine (cmdutil.Local).
 func (o *ServeOptions) local() cmdutil.Local {
 	return cmdutil.Local{Name: "abx provider engine", Start: o.start, Serving: func(s cmdutil.LocalServer) []string {
@@ -87,7 +99,9 @@ func (o *ServeOptions) start(record bool) (cmdutil.LocalServer, error) {
 	if err != nil {
 		return nil, abxerr.New(abxerr.InvalidInput, "invalid --addr %q: %v", o.Addr, err)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) && !o.AllowRemote {
+	ip := net.ParseIP(host)
+	remote := host != "localhost" && (ip == nil || !ip.IsLoopback())
+	if remote && !o.AllowRemote {
 		return nil, abxerr.New(abxerr.InvalidInput, "--addr %s is not a loopback address", o.Addr).
 			WithHint("the engine hands out your sandboxes: add --allow-remote if you mean it")
 	}
@@ -114,8 +128,11 @@ func (o *ServeOptions) start(record bool) (cmdutil.LocalServer, error) {
 	o.IO.Secrets.Add(token)
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	origin := "http://" + ln.Addr().String()
+	// Its answers carry what the provider and envd said, which may echo the
+	// API key or a sandbox's tokens: the printers' redaction takes them
+	// out (the key and every token the transport sends are known to it).
 	opts := engine.Options{Provider: p, Descriptor: d, Transport: o.Transport(), Token: token,
-		Domain: "localhost:" + port}
+		Domain: "localhost:" + port, PublicPorts: o.PublicPorts, AnyHost: remote, Redact: o.IO.Secrets.Redact}
 	if o.Debug() {
 		opts.Log = o.IO.SafeErrOut()
 	}
@@ -148,7 +165,7 @@ type engineServer struct {
 func (s *engineServer) Env() []string { return s.env }
 
 func (s *engineServer) serve(ln net.Listener, e *engine.Engine) {
-	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	srv := e.Server()
 	s.srv, s.served = srv, make(chan struct{})
 	go func() { s.serveErr = srv.Serve(ln); close(s.served) }()
 }
@@ -192,12 +209,21 @@ func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) e
 		Long: `Serve E2B's API on --addr (loopback) until Ctrl-C or SIGTERM. The export lines that point
 E2B's SDKs and CLI at it go to stdout: E2B_API_URL and E2B_SANDBOX_URL (the engine's
 origin), E2B_API_KEY (its token) and E2B_DOMAIN (-o json: one object); 'abx provider
-engine env' prints them again from any shell.`,
+engine env' prints them again from any shell.
+
+Every request needs the engine's token, those for a sandbox's ports too (the SDKs send
+it); --public-port lets a browser reach one of a sandbox's own servers, such as a web
+app, without it. The engine serves this machine's clients only: a Host that is not a
+name of this machine, or a web page of another origin, gets 403.`,
 		Example: `  abx provider engine serve                # then, in another shell, the lines it printed
-  abx provider engine serve --addr 127.0.0.1:49980`,
+  abx provider engine serve --addr 127.0.0.1:49980
+  abx provider engine serve --public-port 3000   # a web app in a sandbox, for a browser`,
 		Args: cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
+			if err = opts.check(); err != nil {
+				return err
+			}
 			if opts.Record, err = recordPath(f.Getenv); err != nil {
 				return err
 			}
@@ -227,7 +253,9 @@ func NewCmdEngineExec(f *cmdutil.Factory, runF func(context.Context, *EngineExec
 		Long: `Start the engine, run CMD with E2B_API_URL, E2B_SANDBOX_URL, E2B_API_KEY and E2B_DOMAIN
 pointing at it, stop the engine and exit with CMD's status (128+n if signal n ended it;
 127 if CMD is not there, 126 if it cannot run, as a shell says). A Ctrl-C typed on the
-terminal reaches CMD with abx; one or a SIGTERM sent to abx alone is passed on to CMD.`,
+terminal reaches CMD with abx; one or a SIGTERM sent to abx alone is passed on to CMD.
+The engine's rules are serve's: its token on every request, --public-port for a
+sandbox's web app.`,
 		Example: `  abx provider engine exec -- node my-agent.mjs
   abx provider engine exec -- e2b sandbox list`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -238,6 +266,9 @@ terminal reaches CMD with abx; one or a SIGTERM sent to abx alone is passed on t
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.check(); err != nil {
+				return err
+			}
 			opts.Argv = args
 			return cmdutil.Run(cmd, opts, runF, runEngineExec)
 		},

@@ -130,7 +130,7 @@ await step('getMetrics: one current sample, which start and end filter', async (
   equal(byId.length, 1, 'samples of Sandbox.getMetrics(id)')
   equal((await sbx.getMetrics({ start: new Date(Date.now() + 3_600_000) })).length, 0, 'samples after an hour from now')
 })
-await step('getHost: a server started in the sandbox answers through the engine', async () => {
+await step('getHost: a server started in the sandbox answers through the engine, with the traffic token or on a public port', async () => {
   await sbx.files.write('/home/user/www/index.html', 'hello from the sandbox\n')
   const server = await sbx.commands.run(`python3 -m http.server ${servePort} --bind 127.0.0.1 --directory /home/user/www`, { background: true })
   const host = sbx.getHost(servePort)
@@ -138,20 +138,28 @@ await step('getHost: a server started in the sandbox answers through the engine'
   // *.localhost is loopback (RFC 6761), but not every resolver says so:
   // connect to the engine and name the host, as a browser would.
   const port = Number(host.split(':').pop())
-  let body = ''
-  for (let i = 0; i < 100 && !body.includes('hello'); i++) {
-    body = await new Promise((resolve) => {
-      const req = http.request({ host: '127.0.0.1', port, path: '/index.html', headers: { Host: host } }, (res) => {
-        let b = ''
-        res.on('data', (c) => (b += c))
-        res.on('end', () => resolve(res.statusCode === 200 ? b : ''))
-      })
-      req.on('error', () => resolve(''))
-      req.end()
+  const get = (headers) => new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/index.html', headers: { Host: host, ...headers } }, (res) => {
+      let b = ''
+      res.on('data', (c) => (b += c))
+      res.on('end', () => resolve({ status: res.statusCode, body: b }))
     })
-    if (!body.includes('hello')) await new Promise((r) => setTimeout(r, 100))
+    req.on('error', (e) => resolve({ status: 0, body: `${e}` }))
+    req.end()
+  })
+  // The engine hands out its token as the sandbox's traffic token, which
+  // opens every port of the sandbox, as E2B's does for a sandbox whose
+  // traffic is not public.
+  expect(sbx.trafficAccessToken, 'no traffic token')
+  let got = { status: 0 }
+  for (let i = 0; i < 100 && got.status !== 200; i++) {
+    got = await get({ 'E2B-Traffic-Access-Token': sbx.trafficAccessToken })
+    if (got.status !== 200) await new Promise((r) => setTimeout(r, 100))
   }
-  equal(body, 'hello from the sandbox\n', 'body')
+  equal(got.body, 'hello from the sandbox\n', 'body')
+  // Without it, a browser is served only on a port made public.
+  const bare = await get({})
+  equal(bare.status, process.env.SERVE_PUBLIC === '1' ? 200 : 401, 'status without a token')
   await sbx.commands.kill(server.pid)
 })
 await step('pause, isRunning, connect resumes', async () => {

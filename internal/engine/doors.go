@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/codeinterp"
+	"github.com/abx-dev/abx/internal/loopback"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// What the engine lets in, and what it refuses from the headers alone,
+// before it reads a byte of the body or sends anything on
+// (docs/engine.md, "Credentials" and "Bounds").
+
+// interpreterPort is the code interpreter's: it runs code, so it is
+// never public.
+const interpreterPort = codeinterp.Port
+
+const (
+	// headerTimeout bounds the reading of a request's headers.
+	headerTimeout = 10 * time.Second
+	// idleConnTimeout bounds how long a kept-alive connection may wait
+	// for its next request.
+	idleConnTimeout = 2 * time.Minute
+	// DefaultBodyIdle is how long a request's body may send nothing: the
+	// default idle bound of abx's own streams (--idle-timeout).
+	DefaultBodyIdle = 60 * time.Second
+	// DefaultMaxForwards bounds the requests forwarded at once. Each holds
+	// two connections (the client's and the gateway's) and a copy buffer
+	// each way: 256 of them hold about 512 files and under 20 MiB, well
+	// within a process's limits, and far more than an SDK program keeps
+	// open (a handful of streams per sandbox: commands, watchers, a
+	// terminal).
+	DefaultMaxForwards = 256
+)
+
+// CheckPublicPort refuses a port that cannot be made public: one out of
+// range, envd's (it runs anything as anyone) and the code interpreter's
+// (it runs code).
+func CheckPublicPort(port int) *abxerr.Error {
+	switch {
+	case port < 1 || port > 65535:
+		return abxerr.New(abxerr.InvalidInput, "invalid public port %d", port).WithHint("give a port number between 1 and 65535")
+	case port == envdPort || port == interpreterPort:
+		return abxerr.New(abxerr.InvalidInput, "port %d cannot be public: it runs commands or code in the sandbox", port).
+			WithHint("clients reach it with the engine's token; --public-port is for a sandbox's own servers, such as a web app")
+	}
+	return nil
+}
+
+// dataPlane admits a request for a sandbox's port: one that already went
+// through this engine is a loop (508); an ID that could not be one is
+// refused (400); the engine's token is needed, in either header the SDKs
+// send it in, unless the port is public (401). The rest is forwarded,
+// so many at once.
+func (e *Engine) dataPlane(w http.ResponseWriter, r *http.Request, id string, port int) {
+	switch {
+	case e.hop.Seen(r.Header):
+		e.refuse(w, http.StatusLoopDetected, abxerr.New(abxerr.InvalidInput,
+			"port %d of sandbox %s leads back to the engine: the request went round in a loop", port, id))
+	case provider.CheckSandboxID(id) != nil:
+		e.refuse(w, http.StatusBadRequest, provider.CheckSandboxID(id))
+	case !e.public[port] && !e.tokenOK(r.Header.Get("X-Access-Token")) && !e.tokenOK(r.Header.Get("E2B-Traffic-Access-Token")):
+		e.refuse(w, http.StatusUnauthorized, abxerr.New(abxerr.Unauthorized,
+			"invalid access token: every request for a sandbox's port needs the engine's token (X-Access-Token or E2B-Traffic-Access-Token)"))
+	default:
+		e.forwards.ServeHTTP(w, r)
+	}
+}
+
+// refuse answers from the headers alone, in E2B's envelope, and closes the
+// connection without reading the body: a client that sends it a byte a
+// second holds nothing (as loopback.Refuse).
+func (e *Engine) refuse(w http.ResponseWriter, status int, err error) {
+	w.Header().Set("Connection", "close")
+	e.writeError(w, status, err)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	_ = rc.SetReadDeadline(time.Now())
+}
+
+// originGuard refuses a page of another origin, whatever the Host: the
+// engine on an address that is not loopback cannot know the names it is
+// reached by, but a browser still says which page calls it.
+func originGuard(names loopback.Names, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); !names.Origin(origin) {
+			loopback.Refuse(w, http.StatusForbidden, "abx serves this machine's clients only: a page of "+strconv.Quote(origin)+" may not call it")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

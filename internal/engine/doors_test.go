@@ -1,0 +1,319 @@
+//go:build unix
+
+package engine_test
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/abx-dev/abx/internal/engine"
+)
+
+// send makes one request to the engine with these headers and returns the
+// status and the body.
+func (fx *fixture) send(t *testing.T, method, path string, header map[string]string, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, fx.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// create makes a sandbox of template through the engine and returns its
+// answer.
+func (fx *fixture) create(t *testing.T, template string) map[string]any {
+	t.Helper()
+	status, body := fx.do(t, "POST", "/v2/sandboxes", token, `{"templateID":"`+template+`"}`)
+	var created map[string]any
+	if err := json.Unmarshal([]byte(body), &created); status != 201 || err != nil {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	return created
+}
+
+// sandboxToken is the sandbox's own envd access token, which only abx and
+// envd may know.
+func (fx *fixture) sandboxToken(t *testing.T, id string) string {
+	t.Helper()
+	for _, s := range fx.emu.Manager.Sandboxes() {
+		if s.ID == id && s.EnvdAccessToken != "" {
+			return s.EnvdAccessToken
+		}
+	}
+	t.Fatalf("sandbox %s has no envd access token", id)
+	return ""
+}
+
+// echo is a server of a sandbox: the emulator's sandboxes share this
+// machine's network, so port N of a sandbox is 127.0.0.1:N here. It keeps
+// the headers of every request it gets.
+type echo struct {
+	srv  *httptest.Server
+	port int
+
+	mu    sync.Mutex
+	heard []http.Header
+}
+
+func newEcho(t *testing.T) *echo {
+	t.Helper()
+	e := &echo{}
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		e.heard = append(e.heard, r.Header.Clone())
+		e.mu.Unlock()
+		_, _ = io.WriteString(w, "echo")
+	}))
+	t.Cleanup(e.srv.Close)
+	e.port = e.srv.Listener.Addr().(*net.TCPAddr).Port
+	return e
+}
+
+func (e *echo) requests() []http.Header {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]http.Header(nil), e.heard...)
+}
+
+// Every request for a sandbox's port needs the engine's token, whatever
+// the port: the code interpreter's /execute runs code, and a page that
+// knows a sandbox's ID must not run it there. The token is taken in
+// either header the official SDKs send it in: X-Access-Token (envd, and
+// /execute) or E2B-Traffic-Access-Token (the interpreter's /contexts
+// carry only that one).
+func TestEveryPortNeedsTheToken(t *testing.T) {
+	t.Parallel()
+	fx := start(t)
+	created := fx.create(t, "code-interpreter")
+	id := created["sandboxID"].(string)
+	if created["envdAccessToken"] != token || created["trafficAccessToken"] != token {
+		t.Errorf("create handed out %v and %v, want the engine's token as both", created["envdAccessToken"], created["trafficAccessToken"])
+	}
+	for _, path := range []string{"/sandboxes/" + id, "/sandboxes/" + id + "/connect"} {
+		method := map[bool]string{true: "POST", false: "GET"}[strings.HasSuffix(path, "/connect")]
+		status, body := fx.do(t, method, path, token, `{"timeout":300}`)
+		var got map[string]any
+		if err := json.Unmarshal([]byte(body), &got); status >= 300 || err != nil || got["trafficAccessToken"] != token {
+			t.Errorf("%s %s: %d %s, want the engine's token as trafficAccessToken", method, path, status, body)
+		}
+	}
+	web := newEcho(t)
+	interp := fx.emu.Gateway.Jupyter(id)
+	execute := `{"code":"open('/tmp/ran', 'w').write('x')"}`
+	to := func(port int, more ...string) map[string]string {
+		h := map[string]string{"E2b-Sandbox-Id": id, "E2b-Sandbox-Port": strconv.Itoa(port), "Content-Type": "application/json"}
+		for i := 0; i+1 < len(more); i += 2 {
+			h[more[i]] = more[i+1]
+		}
+		return h
+	}
+	for _, tc := range []struct {
+		name   string
+		method string
+		path   string
+		header map[string]string
+	}{
+		{"/execute without a token", "POST", "/execute", to(49999)},
+		{"/execute with a wrong token", "POST", "/execute", to(49999, "X-Access-Token", "wrong")},
+		{"/execute with the provider's key", "POST", "/execute", to(49999, "X-Access-Token", fx.emu.APIKey, "X-API-Key", fx.emu.APIKey)},
+		{"/execute with the token as the API key", "POST", "/execute", to(49999, "X-API-Key", token)},
+		{"/contexts without a token", "GET", "/contexts", to(49999)},
+		{"/contexts with a wrong traffic token", "POST", "/contexts", to(49999, "E2B-Traffic-Access-Token", "wrong")},
+		{"a server's port without a token", "GET", "/", to(web.port)},
+		{"envd without a token", "GET", "/health", to(49983)},
+		{"a port by its host without a token", "GET", "/", map[string]string{"Host": strconv.Itoa(web.port) + "-" + id + ".localhost:" + strconv.Itoa(fx.port)}},
+	} {
+		if status, body := fx.send(t, tc.method, tc.path, tc.header, execute); status != 401 || !strings.Contains(body, `"code":401`) {
+			t.Errorf("%s: %d %s, want 401 in E2B's envelope", tc.name, status, body)
+		}
+	}
+	if n := len(interp.Requests()); n != 0 {
+		t.Errorf("the interpreter heard %d requests without the token", n)
+	}
+	if n := len(web.requests()); n != 0 {
+		t.Errorf("the sandbox's server heard %d requests without the token", n)
+	}
+
+	// With it, in either header, everything works.
+	if status, body := fx.send(t, "POST", "/execute", to(49999, "X-Access-Token", token, "E2B-Traffic-Access-Token", token), execute); status != 200 ||
+		!strings.Contains(body, "end_of_execution") {
+		t.Errorf("/execute with the token: %d %s", status, body)
+	}
+	if status, body := fx.send(t, "POST", "/contexts", to(49999, "E2B-Traffic-Access-Token", token), `{"language":"python"}`); status != 200 ||
+		!strings.Contains(body, `"id"`) {
+		t.Errorf("/contexts with the traffic token alone: %d %s", status, body)
+	}
+	if status, body := fx.send(t, "GET", "/", to(web.port, "X-Access-Token", token), ""); status != 200 || body != "echo" {
+		t.Errorf("a server's port with the token: %d %s", status, body)
+	}
+	if status, body := fx.send(t, "GET", "/", to(web.port, "E2B-Traffic-Access-Token", token), ""); status != 200 || body != "echo" {
+		t.Errorf("a server's port with the traffic token: %d %s", status, body)
+	}
+}
+
+// A port the user made public (a web app a browser opens, which sends no
+// token) is served without the token, and is sent no credential at all:
+// not the sandbox's tokens, not the engine's. envd's and the
+// interpreter's ports can never be public.
+func TestAPublicPortNeedsNoTokenAndGetsNoCredential(t *testing.T) {
+	t.Parallel()
+	web := newEcho(t)
+	fx := start(t, func(o *engine.Options) { o.PublicPorts = []int{web.port, 49983, 49999} })
+	id := fx.create(t, "code-interpreter")["sandboxID"].(string)
+	host := strconv.Itoa(web.port) + "-" + id + ".localhost:" + strconv.Itoa(fx.port)
+	if status, body := fx.send(t, "GET", "/", map[string]string{"Host": host}, ""); status != 200 || body != "echo" {
+		t.Errorf("the public port without a token: %d %s", status, body)
+	}
+	// A client that sends the token anyway does not pass it on.
+	if status, body := fx.send(t, "GET", "/", map[string]string{"Host": host, "X-Access-Token": token,
+		"E2B-Traffic-Access-Token": token, "X-API-Key": token}, ""); status != 200 || body != "echo" {
+		t.Errorf("the public port with a token: %d %s", status, body)
+	}
+	for _, h := range web.requests() {
+		for _, name := range []string{"X-Access-Token", "E2B-Traffic-Access-Token", "X-API-Key", "Authorization"} {
+			if v := h.Get(name); v != "" {
+				t.Errorf("the public port heard %s: %q", name, v)
+			}
+		}
+	}
+	for _, port := range []string{"49983", "49999"} {
+		if status, _ := fx.send(t, "GET", "/health", map[string]string{"E2b-Sandbox-Id": id, "E2b-Sandbox-Port": port}, ""); status != 401 {
+			t.Errorf("port %s made public: %d without a token, want 401", port, status)
+		}
+	}
+	for _, port := range []int{49983, 49999, 0, 65536} {
+		if err := engine.CheckPublicPort(port); err == nil {
+			t.Errorf("CheckPublicPort(%d) took it", port)
+		}
+	}
+	if err := engine.CheckPublicPort(3000); err != nil {
+		t.Errorf("CheckPublicPort(3000): %v", err)
+	}
+}
+
+// A sandbox's own servers learn none of the credentials: the envd token
+// goes to envd and the interpreter only, the provider's API key to the
+// API only, and the engine's token no further than the engine.
+func TestASandboxsServersGetNoCredential(t *testing.T) {
+	t.Parallel()
+	fx := start(t)
+	web := newEcho(t)
+	id := fx.create(t, "base")["sandboxID"].(string)
+	own := fx.sandboxToken(t, id)
+	header := map[string]string{"E2b-Sandbox-Id": id, "E2b-Sandbox-Port": strconv.Itoa(web.port), "X-Access-Token": token,
+		"E2B-Traffic-Access-Token": token, "X-API-Key": token}
+	if status, body := fx.send(t, "GET", "/", header, ""); status != 200 || body != "echo" {
+		t.Fatalf("the server's port: %d %s", status, body)
+	}
+	heard := web.requests()
+	if len(heard) != 1 {
+		t.Fatalf("the server heard %d requests", len(heard))
+	}
+	for name, vs := range heard[0] {
+		for _, v := range vs {
+			for _, secret := range []string{own, fx.emu.APIKey, token} {
+				if strings.Contains(v, secret) {
+					t.Errorf("the sandbox's server heard %s: %q", name, v)
+				}
+			}
+		}
+	}
+	if v := heard[0].Get("X-Access-Token"); v != "" {
+		t.Errorf("the sandbox's server heard X-Access-Token %q", v)
+	}
+}
+
+// The engine serves this machine's clients: a Host that is not a name of
+// this machine came by way of DNS rebinding, an Origin of a page elsewhere
+// from a browser on that page's behalf. Both get 403 and reach nothing.
+func TestTheEngineServesThisMachineOnly(t *testing.T) {
+	t.Parallel()
+	fx := start(t)
+	web := newEcho(t)
+	id := fx.create(t, "base")["sandboxID"].(string)
+	before := len(fx.emu.Manager.Requests())
+	port := strconv.Itoa(fx.port)
+	for _, h := range []map[string]string{
+		{"Host": "evil.example:" + port, "X-API-Key": token},
+		{"Host": "localhost.evil.example:" + port, "X-API-Key": token},
+		{"Host": "127.0.0.1:" + port, "Origin": "https://evil.example", "X-API-Key": token},
+		{"Host": "127.0.0.1:" + port, "Origin": "null", "X-API-Key": token},
+		{"Host": "evil.example:" + port, "E2b-Sandbox-Id": id, "E2b-Sandbox-Port": strconv.Itoa(web.port), "X-Access-Token": token},
+		{"Host": strconv.Itoa(web.port) + "-" + id + ".localhost:" + port, "Origin": "https://evil.example", "X-Access-Token": token},
+	} {
+		if status, _ := fx.send(t, "GET", "/v2/sandboxes", h, ""); status != 403 {
+			t.Errorf("%v: %d, want 403", h, status)
+		}
+	}
+	if after := len(fx.emu.Manager.Requests()); after != before {
+		t.Errorf("the provider heard %d requests", after-before)
+	}
+	if n := len(web.requests()); n != 0 {
+		t.Errorf("the sandbox's server heard %d requests", n)
+	}
+	// What the SDKs and a browser on this machine send is served.
+	for _, h := range []map[string]string{
+		{"Host": "127.0.0.1:" + port, "X-API-Key": token},
+		{"Host": "localhost:" + port, "Origin": "http://localhost:5173", "X-API-Key": token},
+		{"Host": strconv.Itoa(web.port) + "-" + id + ".localhost:" + port, "X-Access-Token": token},
+		{"Host": strconv.Itoa(web.port) + "-" + id + ".localhost:" + port, "Origin": "http://" + strconv.Itoa(web.port) + "-" + id + ".localhost:" + port,
+			"X-Access-Token": token},
+	} {
+		if status, body := fx.send(t, "GET", "/v2/sandboxes", h, ""); status != 200 {
+			t.Errorf("%v: %d %s", h, status, body)
+		}
+	}
+}
+
+// An ID that would move the path it goes into is refused by the engine
+// before the provider hears of it: DELETE /sandboxes/%2e%2e would be
+// DELETE /sandboxes/.. with the key.
+func TestTheEngineRefusesAnIDThatMovesThePath(t *testing.T) {
+	t.Parallel()
+	fx := start(t)
+	before := len(fx.emu.Manager.Requests())
+	for _, r := range []struct{ method, path string }{
+		{"DELETE", "/sandboxes/%2e%2e"},
+		{"GET", "/sandboxes/%2E%2E"},
+		{"POST", "/sandboxes/%2e%2e/pause"},
+		{"POST", "/v2/sandboxes/%2e%2e/connect"},
+		{"GET", "/sandboxes/..%2F..%2Fv2%2Fsandboxes"},
+		{"GET", "/sandboxes/%2e%2e/metrics"},
+		{"GET", "/sandboxes/metrics?sandbox_ids=ok,%2e%2e"},
+	} {
+		status, body := fx.do(t, r.method, r.path, token, `{"timeout":60}`)
+		if status != 400 || !strings.Contains(body, `"abxCode":"E1002"`) {
+			t.Errorf("%s %s: %d %s, want 400 E1002", r.method, r.path, status, body)
+		}
+	}
+	if status, body := fx.send(t, "GET", "/health", map[string]string{"E2b-Sandbox-Id": "..", "E2b-Sandbox-Port": "49983",
+		"X-Access-Token": token}, ""); status != 400 || !strings.Contains(body, `"abxCode":"E1002"`) {
+		t.Errorf("the data plane with the ID ..: %d %s", status, body)
+	}
+	if after := len(fx.emu.Manager.Requests()); after != before {
+		for _, r := range fx.emu.Manager.Requests()[before:] {
+			t.Errorf("the provider heard %s %s", r.Method, r.Path)
+		}
+	}
+}
