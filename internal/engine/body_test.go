@@ -30,7 +30,7 @@ func TestEachReadPushesTheDeadlineOn(t *testing.T) {
 			t.Errorf("read %d set the deadline to %s, want %s", i, set[len(set)-1], want)
 		}
 	}
-	if _, err := b.Read(p); err != io.EOF {
+	if _, err := b.Read(p); !errors.Is(err, io.EOF) {
 		t.Fatalf("the end: %v", err)
 	}
 	if last := set[len(set)-1]; !last.IsZero() || b.cut.Load() {

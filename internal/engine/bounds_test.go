@@ -93,7 +93,7 @@ func slowPost(url, head string) (string, error) {
 func TestAStalledBodyIsCut(t *testing.T) {
 	t.Parallel()
 	got := make(chan error, 1)
-	port := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	port := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		_, err := io.Copy(io.Discard, r.Body)
 		got <- err
 	}))
@@ -144,7 +144,7 @@ func TestALoopThroughTheEngineIsRefused(t *testing.T) {
 func TestForwardsAtOnceAreBounded(t *testing.T) {
 	t.Parallel()
 	reached, release := make(chan struct{}, 3), make(chan struct{})
-	port := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	port := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		reached <- struct{}{}
 		<-release
 	}))

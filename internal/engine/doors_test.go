@@ -317,3 +317,22 @@ func TestTheEngineRefusesAnIDThatMovesThePath(t *testing.T) {
 		}
 	}
 }
+
+// An engine on an address that is not loopback (--allow-remote) is
+// reached by names abx cannot know: any Host is served, with the token;
+// a page of another origin is refused still.
+func TestAnEngineOpenToTheNetworkStillRefusesPagesElsewhere(t *testing.T) {
+	t.Parallel()
+	fx := start(t, func(o *engine.Options) { o.AnyHost = true })
+	if status, body := fx.send(t, "GET", "/v2/sandboxes", map[string]string{"Host": "build-box.example:" + strconv.Itoa(fx.port),
+		"X-API-Key": token}, ""); status != 200 {
+		t.Errorf("a Host of the network: %d %s", status, body)
+	}
+	if status, _ := fx.send(t, "GET", "/v2/sandboxes", map[string]string{"Host": "build-box.example", "Origin": "https://evil.example",
+		"X-API-Key": token}, ""); status != 403 {
+		t.Errorf("a page elsewhere: %d, want 403", status)
+	}
+	if status, _ := fx.send(t, "GET", "/v2/sandboxes", map[string]string{"Host": "build-box.example"}, ""); status != 401 {
+		t.Errorf("without the token: %d, want 401", status)
+	}
+}

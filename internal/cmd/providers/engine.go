@@ -220,10 +220,10 @@ name of this machine, or a web page of another origin, gets 403.`,
   abx provider engine serve --public-port 3000   # a web app in a sandbox, for a browser`,
 		Args: cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var err error
-			if err = opts.check(); err != nil {
+			if err := opts.check(); err != nil {
 				return err
 			}
+			var err error
 			if opts.Record, err = recordPath(f.Getenv); err != nil {
 				return err
 			}
