@@ -179,7 +179,7 @@ func encodeString(s string) []byte {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return escapeJSONControls(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
 // redactWriter is SafeErrOut: each line has its secrets redacted and its
