@@ -74,7 +74,12 @@ func TestHTTPAnswersSlowBodiesWithoutTheTokenAtOnce(t *testing.T) {
 				return
 			}
 			resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(answer)), nil)
-			if err != nil || resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer realm="abx mcp"` {
+			if err != nil {
+				t.Errorf("answer %q: %v", answer, err)
+				return
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer realm="abx mcp"` {
 				t.Errorf("answer %q", answer)
 			}
 		}()

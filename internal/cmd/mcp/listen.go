@@ -104,7 +104,7 @@ func serveHTTP(ctx context.Context, opts *ServeOptions, srv *mcp.Server) error {
 	if idle <= 0 {
 		idle = bodyIdleTimeout
 	}
-	var endpoint http.Handler = requireToken(opts.Token, idleBodies(idle, http.NewCrossOriginProtection().Handler(h)))
+	endpoint := requireToken(opts.Token, idleBodies(idle, http.NewCrossOriginProtection().Handler(h)))
 	if !opts.AllowRemote {
 		// This machine's names and pages only, checked before the token:
 		// a page's request, or one by way of DNS rebinding, is refused
