@@ -69,6 +69,29 @@ func ParseKeyValues(flag string, items []string) (map[string]string, error) {
 	return m, nil
 }
 
+// CheckEnv refuses, before anything is sent, a variable no process can be
+// given: an empty name, a name with '=' or NUL, a value with NUL. A
+// process's environment is NAME=VALUE strings that NUL ends, so envd
+// would fail the command (exit 126), or set another variable than the one
+// named. what names the argument ("envs"). The value is never shown: it
+// may be a secret.
+func CheckEnv(what string, env map[string]string) error {
+	for _, k := range SortedKeys(env) {
+		switch {
+		case k == "":
+			return abxerr.New(abxerr.InvalidInput, "invalid %s: a variable has an empty name", what).
+				WithHint("give each variable a name")
+		case strings.ContainsAny(k, "=\x00"):
+			return abxerr.New(abxerr.InvalidInput, "invalid %s name %q: a variable's name cannot hold '=' or NUL", what, k).
+				WithHint("a process's environment is NAME=VALUE strings, each ended by NUL")
+		case strings.ContainsRune(env[k], 0):
+			return abxerr.New(abxerr.InvalidInput, "invalid %s %s: its value holds NUL, which a process's environment cannot carry", what, k).
+				WithHint("a process's environment is NAME=VALUE strings, each ended by NUL")
+		}
+	}
+	return nil
+}
+
 // SandboxStates are the states a sandbox can be filtered on.
 var SandboxStates = []string{"running", "paused"}
 

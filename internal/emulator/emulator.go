@@ -137,7 +137,9 @@ func Start(opts Options) (*Emulator, error) {
 		Manager:  m,
 		Gateway:  g,
 		Isolated: isolated, NotIsolated: why,
-		srv:      &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second},
+		// Headers come whole within 10 s; a connection idle between
+		// requests goes after 2 minutes (docs/emulator.md, "Who it serves").
+		srv:      &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute},
 		served:   make(chan struct{}),
 		state:    st,
 		dirty:    make(chan struct{}, 1),

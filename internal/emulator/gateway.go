@@ -3,6 +3,7 @@
 package emulator
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -19,6 +20,7 @@ import (
 	"github.com/abx-dev/abx/internal/emulator/jupyter"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	envdclient "github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/loopback"
 )
 
 // Ports of the servers inside a sandbox.
@@ -27,10 +29,20 @@ const (
 	CodeInterpreterPort = codeinterp.Port
 )
 
+// DefaultMaxForwards bounds the requests the gateway forwards to servers
+// sandboxes started at once (docs/emulator.md, "Who it serves"): each
+// holds two descriptors, so the bound keeps them within half of the 1024
+// a default soft limit gives, while a browser, which opens six
+// connections a host, stays far below it with dozens of tabs.
+const DefaultMaxForwards = 256
+
 // Gateway is the sandbox gateway on one origin: the sandbox-manager API
 // (both path sets) and each sandbox's data plane, reached as
 // /kruise/{id}/{port}/..., by the E2b-Sandbox-Id/E2b-Sandbox-Port headers,
 // or by a {port}-{id}.{domain} host, as the real gateway routes them.
+// It serves this machine's clients only: a Host of this machine or of the
+// manager's domain, and no page elsewhere (docs/emulator.md, "Who it
+// serves").
 type Gateway struct {
 	Manager *manager.Server
 	// Isolated runs each sandbox's processes in a view of its own
@@ -39,9 +51,21 @@ type Gateway struct {
 	// Hide are directories of this machine sandboxes see empty; the
 	// sandboxes' directory always is.
 	Hide []string
+	// MaxForwards bounds the requests forwarded to sandboxes' own servers
+	// at once; 0 is DefaultMaxForwards.
+	MaxForwards int
 
 	dir     string
 	version string
+
+	// guard refuses the requests of other machines' names and pages.
+	guard http.Handler
+	// hop marks what the gateway forwards, to know it when it comes back.
+	hop loopback.Hop
+	// forwards serves, at most MaxForwards at once, the requests for
+	// servers sandboxes started; made at the first.
+	forwardsOnce sync.Once
+	forwards     http.Handler
 
 	// mu guards the maps only: nothing slow (stopping processes) runs
 	// while it is held, so requests never wait on another sandbox.
@@ -70,8 +94,9 @@ func (b *box) close() {
 // NewGateway serves m, giving each sandbox a directory under dir and a fake
 // envd of that version.
 func NewGateway(m *manager.Server, dir, envdVersion string) *Gateway {
-	g := &Gateway{Manager: m, dir: dir, version: envdVersion,
+	g := &Gateway{Manager: m, dir: dir, version: envdVersion, hop: loopback.NewHop(),
 		boxes: map[string]*box{}, teardowns: map[*box]chan struct{}{}}
+	g.guard = loopback.Names{m.Domain()}.Guard(http.HandlerFunc(g.serve))
 	m.OnEvent = g.onEvent
 	return g
 }
@@ -209,7 +234,13 @@ func (g *Gateway) Close() {
 	}
 }
 
-func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.guard.ServeHTTP(w, r) }
+
+func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
+	if g.hop.Seen(r.Header) {
+		loopback.Refuse(w, http.StatusLoopDetected, "loop detected: this request came back to this gateway, which forwarded it")
+		return
+	}
 	id, port, rest, ok := route(r)
 	if !ok {
 		g.Manager.ServeHTTP(w, r)
@@ -226,10 +257,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// API).
 	switch {
 	case b == nil:
-		http.Error(w, "sandbox not found: "+id, http.StatusBadGateway)
+		loopback.Refuse(w, http.StatusBadGateway, "sandbox not found: "+id)
 		return
 	case paused:
-		http.Error(w, "healthy sandbox not found: "+id, http.StatusBadGateway)
+		loopback.Refuse(w, http.StatusBadGateway, "healthy sandbox not found: "+id)
 		return
 	}
 	var h http.Handler
@@ -239,28 +270,66 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case port == CodeInterpreterPort && b.jupyter != nil:
 		h = b.jupyter
 	case port == CodeInterpreterPort:
-		http.Error(w, "nothing listens on port "+strconv.Itoa(port)+" of sandbox "+id, http.StatusBadGateway)
+		loopback.Refuse(w, http.StatusBadGateway, "nothing listens on port "+strconv.Itoa(port)+" of sandbox "+id)
+		return
+	case ownPort(r, port):
+		loopback.Refuse(w, http.StatusLoopDetected, "loop detected: port "+strconv.Itoa(port)+" of sandbox "+id+" leads back to this gateway")
 		return
 	default:
-		h = loopback(id, port)
+		r = r.WithContext(context.WithValue(r.Context(), forwardKey{}, forwardTo{id: id, port: port}))
+		h = g.forwarder()
 	}
 	r2 := r.Clone(r.Context())
 	r2.URL.Path, r2.URL.RawPath = rest, ""
 	h.ServeHTTP(w, r2)
 }
 
-// loopback reaches a server a sandbox process started: sandboxes share
-// this machine's network (docs/emulator.md), so port N of a sandbox is
-// 127.0.0.1:N here. Streams and upgrades (WebSocket) pass through.
-func loopback(id string, port int) http.Handler {
-	target := &url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
-	return &httputil.ReverseProxy{
-		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target) },
-		FlushInterval: -1,
-		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
-			http.Error(w, "nothing listens on port "+strconv.Itoa(port)+" of sandbox "+id, http.StatusBadGateway)
-		},
+// ownPort tells whether port is that of the listener r came in on: port N
+// of a sandbox is this machine's, and a forward there would come straight
+// back, for ever.
+func ownPort(r *http.Request, port int) bool {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
 	}
+	_, p, err := net.SplitHostPort(addr.String())
+	return err == nil && p == strconv.Itoa(port)
+}
+
+// forwardTo is the sandbox port a forwarded request is for.
+type forwardTo struct {
+	id   string
+	port int
+}
+
+type forwardKey struct{}
+
+// forwarder reaches a server a sandbox process started: sandboxes share
+// this machine's network (docs/emulator.md), so port N of a sandbox is
+// 127.0.0.1:N here. Streams and upgrades (WebSocket) pass through. Each
+// request it forwards bears the gateway's mark, and at most MaxForwards
+// are forwarded at once.
+func (g *Gateway) forwarder() http.Handler {
+	g.forwardsOnce.Do(func() {
+		target := func(r *http.Request) forwardTo { return r.Context().Value(forwardKey{}).(forwardTo) }
+		proxy := &httputil.ReverseProxy{
+			Rewrite: func(pr *httputil.ProxyRequest) {
+				pr.SetURL(&url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(target(pr.In).port))})
+				g.hop.Mark(pr.Out.Header)
+			},
+			FlushInterval: -1,
+			ErrorHandler: func(w http.ResponseWriter, r *http.Request, _ error) {
+				to := target(r)
+				http.Error(w, "nothing listens on port "+strconv.Itoa(to.port)+" of sandbox "+to.id, http.StatusBadGateway)
+			},
+		}
+		n := g.MaxForwards
+		if n <= 0 {
+			n = DefaultMaxForwards
+		}
+		g.forwards = loopback.Limit(n, proxy)
+	})
+	return g.forwards
 }
 
 // route finds the sandbox and port a data-plane request is for.

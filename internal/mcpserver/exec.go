@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
@@ -54,6 +55,12 @@ func (s *server) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecArgs
 	}
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "command is empty").WithHint("give a shell line, e.g. 'ls -la'"))
+	}
+	if strings.ContainsRune(in.Cwd, 0) {
+		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid cwd %q: a path cannot hold NUL", in.Cwd))
+	}
+	if err := cmdutil.CheckEnv("envs", in.Envs); err != nil {
+		return nil, nil, s.fail(err)
 	}
 	timeout := s.opts.ExecTimeout
 	if in.TimeoutSeconds != 0 {

@@ -81,6 +81,9 @@ func (s *server) create(ctx context.Context, call *mcp.CallToolRequest, in Creat
 	if strings.TrimSpace(in.Template) == "" {
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "template is required").WithHint("e.g. base or code-interpreter"))
 	}
+	if err := cmdutil.CheckEnv("envs", in.Envs); err != nil {
+		return nil, nil, s.fail(err)
+	}
 	req := provider.CreateRequest{Template: in.Template, Metadata: in.Metadata, Env: in.Envs}
 	if in.TimeoutSeconds != 0 {
 		d := time.Duration(in.TimeoutSeconds) * time.Second

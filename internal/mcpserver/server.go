@@ -59,7 +59,8 @@ type Options struct {
 	Tools []string
 	// ReadOnly offers only the read-only tools.
 	ReadOnly bool
-	// Secrets are redacted from every error a tool answers.
+	// Secrets are redacted from every result and error the server
+	// answers (redactAnswers).
 	Secrets *output.Secrets
 	// MaxOutput caps each output stream of exec and a file read without
 	// max_bytes; 0 is DefaultMaxOutput.
@@ -96,6 +97,7 @@ func New(opts Options) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "abx", Title: "abx sandboxes", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions})
 	s.addTools(srv)
+	srv.AddReceivingMiddleware(s.redactAnswers)
 	return srv
 }
 
@@ -130,8 +132,9 @@ func (s *server) begin(c provider.Capability) error {
 }
 
 // toolError is an error of abx as a tool answers it: its code, its
-// message and its hint, secrets redacted. The SDK turns it into a result
-// with isError, never a protocol error.
+// message and its hint (secrets are redacted from it as from every
+// result, by redactAnswers). The SDK turns it into a result with isError,
+// never a protocol error.
 type toolError struct{ text string }
 
 func (e *toolError) Error() string { return e.text }
@@ -147,7 +150,7 @@ func (s *server) fail(err error) error {
 	if e.RequestID != "" {
 		fmt.Fprintf(&b, " [request %s]", e.RequestID)
 	}
-	return &toolError{text: s.opts.Secrets.Redact(b.String())}
+	return &toolError{text: b.String()}
 }
 
 // text is a result of one text content.

@@ -97,8 +97,8 @@ func (h *Held) Close() {
 
 // writeJSONString copies r to w escaped as the inside of a JSON string, a
 // piece at a time. The pieces end on whole characters, and those that need
-// escaping go through encoding/json, so that the result is byte for byte
-// what encoding the whole string would give.
+// escaping go through encoding/json and escapeJSONControls, so that the
+// result is byte for byte what WriteJSON gives the whole string.
 func writeJSONString(w io.Writer, r io.Reader) error {
 	buf := make([]byte, 64<<10)
 	var esc bytes.Buffer
@@ -123,7 +123,9 @@ func writeJSONString(w io.Writer, r io.Reader) error {
 				return err
 			}
 			// Encode wrote the piece quoted, and a newline.
-			piece = esc.Bytes()[1 : esc.Len()-2]
+			piece = escapeJSONControls(esc.Bytes()[1 : esc.Len()-2])
+		} else {
+			piece = escapeJSONControls(piece)
 		}
 		if _, err := w.Write(piece); err != nil {
 			return err

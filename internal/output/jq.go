@@ -110,11 +110,13 @@ func writeJQResult(out io.Writer, r any, pretty bool) error {
 		_, err := fmt.Fprintln(out, s)
 		return err
 	}
-	// gojq's encoder, as jq's: no HTML escaping, jq's words for infinities.
+	// gojq's encoder, as jq's: no HTML escaping, jq's words for infinities;
+	// the controls it leaves raw are escaped as in abx's own JSON.
 	b, err := gojq.Marshal(r)
 	if err != nil {
 		return err
 	}
+	b = escapeJSONControls(b)
 	if pretty {
 		var ind bytes.Buffer
 		if err := json.Indent(&ind, b, "", "  "); err != nil {

@@ -130,6 +130,10 @@ func (s *Secrets) empty() bool {
 	return s.r == nil
 }
 
+// RedactJSON is redactJSON for results printed elsewhere than by a
+// Printer: the MCP server's structured results.
+func (s *Secrets) RedactJSON(b []byte) []byte { return s.redactJSON(b) }
+
 // redactJSON redacts the string literals of encoded JSON and leaves the rest
 // byte for byte: a secret is matched in the decoded string, where JSON's own
 // escapes cannot hide it, and the result is always valid JSON.
@@ -175,7 +179,7 @@ func encodeString(s string) []byte {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return escapeJSONControls(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
 // redactWriter is SafeErrOut: each line has its secrets redacted and its

@@ -1,11 +1,12 @@
 package mcp
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/abx-dev/abx/internal/output"
 )
 
 // host is one agent host's form of the block, and what to tell its user.
@@ -90,12 +91,7 @@ func vscodeServers(w io.Writer, b *block) error {
 }
 
 // writeJSON writes v indented, as people paste it; maps come sorted.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
+func writeJSON(w io.Writer, v any) error { return output.WriteJSON(w, v) }
 
 // claudeMCPAdd writes the `claude mcp add` line, quoted for a POSIX
 // shell. The name comes before -e, whose list would take it as a

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/loopback"
 )
 
 // TokenVariable gives `abx mcp serve --listen` its bearer token, out of
@@ -27,6 +28,15 @@ const minTokenLength = 16
 
 // mcpPath is where the Streamable HTTP endpoint answers.
 const mcpPath = "/mcp"
+
+// Bounds on the reads of a request (docs/mcp.md, "Over HTTP"): its
+// headers must come whole within headerTimeout, and each read of its body
+// get a byte within bodyIdleTimeout. A host sends a message at once; only
+// a client that means to hold the connection waits longer.
+const (
+	headerTimeout   = 10 * time.Second
+	bodyIdleTimeout = 30 * time.Second
+)
 
 // checkListen checks --listen, --allow-remote and the token before
 // anything is bound: a remote address needs --allow-remote, and a token
@@ -46,7 +56,7 @@ func (opts *ServeOptions) checkListen(getenv func(string) string) error {
 	if err != nil || port == "" {
 		return abxerr.New(abxerr.InvalidInput, "invalid --listen %q: give HOST:PORT", opts.Listen).WithHint("e.g. 127.0.0.1:8931, or 127.0.0.1:0 for any free port")
 	}
-	if !loopback(host) && !opts.AllowRemote {
+	if !loopbackHost(host) && !opts.AllowRemote {
 		return abxerr.New(abxerr.InvalidInput, "--listen %s is not a loopback address: other machines could call the tools", opts.Listen).
 			WithHint("listen on 127.0.0.1, or pass --allow-remote (behind TLS you control) to accept it")
 	}
@@ -67,9 +77,9 @@ func (opts *ServeOptions) checkListen(getenv func(string) string) error {
 	return nil
 }
 
-// loopback says whether host names this machine only. An empty host (":PORT")
+// loopbackHost says whether host names this machine only. An empty host (":PORT")
 // is every interface.
-func loopback(host string) bool {
+func loopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
@@ -90,9 +100,20 @@ func serveHTTP(ctx context.Context, opts *ServeOptions, srv *mcp.Server) error {
 		// A host that vanished without DELETE frees its session.
 		SessionTimeout: 30 * time.Minute,
 	})
+	idle := opts.bodyIdle
+	if idle <= 0 {
+		idle = bodyIdleTimeout
+	}
+	endpoint := requireToken(opts.Token, idleBodies(idle, http.NewCrossOriginProtection().Handler(h)))
+	if !opts.AllowRemote {
+		// This machine's names and pages only, checked before the token:
+		// a page's request, or one by way of DNS rebinding, is refused
+		// without a look at anything else.
+		endpoint = loopback.Names(nil).Guard(endpoint)
+	}
 	mux := http.NewServeMux()
-	mux.Handle(mcpPath, requireToken(opts.Token, http.NewCrossOriginProtection().Handler(h)))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	mux.Handle(mcpPath, endpoint)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: headerTimeout, IdleTimeout: 2 * time.Minute}
 
 	url := "http://" + ln.Addr().String() + mcpPath
 	fmt.Fprintf(opts.IO.ErrOut, "Serving MCP on %s\n", url)
@@ -120,8 +141,10 @@ func serveHTTP(ctx context.Context, opts *ServeOptions, srv *mcp.Server) error {
 }
 
 // requireToken answers 401 to a request without "Authorization: Bearer
-// TOKEN". The comparison is of digests in constant time, so neither the
-// token's bytes nor its length leak through timing.
+// TOKEN", from its headers: the body is not read and the connection
+// closes after the answer, so that a client sending it a byte at a time
+// holds nothing. The comparison is of digests in constant time, so
+// neither the token's bytes nor its length leak through timing.
 func requireToken(token string, next http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -129,9 +152,17 @@ func requireToken(token string, next http.Handler) http.Handler {
 		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
 		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="abx mcp"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			loopback.Refuse(w, http.StatusUnauthorized, "missing or wrong bearer token")
 			return
 		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// idleBodies bounds each read of an authenticated request's body by idle.
+func idleBodies(idle time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		loopback.IdleBody(w, r, idle)
 		next.ServeHTTP(w, r)
 	})
 }

@@ -78,10 +78,17 @@ func (l *lines) Write(p []byte) (int, error) { return l.w.Write(p) }
 // start) with this environment and returns its URL and token.
 func serveOnHTTP(t *testing.T, env map[string]string) (url, token string) {
 	t.Helper()
+	return serveOnHTTPWith(t, env, func(*ServeOptions) {})
+}
+
+// serveOnHTTPWith is serveOnHTTP with the options set by set.
+func serveOnHTTPWith(t *testing.T, env map[string]string, set func(*ServeOptions)) (url, token string) {
+	t.Helper()
 	f, _ := cmdtest.NewFactory(false, env, "")
 	errOut := newLines()
 	f.IO.ErrOut = errOut
 	opts := &ServeOptions{IO: f.IO, Factory: f, Listen: "127.0.0.1:0"}
+	set(opts)
 	if err := opts.checkListen(f.Getenv); err != nil {
 		t.Fatal(err)
 	}

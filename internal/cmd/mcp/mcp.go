@@ -71,6 +71,9 @@ type ServeOptions struct {
 	ProgressEvery time.Duration
 
 	tokenGenerated bool
+	// bodyIdle bounds the wait for each read of a request's body over
+	// HTTP; 0 is bodyIdleTimeout (tests make it short).
+	bodyIdle time.Duration
 }
 
 // NewCmdServe builds `abx mcp serve`.

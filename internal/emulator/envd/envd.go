@@ -99,9 +99,16 @@ func New(opts Options) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.log.Record(r)
 	if s.opts.AccessToken != "" && r.Header.Get("X-Access-Token") != s.opts.AccessToken {
+		// Answered from the headers: the body is not read, and the
+		// connection closes after the answer, so that a slow body holds
+		// nothing (docs/emulator.md, "Who it serves").
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Connection", "close")
 		w.WriteHeader(http.StatusUnauthorized)
 		_ = json.NewEncoder(w).Encode(map[string]any{"code": 401, "message": "unauthorized access, please provide a valid access token or method signing if supported"})
+		rc := http.NewResponseController(w)
+		_ = rc.Flush()
+		_ = rc.SetReadDeadline(time.Now())
 		return
 	}
 	s.mux.ServeHTTP(w, r)

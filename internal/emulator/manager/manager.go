@@ -117,10 +117,32 @@ func New(opts Options) *Server {
 	return s
 }
 
-// ServeHTTP logs the request and serves it.
+// Domain is the domain the server reports as each sandbox's.
+func (s *Server) Domain() string { return s.opts.Domain }
+
+// ServeHTTP logs the request and serves it. A request without the key is
+// answered from its headers alone: its body is neither read nor logged,
+// and the connection closes after the answer, so that a client sending
+// the body a byte at a time holds nothing (docs/emulator.md, "Who it
+// serves"). Go's server would otherwise read what is left of a small
+// body before it answers, and again before it lets the connection go.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.record(r)
+	keyed := s.keyed(r)
+	s.record(r, keyed)
+	if keyed || r.ContentLength == 0 {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Connection", "close")
 	s.mux.ServeHTTP(w, r)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	_ = rc.SetReadDeadline(time.Now())
+}
+
+// keyed tells whether r carries the server's key.
+func (s *Server) keyed(r *http.Request) bool {
+	return s.opts.APIKey != "" && r.Header.Get("X-API-Key") == s.opts.APIKey
 }
 
 // Requests returns a copy of the request log.
@@ -246,9 +268,9 @@ func (s *Server) sortedLocked() []*Sandbox {
 	return list
 }
 
-func (s *Server) record(r *http.Request) {
+func (s *Server) record(r *http.Request, keyed bool) {
 	req := Request{Method: r.Method, Host: r.Host, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone()}
-	if r.Body != nil {
+	if r.Body != nil && keyed {
 		body := readBody(r)
 		req.Body = string(body)
 	}

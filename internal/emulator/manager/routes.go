@@ -45,7 +45,7 @@ func (s *Server) routes() {
 // auth checks X-API-Key; a missing key is an empty key, refused the same way.
 func (s *Server) auth(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-API-Key") != s.opts.APIKey || s.opts.APIKey == "" {
+		if !s.keyed(r) {
 			writeError(w, r, http.StatusUnauthorized, http.StatusUnauthorized, "Invalid API Key")
 			return
 		}

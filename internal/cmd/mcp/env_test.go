@@ -1,0 +1,34 @@
+//go:build unix
+
+package mcp
+
+import (
+	"testing"
+
+	"github.com/abx-dev/abx/internal/emulator/emutest"
+)
+
+// An environment variable no process can be given (a name that is empty
+// or holds '=' or NUL, a value that holds NUL) is refused as bad input
+// before anything is sent, as a path or cwd with NUL is.
+func TestEnvsAProcessCannotTakeAreRefused(t *testing.T) {
+	t.Parallel()
+	m, env := emutest.Cluster(t)
+	env["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = "private"
+	cs := connect(t, env, 0)
+	id := create(t, cs, "base")
+	sent := len(m.Requests())
+	for _, envs := range []map[string]string{
+		{"A\x00B": "x"},
+		{"A": "x\x00y"},
+		{"A=B": "x"},
+		{"": "x"},
+	} {
+		mustFail(t, call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "true", "envs": envs}, nil), "E1002")
+		mustFail(t, call(t, cs, "sandbox_create", map[string]any{"template": "base", "envs": envs}, nil), "E1002")
+	}
+	mustFail(t, call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "true", "cwd": "/tmp\x00x"}, nil), "E1002")
+	if n := len(m.Requests()); n != sent {
+		t.Errorf("%d requests were sent for refused arguments: %+v", n-sent, m.Requests()[sent:])
+	}
+}
