@@ -7,6 +7,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/httpclient"
+	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/portforward"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -33,7 +34,7 @@ func (e *Engine) forward(w http.ResponseWriter, r *http.Request) {
 	for _, h := range clientCredentials {
 		r.Header.Del(h)
 	}
-	defer e.boundBody(w, r)()
+	defer loopback.IdleBody(w, r, e.bodyIdle)()
 	fw.ServeHTTP(w, r)
 }
 

@@ -73,13 +73,9 @@ func (e *Engine) dataPlane(w http.ResponseWriter, r *http.Request, id string, po
 
 // refuse answers from the headers alone, in E2B's envelope, and closes the
 // connection without reading the body: a client that sends it a byte a
-// second holds nothing (as loopback.Refuse).
+// second holds nothing (loopback.RefuseWith).
 func (e *Engine) refuse(w http.ResponseWriter, status int, err error) {
-	w.Header().Set("Connection", "close")
-	e.writeError(w, status, err)
-	rc := http.NewResponseController(w)
-	_ = rc.Flush()
-	_ = rc.SetReadDeadline(time.Now())
+	loopback.RefuseWith(w, func() { e.writeError(w, status, err) })
 }
 
 // originGuard refuses a page of another origin, whatever the Host: the

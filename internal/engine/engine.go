@@ -152,7 +152,7 @@ func (e *Engine) serve(w http.ResponseWriter, r *http.Request) {
 		e.refuse(w, http.StatusUnauthorized, abxerr.New(abxerr.Unauthorized, "Invalid API key: use the engine's token ('abx provider engine env')"))
 		return
 	}
-	defer e.boundBody(w, r)()
+	defer loopback.IdleBody(w, r, e.bodyIdle)()
 	e.mux.ServeHTTP(w, r)
 }
 

@@ -4,41 +4,63 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
-// IdleBody bounds each read of r's body: a client that sends no byte of
-// it for idle has the read fail, and the connection end, however long the
-// whole body takes while its bytes keep coming. Each read sets the
-// deadline before it waits, and none is set once the body has ended, so
-// that a long answer (a stream) after it is not cut. A server's
-// ReadTimeout cannot do this: it bounds the whole request, and, left set
-// while the handler runs, cancels the request's context when it passes.
-func IdleBody(w http.ResponseWriter, r *http.Request, idle time.Duration) {
+// IdleBody bounds each read of r's body: the connection's read deadline is
+// pushed to idle from now before every read, so a body that keeps coming,
+// however long it takes, goes through, and one that stops is cut. At the
+// body's end the deadline is lifted, so that a long answer (a stream)
+// after it is not cut. A server's ReadTimeout cannot do this: it bounds
+// the whole request, and, left set while the handler runs, cancels the
+// request's context when it passes.
+//
+// The function it returns is called when the handler is done with the
+// request. A read after it (a transport still copying) no longer touches
+// the connection, which may be reading the next request; and the
+// connection of a cut body is closed, whatever was answered, rather than
+// read on as if the rest of the body were the next request.
+func IdleBody(w http.ResponseWriter, r *http.Request, idle time.Duration) (done func()) {
 	if r.Body == nil || r.Body == http.NoBody {
-		return
+		return func() {}
 	}
-	r.Body = &idleBody{ReadCloser: r.Body, rc: http.NewResponseController(w), idle: idle}
+	rc := http.NewResponseController(w)
+	b := &idleBody{ReadCloser: r.Body, idle: idle, setDeadline: rc.SetReadDeadline, now: time.Now}
+	r.Body = b
+	return func() {
+		b.done.Store(true)
+		if b.cut.Load() {
+			_ = rc.Flush()
+			if conn, _, err := rc.Hijack(); err == nil {
+				_ = conn.Close()
+			}
+		}
+	}
 }
 
 type idleBody struct {
 	io.ReadCloser
-	rc   *http.ResponseController
-	idle time.Duration
-	done bool
+	idle        time.Duration
+	setDeadline func(time.Time) error
+	now         func() time.Time
+	done        atomic.Bool // the handler is done: the connection is not the body's any more
+	ended       atomic.Bool // the body was read to its end
+	cut         atomic.Bool // a read failed before the body's end
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {
-	if b.done {
-		return b.ReadCloser.Read(p)
+	if !b.done.Load() && !b.ended.Load() {
+		_ = b.setDeadline(b.now().Add(b.idle)) // not every writer can; then the server's own bounds hold
 	}
-	_ = b.rc.SetReadDeadline(time.Now().Add(b.idle))
 	n, err := b.ReadCloser.Read(p)
-	if err != nil {
-		b.done = true
-		if errors.Is(err, io.EOF) {
-			_ = b.rc.SetReadDeadline(time.Time{})
-		}
+	switch {
+	case err == nil || b.done.Load() || b.ended.Load():
+	case errors.Is(err, io.EOF):
+		b.ended.Store(true)
+		_ = b.setDeadline(time.Time{})
+	default:
+		b.cut.Store(true)
 	}
 	return n, err
 }

@@ -82,14 +82,21 @@ func (names Names) Guard(next http.Handler) http.Handler {
 }
 
 // Refuse answers status with a line of text and closes the connection
-// after it, without reading the request's body: Go's server otherwise
-// reads what is left of a small body (up to 256 KiB), before it answers
-// or before it lets the connection go, which a client sending one byte a
-// second stretches for ever. The answer goes out at once, and the read
-// deadline, passed, ends whatever read of the body comes after.
+// after it, without reading the request's body (RefuseWith).
 func Refuse(w http.ResponseWriter, status int, msg string) {
+	RefuseWith(w, func() { http.Error(w, msg, status) })
+}
+
+// RefuseWith writes an answer (answer writes it, in the server's own
+// form) as the connection's last, without reading the request's body: Go's
+// server otherwise reads what is left of a small body (up to 256 KiB),
+// before it answers or before it lets the connection go, which a client
+// sending one byte a second stretches for ever. The answer goes out at
+// once, and the read deadline, passed, ends whatever read of the body
+// comes after.
+func RefuseWith(w http.ResponseWriter, answer func()) {
 	w.Header().Set("Connection", "close")
-	http.Error(w, msg, status)
+	answer()
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
 	_ = rc.SetReadDeadline(time.Now())

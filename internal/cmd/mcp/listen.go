@@ -162,7 +162,7 @@ func requireToken(token string, next http.Handler) http.Handler {
 // idleBodies bounds each read of an authenticated request's body by idle.
 func idleBodies(idle time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		loopback.IdleBody(w, r, idle)
+		defer loopback.IdleBody(w, r, idle)()
 		next.ServeHTTP(w, r)
 	})
 }
