@@ -26,7 +26,8 @@ import (
 // end of file, though: a line discipline in canonical mode hands its reader
 // a read of 0 bytes for Ctrl-D typed at the start of a line. So abx starts
 // a second process on a terminal of envd's, the relay, which copies what it
-// reads there to a FIFO, and the command reads the FIFO as its stdin:
+// reads there to a FIFO in a directory of its own, and the command reads
+// the FIFO as its stdin:
 //
 //	abx stdin ──SendInput(pty)──► relay's terminal ──cat──► FIFO ──► command's stdin
 //
@@ -44,31 +45,39 @@ const relayName = "abx-stdin"
 
 // relayScript sets the relay's terminal to pass bytes through (no echo, no
 // signals, no flow control, no CR/NL mapping, Ctrl-V and Ctrl-D as abx
-// uses them), makes the FIFO only its user can open, says "ready" and
-// becomes cat. A watchdog looks ten times a second while the FIFO's name
-// is there: the command removes it once it has opened it, and then the
-// watchdog is done. When the relay is gone first (abx stopped it because
-// the command never started), the watchdog removes the FIFO; when no
-// command has opened it within 600 looks (a minute where sleep takes
-// fractions: an abx that died between the two starts), it removes the FIFO
-// and ends the relay. The watchdog ignores SIGHUP, which the kernel sends
-// the relay's process group when the relay, its terminal's session
-// leader, dies.
+// uses them), makes a directory only its user can enter ($1) with the FIFO
+// in it, says "ready" and becomes cat writing to the FIFO, which waits
+// until the command opens it for reading: the two meet there, and nothing
+// is written before the command reads. Whoever is done with it removes the
+// whole directory (the command once it has opened the FIFO, abx's stop,
+// the watchdog): a '>' to the FIFO after that fails for want of the
+// directory, where one to a removed FIFO would make a plain file of its
+// name and leave it.
+//
+// A watchdog looks ten times a second while the FIFO is there. When the
+// relay is gone first (abx stopped it because the command never started),
+// it removes the directory; when no command has opened the FIFO within 600
+// looks (a minute where sleep takes fractions: an abx that died between the
+// two starts), it removes the directory and ends the relay. The relay
+// ignores SIGHUP before the watchdog is forked, so the watchdog is born
+// ignoring it: the kernel sends it to the relay's process group when the
+// relay, its terminal's session leader, dies, which is when the watchdog
+// has work to do.
 const relayScript = `stty -echo -echonl -isig -ixon -ixoff -icrnl -inlcr -igncr -istrip icanon iexten lnext '^V' eof '^D' -opost 2>&1 || exit 126
-mkfifo -m 600 "$1" || exit 126
+mkdir -m 700 "$1" && mkfifo -m 600 "$1/in" || exit 126
+trap '' HUP
 r=$$
 {
-  trap '' HUP
   i=0
-  while [ -p "$1" ]; do
-    if ! kill -0 $r 2>/dev/null; then rm -f "$1"; exit; fi
-    if [ $i -ge 600 ]; then rm -f "$1"; kill -KILL $r; exit; fi
+  while [ -p "$1/in" ]; do
+    if ! kill -0 $r 2>/dev/null; then rm -rf "$1"; exit; fi
+    if [ $i -ge 600 ]; then rm -rf "$1"; kill -KILL $r; exit; fi
     i=$((i+1))
     sleep 0.1 || sleep 1
   done
 } </dev/null >/dev/null 2>&1 &
 echo ready
-exec cat >"$1"
+exec cat >"$1/in"
 `
 
 // relayPiece bounds the bytes between two pushes: well under the 4096 a
@@ -99,12 +108,12 @@ func encode(dst, src []byte) []byte {
 	return dst
 }
 
-// relay is a running relay: the pid to type into and the FIFO the command
-// reads.
+// relay is a running relay: the pid to type into, and the directory of
+// the FIFO the command reads (dir/in).
 type relay struct {
-	c    *envd.Client
-	pid  uint32
-	fifo string
+	c   *envd.Client
+	pid uint32
+	dir string
 }
 
 // relayReady bounds the wait for the relay's "ready".
@@ -113,11 +122,11 @@ const relayReady = 30 * time.Second
 // startRelay starts the relay and waits for its "ready"; it then stops
 // following its stream (the relay writes nothing more: nothing can wedge).
 func startRelay(ctx context.Context, c *envd.Client) (*relay, error) {
-	name, err := fifoName()
+	name, err := relayDir()
 	if err != nil {
 		return nil, err
 	}
-	r := &relay{c: c, fifo: name}
+	r := &relay{c: c, dir: name}
 	// No deadline on the stream: envd would kill the relay when it passed.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -156,8 +165,8 @@ func startRelay(ctx context.Context, c *envd.Client) (*relay, error) {
 	return nil, startError(err)
 }
 
-// fifoName is a FIFO path no other command uses.
-func fifoName() (string, error) {
+// relayDir is a directory name no other command uses.
+func relayDir() (string, error) {
 	var b [12]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", abxerr.New(abxerr.Internal, "cannot make a name for the stdin relay: %v", err)
@@ -165,11 +174,10 @@ func fifoName() (string, error) {
 	return "/tmp/.abx-stdin-" + hex.EncodeToString(b[:]), nil
 }
 
-// redirect is the command's stdin: the FIFO, removed once opened (both
-// ends hold it open; no name is left behind).
+// redirect is the command's stdin: the FIFO, whose directory is removed
+// once it is opened (both ends hold it open; no name is left behind).
 func (r *relay) redirect() string {
-	q := shell.Quote(r.fifo)
-	return fmt.Sprintf("exec <%s; rm -f %s; ", q, q)
+	return fmt.Sprintf("exec <%s; rm -rf %s; ", shell.Quote(r.dir+"/in"), shell.Quote(r.dir))
 }
 
 // feed types in to the relay, and at the end of in, end of file.
@@ -187,18 +195,16 @@ func (r *relay) feed(ctx context.Context, in io.Reader) error {
 
 // stop ends the relay when the command has ended: what the command did not
 // read is of no use, and a relay waiting on its terminal would wait for
-// ever. The FIFO goes too, in case the command never opened it (it did
-// not start: a bad --cwd, an unknown user, Ctrl-C between the starts);
-// after a command that did, its name is gone already and the removal is
-// a no-op. Both are asked at once, within signalWait.
+// ever. The FIFO's directory goes too, in case the command never opened
+// it (it did not start: a bad --cwd, an unknown user, Ctrl-C between the
+// starts); after a command that did, it is gone already and the removal is
+// a no-op. Each within signalWait. (The relay's watchdog removes it too, a
+// tenth of a second after the relay is gone.)
 func (r *relay) stop(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), signalWait)
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), signalWait)
 	defer cancel()
-	removed := make(chan struct{})
-	go func() {
-		defer close(removed)
-		_ = r.c.Remove(ctx, r.fifo)
-	}()
-	_ = r.c.Signal(ctx, r.pid, true)
-	<-removed
+	_ = r.c.Signal(kctx, r.pid, true)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), signalWait)
+	defer cancel()
+	_ = r.c.Remove(rctx, r.dir)
 }

@@ -54,8 +54,9 @@ func TestRelayPassesEveryByteThroughARealTerminal(t *testing.T) {
 
 func throughRelay(t *testing.T, in []byte) []byte {
 	t.Helper()
-	fifo := filepath.Join(t.TempDir(), "stdin")
-	cmd := exec.Command("/bin/bash", "-c", relayScript, relayName, fifo)
+	dir := filepath.Join(t.TempDir(), "stdin")
+	fifo := filepath.Join(dir, "in")
+	cmd := exec.Command("/bin/bash", "-c", relayScript, relayName, dir)
 	master, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 80, Rows: 24})
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)

@@ -9,7 +9,7 @@ import (
 
 func TestCommandRunsTheLineUnderTheWrapper(t *testing.T) {
 	t.Parallel()
-	fifo := (&relay{fifo: "/tmp/.abx-stdin-0a1b"}).redirect()
+	fifo := (&relay{dir: "/tmp/.abx-stdin-0a1b"}).redirect()
 	for _, tc := range []struct {
 		name       string
 		spec       Spec
@@ -22,7 +22,7 @@ func TestCommandRunsTheLineUnderTheWrapper(t *testing.T) {
 		{"argv", Spec{Argv: []string{"printf", "%s", "a b"}}, noStdin, false, "printf %s 'a b'", "exec </dev/null; "},
 		{"interactive", Spec{Argv: []string{"cat"}, Interactive: true}, "", false, "cat", ""},
 		{"relayed", Spec{Argv: []string{"wc -l"}, Interactive: true}, fifo, false, "wc -l",
-			"exec </tmp/.abx-stdin-0a1b; rm -f /tmp/.abx-stdin-0a1b; "},
+			"exec </tmp/.abx-stdin-0a1b/in; rm -rf /tmp/.abx-stdin-0a1b; "},
 		{"background", Spec{Argv: []string{"sleep 300"}}, noStdin, true, "sleep 300", "exec </dev/null; exec >/dev/null 2>&1; "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
