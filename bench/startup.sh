@@ -67,15 +67,15 @@ probe() {
 # The chosen libraries (docs/architecture.md), and the generated envd services
 # that connect carries for abx: any envd client links their descriptors.
 chosen=(github.com/spf13/cobra github.com/spf13/viper charm.land/lipgloss/v2 github.com/olekukonko/tablewriter
-	connectrpc.com/connect github.com/abx-dev/abx/internal/envd/gen/process github.com/abx-dev/abx/internal/envd/gen/filesystem)
+	connectrpc.com/connect github.com/itchyny/gojq github.com/abx-dev/abx/internal/envd/gen/process github.com/abx-dev/abx/internal/envd/gen/filesystem)
 probe cobra github.com/spf13/cobra
 probe viper github.com/spf13/viper
 probe lipgloss charm.land/lipgloss/v2
 probe tablewriter github.com/olekukonko/tablewriter
 probe connect connectrpc.com/connect github.com/abx-dev/abx/internal/envd/gen/process github.com/abx-dev/abx/internal/envd/gen/filesystem
-# gojq is abx's copy, whose builtin tables wait for the first --jq
-# (third_party/gojq/README.md): linked, it costs its code's size only.
-probe gojq github.com/abx-dev/abx/third_party/gojq
+# gojq's release, as go.mod selects it: its builtin tables are built by
+# init functions at every start, a cost of the floor, not of abx.
+probe gojq github.com/itchyny/gojq
 probe floor "${chosen[@]}"
 floor=("$work/floor")
 

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/abx-dev/abx/third_party/gojq"
+	"github.com/itchyny/gojq"
 )
 
 // jqMain is a small jq for the scripts (-r, -j, -c, -e), so that stories can

@@ -9,7 +9,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/abx-dev/abx/third_party/gojq"
+	"github.com/itchyny/gojq"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 )
