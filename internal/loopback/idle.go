@@ -16,6 +16,15 @@ import (
 // the whole request, and, left set while the handler runs, cancels the
 // request's context when it passes.
 //
+// The deadline is set at once, before any read: a handler that answers
+// without reading the body (a 404, a refusal of its own) leaves it to
+// Go's server, which reads what is left of it (up to 256 KiB) before it
+// answers, through a reader of its own. That read is then bounded too: a
+// body that stops coming gets its answer once idle has passed, and its
+// connection closed. While the body is unfinished nothing else reads the
+// connection (the server's background read starts at the body's end), so
+// a deadline that passes meanwhile cuts no answer.
+//
 // The function it returns is called when the handler is done with the
 // request. A read after it (a transport still copying) no longer touches
 // the connection, which may be reading the next request; and the
@@ -27,6 +36,7 @@ func IdleBody(w http.ResponseWriter, r *http.Request, idle time.Duration) (done 
 	}
 	rc := http.NewResponseController(w)
 	b := &idleBody{ReadCloser: r.Body, idle: idle, setDeadline: rc.SetReadDeadline, now: time.Now}
+	_ = b.setDeadline(b.now().Add(idle))
 	r.Body = b
 	return func() {
 		b.done.Store(true)

@@ -73,3 +73,32 @@ func TestIdleBody(t *testing.T) {
 		t.Errorf("answer %q", got)
 	}
 }
+
+// A handler that answers without reading the body (a 404, a refusal of
+// its own) leaves the body to the server, which reads what is left of it
+// before it answers: that read is bounded too, so that a body that stops
+// coming gets its answer after the idle bound, and its connection closed,
+// instead of holding both for ever.
+func TestIdleBodyBoundsABodyTheHandlerLeaves(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer IdleBody(w, r, 50*time.Millisecond)()
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, _ = io.WriteString(conn, "GET /v2/sandboxes HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{")
+	// Far above the bound: only a read with no deadline lasts that long.
+	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	answer, err := io.ReadAll(conn)
+	if err != nil {
+		t.Fatalf("no answer and close: %v (%q)", err, answer)
+	}
+	if !strings.HasPrefix(string(answer), "HTTP/1.1 404 ") || !strings.Contains(string(answer), "Connection: close") {
+		t.Errorf("answer %q", answer)
+	}
+}

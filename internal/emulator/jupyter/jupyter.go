@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/emulator/reqlog"
+	"github.com/abx-dev/abx/internal/loopback"
 )
 
 // Options configure a fake code interpreter.
@@ -38,6 +39,11 @@ type Options struct {
 	Python string
 	// Keepalive is the interval of keepalive lines in /execute (default 5s).
 	Keepalive time.Duration
+	// BodyIdle bounds each read of a request's body (default 60s, abx's
+	// own idle bound): the server asks no token, so any client of the
+	// gateway, code in a sandbox among them, could otherwise hold a
+	// connection with a body that never ends.
+	BodyIdle time.Duration
 }
 
 // Request is one request as the fake received it.
@@ -69,6 +75,9 @@ func New(opts Options) *Server {
 	if opts.Keepalive <= 0 {
 		opts.Keepalive = 5 * time.Second
 	}
+	if opts.BodyIdle <= 0 {
+		opts.BodyIdle = 60 * time.Second
+	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), byID: map[string]*codeContext{}}
 	s.python = s.add(newContext("python", ""))
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, "OK") })
@@ -86,9 +95,11 @@ func New(opts Options) *Server {
 
 // ServeHTTP logs the request and serves it. Like the real server, it asks
 // for no token: clients send X-Access-Token on /execute only, and the
-// emulator is never stricter than what it imitates.
+// emulator is never stricter than what it imitates. What it adds is a
+// bound on a body that stops coming (docs/emulator.md, "Who it serves").
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.log.Record(r)
+	defer loopback.IdleBody(w, r, s.opts.BodyIdle)()
 	s.mux.ServeHTTP(w, r)
 }
 
