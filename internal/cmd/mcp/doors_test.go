@@ -154,3 +154,85 @@ func isReset(err error) bool {
 	}
 	return errors.Is(err, syscall.ECONNRESET)
 }
+
+// Every path of the listener, not only /mcp, is behind the same doors:
+// a Host or page elsewhere gets 403, a request without the token 401,
+// and with it a path that is not the endpoint 404; each is answered from
+// its headers, a slow body never waited for, and the connection closed.
+func TestHTTPEveryPathIsBehindTheDoors(t *testing.T) {
+	t.Parallel()
+	u, token := serveOnHTTP(t, nil)
+	addr := strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/mcp")
+	paths := []string{"/", "/mcp/", "/x", "/./mcp", "/%2e/mcp", "/mcp/..", "//mcp"}
+	for _, path := range paths {
+		if strings.HasPrefix(path, "//") {
+			continue // Go's client would send it as a host; the stalled bodies below send it
+		}
+		for _, tc := range []struct {
+			host, origin, auth string
+			want               int
+		}{
+			{"evil.example:1", "", "Bearer " + token, http.StatusForbidden},
+			{"", "https://evil.example", "Bearer " + token, http.StatusForbidden},
+			{"", "", "", http.StatusUnauthorized},
+			{"", "", "Bearer " + token, http.StatusNotFound},
+		} {
+			req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(`{}`))
+			req.URL.Opaque = path // sent as it is, dot segments and all
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.auth != "" {
+				req.Header.Set("Authorization", tc.auth)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("POST %s Host %q Origin %q token %v: %d %s, want %d", path, tc.host, tc.origin, tc.auth != "", resp.StatusCode, body, tc.want)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for _, path := range paths {
+		for _, header := range []http.Header{nil, {"Authorization": {"Bearer " + token}}} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answer, err := slowPost(addr, path, header, 100000, noMore)
+				if err != nil {
+					t.Errorf("POST %s (token %v) with a stalled body: no answer and close: %v (%q)", path, header != nil, err, answer)
+					return
+				}
+				want := map[bool]string{false: " 401 ", true: " 404 "}[header != nil]
+				if !strings.Contains(strings.SplitN(answer, "\r\n", 2)[0], want) {
+					t.Errorf("POST %s (token %v) with a stalled body: %q, want%s", path, header != nil, answer, want)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+}
+
+// A request with the token that the endpoint refuses without reading its
+// body (here: it does not accept the answers the protocol sends) gets
+// that answer once the idle bound has passed with no byte, and its
+// connection closed, rather than waiting for a body that never comes.
+func TestHTTPBoundsABodyTheEndpointLeaves(t *testing.T) {
+	t.Parallel()
+	u, token := serveOnHTTPWith(t, nil, func(o *ServeOptions) { o.bodyIdle = 200 * time.Millisecond })
+	addr := strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/mcp")
+	answer, err := slowPost(addr, "/mcp", http.Header{"Authorization": {"Bearer " + token}}, 100000, noMore)
+	if err != nil {
+		t.Fatalf("no answer and close: %v (%q)", err, answer)
+	}
+	if !strings.HasPrefix(answer, "HTTP/1.1 4") {
+		t.Errorf("answer %q", answer)
+	}
+}

@@ -104,16 +104,15 @@ func serveHTTP(ctx context.Context, opts *ServeOptions, srv *mcp.Server) error {
 	if idle <= 0 {
 		idle = bodyIdleTimeout
 	}
-	endpoint := requireToken(opts.Token, idleBodies(idle, http.NewCrossOriginProtection().Handler(h)))
+	// Every path goes through the same doors, in this order, each
+	// answering from the headers: this machine's names and pages only
+	// (a page's request, or one by way of DNS rebinding, is refused
+	// without a look at anything else), then the token, then the path.
+	handler := requireToken(opts.Token, idleBodies(idle, endpointOnly(http.NewCrossOriginProtection().Handler(h))))
 	if !opts.AllowRemote {
-		// This machine's names and pages only, checked before the token:
-		// a page's request, or one by way of DNS rebinding, is refused
-		// without a look at anything else.
-		endpoint = loopback.Names(nil).Guard(endpoint)
+		handler = loopback.Names(nil).Guard(handler)
 	}
-	mux := http.NewServeMux()
-	mux.Handle(mcpPath, endpoint)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: headerTimeout, IdleTimeout: 2 * time.Minute}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: headerTimeout, IdleTimeout: 2 * time.Minute}
 
 	url := "http://" + ln.Addr().String() + mcpPath
 	fmt.Fprintf(opts.IO.ErrOut, "Serving MCP on %s\n", url)
@@ -153,6 +152,20 @@ func requireToken(token string, next http.Handler) http.Handler {
 		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="abx mcp"`)
 			loopback.Refuse(w, http.StatusUnauthorized, "missing or wrong bearer token")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// endpointOnly serves mcpPath, exactly as it is written, and answers 404
+// to any other path from its headers, its body unread: a path with dot
+// segments or doubled slashes is not cleaned into the endpoint (nor
+// redirected to it, as a ServeMux would), it is another path.
+func endpointOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != mcpPath || r.URL.RawPath != "" {
+			loopback.Refuse(w, http.StatusNotFound, "404 page not found: the MCP endpoint is "+mcpPath)
 			return
 		}
 		next.ServeHTTP(w, r)
