@@ -88,6 +88,12 @@ type Endpoint struct {
 	// IdleTimeout bounds how long a stream or a transfer may pass no byte
 	// either way (--idle-timeout); 0 for no bound.
 	IdleTimeout time.Duration
+	// Privileged is true for a port that runs what it is asked in the
+	// sandbox, as any user: envd's and the code interpreter's. Their
+	// requests carry the sandbox's envd token, so a door never serves
+	// such a port to a client that shows no credential of its own
+	// (docs/security.md).
+	Privileged bool
 }
 
 // StatePaused is the state of a paused sandbox: its envd, its code

@@ -174,3 +174,22 @@ func idLifetime(id string, d time.Duration) string {
 	}
 	return id
 }
+
+func TestNewCmdPortForward(t *testing.T) {
+	t.Parallel()
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "one port", Argv: []string{"sb", "8080"}, Want: []Forward{{8080, 8080}}},
+		{Name: "pairs", Argv: []string{"sb", "18080:8080", ":5432"}, Want: []Forward{{18080, 8080}, {0, 5432}}},
+		{Name: "no port", Argv: []string{"sb"}, WantErr: "needs ID [LOCAL:]REMOTE"},
+		{Name: "bad port", Argv: []string{"sb", "70000"}, WantErr: `invalid port "70000"`},
+		{Name: "bad id", Argv: []string{"..", "8080"}, WantErr: "invalid sandbox ID"},
+		// Whoever reaches envd or the code interpreter runs anything in the
+		// sandbox: a forward would hand that to every process of this machine.
+		{Name: "envd", Argv: []string{"sb", "49983"}, WantErr: "cannot forward port 49983: it is envd's"},
+		{Name: "envd to another local port", Argv: []string{"sb", "8080", ":49983"}, WantErr: "cannot forward port 49983"},
+		{Name: "interpreter", Argv: []string{"sb", "18000:49999"}, WantErr: "cannot forward port 49999: it is the code interpreter's"},
+		{Name: "local port of envd's number", Argv: []string{"sb", "49983:8080"}, Want: []Forward{{49983, 8080}}},
+	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
+		return NewCmdPortForward(f, func(_ context.Context, o *PortForwardOptions) error { *got = o.Forwards; return nil })
+	})
+}

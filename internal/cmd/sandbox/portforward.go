@@ -14,6 +14,8 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/codeinterp"
+	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/portforward"
@@ -57,7 +59,13 @@ HTTP, server streams and upgraded connections (WebSocket) alike. LOCAL defaults 
 an empty LOCAL (:REMOTE) picks a free port. Ctrl-C stops it. A request the sandbox cannot
 answer because it is paused or gone gets 502, and abx says which on stderr. On loopback it
 serves this machine's clients only: a Host that is not a name of this machine, or a web
-page of another origin, gets 403. The sandbox's servers get no access token of abx's.`,
+page of another origin, gets 403. The sandbox's servers get no access token of abx's.
+
+envd's port (49983, or envd_port) and the code interpreter's (49999) are refused: they
+run anything in the sandbox as any user, and a forward asks no credential of its
+clients. SDK programs reach them through 'abx provider engine exec', which asks for a
+token of its own; 'abx exec', 'abx files' and 'abx run-code' do the same from the
+command line.`,
 		Example: `  abx port-forward "$id" 8080
   abx port-forward "$id" 18080:8080 :5432
   abx port-forward "$id" 8000 -o json | jq -r '.[0].url'`,
@@ -77,6 +85,9 @@ page of another origin, gets 403. The sandbox's servers get no access token of a
 				fw, err := parseForward(a)
 				if err != nil {
 					return err
+				}
+				if whose := wellKnownPrivileged[fw.Remote]; whose != "" {
+					return privilegedError(fw.Remote, whose)
 				}
 				opts.Forwards = append(opts.Forwards, fw)
 			}
@@ -137,6 +148,10 @@ func runPortForward(ctx context.Context, opts *PortForwardOptions) error {
 		if err != nil {
 			return err
 		}
+		if ep.Privileged {
+			// envd on a port of the configuration's (envd_port).
+			return privilegedError(f.Remote, "envd's (envd_port)")
+		}
 		fw, err := portforward.New(ep, opts.Transport())
 		if err != nil {
 			return err
@@ -173,6 +188,24 @@ func runPortForward(ctx context.Context, opts *PortForwardOptions) error {
 	}
 	opts.Printer.Note("port-forward stopped")
 	return nil
+}
+
+// wellKnownPrivileged are the ports whose servers run what they are asked
+// in any sandbox, refused before anything is sent; the provider's endpoint
+// says it of a port configured elsewhere (envd_port).
+var wellKnownPrivileged = map[int]string{envd.Port: "envd's", codeinterp.Port: "the code interpreter's"}
+
+// privilegedError refuses to forward a port that runs anything in the
+// sandbox: its requests carry the sandbox's envd token, and port-forward
+// asks no credential of its own, so every process of this machine (other
+// users' and, on the emulator, sandboxes' code among them) could run
+// anything there as anyone (docs/reliability.md, "Servers on this
+// machine"). The engine is the door that asks a token.
+func privilegedError(port int, whose string) error {
+	return abxerr.New(abxerr.InvalidInput, "cannot forward port %d: it is %s, which runs anything in the sandbox as any user, "+
+		"and a forward would let every process of this machine do so", port, whose).
+		WithHint("SDK programs reach it through 'abx provider engine exec -- PROGRAM', which asks for a token of its own; " +
+			"from the command line use 'abx exec', 'abx files' or 'abx run-code'")
 }
 
 // guard keeps a port forwarded on loopback for this machine's clients:

@@ -36,15 +36,16 @@ func (c *Client) Endpoint(ctx context.Context, id string, port int) (*provider.E
 	if err != nil {
 		return nil, err
 	}
+	privileged := port == c.cfg.EnvdPort || port == codeinterp.Port
 	h := http.Header{}
 	h.Set("E2b-Sandbox-Id", id)
 	h.Set("E2b-Sandbox-Port", strconv.Itoa(port))
-	if w.EnvdAccessToken != "" && (port == c.cfg.EnvdPort || port == codeinterp.Port) {
+	if w.EnvdAccessToken != "" && privileged {
 		h.Set("X-Access-Token", w.EnvdAccessToken)
 	}
 	if w.TrafficAccessToken != "" {
 		h.Set("E2B-Traffic-Access-Token", w.TrafficAccessToken)
 	}
 	return &provider.Endpoint{SandboxID: id, Port: port, URL: u, Header: h, EnvdVersion: w.EnvdVersion, State: w.State,
-		RequestTimeout: c.cfg.RequestTimeout, IdleTimeout: c.cfg.IdleTimeout}, nil
+		RequestTimeout: c.cfg.RequestTimeout, IdleTimeout: c.cfg.IdleTimeout, Privileged: privileged}, nil
 }

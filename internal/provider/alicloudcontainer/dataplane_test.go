@@ -42,5 +42,27 @@ func TestEachPortGetsItsOwnCredentials(t *testing.T) {
 		if ep.Header.Get("X-API-Key") != "" {
 			t.Errorf("port %d: the API key in a data-plane header", tc.port)
 		}
+		if ep.Privileged != tc.envd {
+			t.Errorf("port %d: Privileged %v, want %v", tc.port, ep.Privileged, tc.envd)
+		}
+	}
+}
+
+// envd's port is the configured one: that port, and the code
+// interpreter's, run what they are asked; 49983 is then a port like any.
+func TestThePrivilegedPortsFollowTheEnvdPort(t *testing.T) {
+	t.Parallel()
+	c := newClient(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `{"sandboxID":"sb1","templateID":"base","envdAccessToken":"envd-tok-1","domain":"abx.test","state":"running"}`)
+	}))
+	c.cfg.EnvdPort = 5000
+	for port, want := range map[int]bool{0: true, 5000: true, 49999: true, 49983: false, 8080: false} {
+		ep, err := c.Endpoint(context.Background(), "sb1", port)
+		if err != nil {
+			t.Fatalf("port %d: %v", port, err)
+		}
+		if ep.Privileged != want || (ep.Header.Get("X-Access-Token") != "") != want {
+			t.Errorf("port %d: Privileged %v, X-Access-Token %q; want privileged %v", port, ep.Privileged, ep.Header.Get("X-Access-Token"), want)
+		}
 	}
 }
