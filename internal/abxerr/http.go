@@ -83,16 +83,61 @@ type HTTPBody struct {
 // ParseHTTPBody reads an error body: the first JSON value when it is an
 // object with a "message" (a failed upload can append a second value),
 // or else the text. The message is given as it is; FromHTTP shortens it.
+// A body that starts with another JSON value is the message whole, with
+// the strings of that value decoded (decodedStrings): a secret the server
+// echoed in it is then written as the secret is, for redaction to find.
 func ParseHTTPBody(raw []byte) HTTPBody {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var first json.RawMessage
+	if dec.Decode(&first) != nil {
+		return HTTPBody{Message: strings.TrimSpace(string(raw))}
+	}
 	var env struct {
 		Message   string `json:"message"`
 		RequestID string `json:"request_id"`
 	}
-	if json.NewDecoder(bytes.NewReader(raw)).Decode(&env) != nil {
-		return HTTPBody{Message: strings.TrimSpace(string(raw))}
-	}
+	_ = json.Unmarshal(first, &env) // an array, a string or a message that is no string leave it empty
 	if env.Message == "" {
-		return HTTPBody{Message: strings.TrimSpace(string(raw)), RequestID: env.RequestID}
+		end := dec.InputOffset()
+		text := append(decodedStrings(raw[:end]), raw[end:]...)
+		return HTTPBody{Message: strings.TrimSpace(string(text)), RequestID: env.RequestID}
 	}
 	return HTTPBody{Message: env.Message, RequestID: env.RequestID, JSON: true}
+}
+
+// decodedStrings rewrites each string of the valid JSON value v with no
+// escapes but those JSON needs (a quote, a backslash, controls): a server
+// may write any character as \uXXXX, a slash as \/, and a secret so
+// written would pass a redaction that looks for it as it is. The rest of
+// v is left byte for byte.
+func decodedStrings(v []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(v); i++ {
+		if v[i] != '"' {
+			continue
+		}
+		end := i + 1
+		for end < len(v) && v[end] != '"' {
+			if v[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end >= len(v) {
+			break
+		}
+		var str string
+		if json.Unmarshal(v[i:end+1], &str) == nil {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(str)
+			out = append(out, v[last:i]...)
+			out = append(out, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+			last = end + 1
+		}
+		i = end
+	}
+	return append(out, v[last:]...)
 }

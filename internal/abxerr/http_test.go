@@ -58,6 +58,12 @@ func TestParseHTTPBody(t *testing.T) {
 		{"JSON without message", `{"code":500,"request_id":"r2"}`,
 			HTTPBody{Message: `{"code":500,"request_id":"r2"}`, RequestID: "r2"}},
 		{"JSON string", `"oops"`, HTTPBody{Message: `"oops"`}},
+		// Escapes that could hide a secret from redaction are decoded: the
+		// message holds each string as its text, escaped only where JSON
+		// must be; what is outside the first value is left as it came.
+		{"JSON without message, escaped", `{"error":"bad key sk\/live\u002bKey==1 \u003cb\u003e \"q\"","request_id":"r3"} tail \u002f`,
+			HTTPBody{Message: `{"error":"bad key sk/live+Key==1 <b> \"q\"","request_id":"r3"} tail \u002f`, RequestID: "r3"}},
+		{"JSON array", `["sk\/live",1, true ,null]`, HTTPBody{Message: `["sk/live",1, true ,null]`}},
 		{"HTML", "<html>\n<body>bad gateway</body>\n</html>", HTTPBody{Message: "<html>\n<body>bad gateway</body>\n</html>"}},
 	}
 	for _, tc := range cases {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -201,6 +202,33 @@ func TestSecretsRedact(t *testing.T) {
 	none.Add(apiKey)
 	if none.Redact(apiKey) != apiKey {
 		t.Error("a nil Secrets redacted")
+	}
+}
+
+// A server echoes a secret in the forms its own encoders give it: JSON's
+// (a quote or backslash escaped, <, > and & as \u escapes, a slash as \/
+// by PHP's and Java's encoders) and a form decoder's (+ read as a space).
+// Each is redacted in plain text as the value itself is.
+func TestSecretsRedactTheFormsServersEcho(t *testing.T) {
+	var s Secrets
+	s.Add("sk/live+Key==1", `pa"ss\w<o>rd&1`)
+	for in, want := range map[string]string{
+		`{"error":"bad key sk\/live+Key==1"}`:                 `{"error":"bad key REDACTED"}`,
+		`bad key sk/live Key==1`:                              `bad key REDACTED`,
+		`{"error":"refused pa\"ss\\w<o>rd&1"}`:                `{"error":"refused REDACTED"}`,
+		`{"error":"refused pa\"ss\\w\u003co\u003erd\u00261"}`: `{"error":"refused REDACTED"}`,
+	} {
+		if got := s.Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Any other escape is decoded from the error body before it is shown.
+	st, _, _, errOut := Test(false)
+	st.Secrets = &s
+	body := abxerr.ParseHTTPBody([]byte(`{"error":"refused sk\u002flive\u002bKey==1"}`))
+	NewPrinter(st).Error(abxerr.FromHTTP(http.StatusBadRequest, body.Message), 1)
+	if got := errOut.String(); !strings.Contains(got, "refused REDACTED") || strings.Contains(got, "live") {
+		t.Errorf("error line %q", got)
 	}
 }
 

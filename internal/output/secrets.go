@@ -28,15 +28,19 @@ type Secrets struct {
 	r      *strings.Replacer
 }
 
-// Add registers values, and the forms URL escaping gives them, to be
-// redacted from now on. Values shorter than MinSecretLen are ignored.
+// Add registers values, and the forms a server may echo them in (echoed
+// forms), to be redacted from now on. Values shorter than MinSecretLen are
+// ignored.
 func (s *Secrets) Add(values ...string) {
 	if s == nil {
 		return
 	}
 	var fresh []string
 	for _, v := range values {
-		for _, form := range []string{v, url.QueryEscape(v), url.PathEscape(v)} {
+		if len(v) < MinSecretLen {
+			continue
+		}
+		for _, form := range echoedForms(v) {
 			if len(form) >= MinSecretLen {
 				fresh = append(fresh, form)
 			}
@@ -77,6 +81,26 @@ func (s *Secrets) Add(values ...string) {
 		pairs = append(pairs, v, Redacted)
 	}
 	s.r = strings.NewReplacer(pairs...)
+}
+
+// echoedForms are v and the forms a server's encoders give it when it
+// echoes v in an error: URL escaping (query and path), a form decoder's
+// (+ read as a space), and JSON's, with <, > and & as \u escapes
+// (encoding/json's default) or raw, and each with / as \/ (PHP's and
+// Java's encoders). A JSON body whose strings escape more than that is
+// decoded before it is printed (abxerr.ParseHTTPBody, redactJSON).
+func echoedForms(v string) []string {
+	forms := []string{v, url.QueryEscape(v), url.PathEscape(v), strings.ReplaceAll(v, "+", " ")}
+	for _, html := range []bool{true, false} {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		_ = enc.Encode(v)
+		lit := strings.TrimSuffix(strings.TrimSpace(b.String()), `"`)
+		lit = strings.TrimPrefix(lit, `"`)
+		forms = append(forms, lit, strings.ReplaceAll(lit, "/", `\/`))
+	}
+	return forms
 }
 
 // hasAll is Add's common case, every request registering the same key:
