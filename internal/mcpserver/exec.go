@@ -56,6 +56,11 @@ func (s *server) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecArgs
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "command is empty").WithHint("give a shell line, e.g. 'ls -la'"))
 	}
+	if strings.ContainsRune(in.Command, 0) {
+		// The line is one argument of bash -c, and an argument ends at NUL.
+		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid command: it holds NUL, which a process's arguments cannot carry").
+			WithHint("write the byte the shell's way, e.g. printf '\\0'"))
+	}
 	if strings.ContainsRune(in.Cwd, 0) {
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid cwd %q: a path cannot hold NUL", in.Cwd))
 	}

@@ -32,3 +32,21 @@ func TestEnvsAProcessCannotTakeAreRefused(t *testing.T) {
 		t.Errorf("%d requests were sent for refused arguments: %+v", n-sent, m.Requests()[sent:])
 	}
 }
+
+// exec's command is one argument of bash -c, which NUL would end: a
+// command that holds one is refused as bad input before anything is sent,
+// in the background too, rather than run into exit 126.
+func TestACommandWithNULIsRefused(t *testing.T) {
+	t.Parallel()
+	m, env := emutest.Cluster(t)
+	env["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = "private"
+	cs := connect(t, env, 0)
+	id := create(t, cs, "base")
+	sent := len(m.Requests())
+	for _, background := range []bool{false, true} {
+		mustFail(t, call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "true\x00rm -rf ~", "background": background}, nil), "E1002")
+	}
+	if n := len(m.Requests()); n != sent {
+		t.Errorf("%d requests were sent for a refused command: %+v", n-sent, m.Requests()[sent:])
+	}
+}
