@@ -16,17 +16,24 @@ import (
 // goes through two printing paths is escaped once. The price is that a
 // literal `\x1b` and an escaped ESC look the same; -o json tells them apart.
 func Escape(s string) string {
-	return escape(s, false)
+	return escape(s, "")
 }
 
 // escapeKeepNewlines is Escape for multi-line text whose line breaks are
 // abx's own, as the --debug trace's.
 func escapeKeepNewlines(s string) string {
-	return escape(s, true)
+	return escape(s, "\n")
 }
 
-func escape(s string, keepNewlines bool) string {
-	i := firstUnsafe(s, keepNewlines)
+// escapeKeepLayout is Escape for text that a terminal is shown as it is,
+// lines and columns included: the strings --jq prints.
+func escapeKeepLayout(s string) string {
+	return escape(s, "\n\t")
+}
+
+// escape escapes what Escape does but the controls in keep.
+func escape(s string, keep string) string {
+	i := firstUnsafe(s, keep)
 	if i < 0 {
 		return s
 	}
@@ -38,7 +45,7 @@ func escape(s string, keepNewlines bool) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			writeHex(&b, `\x`, uint32(s[i]), 2)
-		case unsafeRune(r) && (r != '\n' || !keepNewlines):
+		case unsafeRune(r) && !kept(r, keep):
 			writeRuneEscape(&b, r)
 		default:
 			b.WriteString(s[i : i+size])
@@ -50,11 +57,11 @@ func escape(s string, keepNewlines bool) string {
 
 // firstUnsafe is the index of the first byte Escape changes, or -1; most
 // text has none and is returned as it is.
-func firstUnsafe(s string, keepNewlines bool) int {
+func firstUnsafe(s string, keep string) int {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if (c < 0x20 || c == 0x7f) && (c != '\n' || !keepNewlines) {
+			if (c < 0x20 || c == 0x7f) && !kept(rune(c), keep) {
 				return i
 			}
 			i++
@@ -67,6 +74,11 @@ func firstUnsafe(s string, keepNewlines bool) int {
 		i += size
 	}
 	return -1
+}
+
+// kept reports whether r is one of the ASCII controls of keep.
+func kept(r rune, keep string) bool {
+	return r < utf8.RuneSelf && strings.IndexByte(keep, byte(r)) >= 0
 }
 
 func unsafeRune(r rune) bool {

@@ -42,13 +42,15 @@ type JQWriter struct {
 }
 
 // Filter returns a writer applying the expression to out: strings raw, one
-// a line; other values as JSON, indented when pretty (a terminal), else
-// one a line.
-func (j *JQ) Filter(ctx context.Context, out io.Writer, pretty bool) *JQWriter {
+// a line, as jq -r prints them; other values as JSON, one a line. On a
+// terminal (tty) the JSON is indented, and a string's controls are escaped
+// as a table's are (line breaks and tabs kept): a string selected from a
+// server's data could otherwise drive the terminal (docs/output.md).
+func (j *JQ) Filter(ctx context.Context, out io.Writer, tty bool) *JQWriter {
 	pr, pw := io.Pipe()
 	w := &JQWriter{pw: pw, done: make(chan error, 1)}
 	go func() {
-		err := j.run(ctx, pr, out, pretty)
+		err := j.run(ctx, pr, out, tty)
 		// Whatever comes after a failure is read and dropped, so that the
 		// command writing it does not block.
 		_, _ = io.Copy(io.Discard, pr)
@@ -79,7 +81,7 @@ func (w *JQWriter) Close(ctx context.Context) error {
 	}
 }
 
-func (j *JQ) run(ctx context.Context, in io.Reader, out io.Writer, pretty bool) error {
+func (j *JQ) run(ctx context.Context, in io.Reader, out io.Writer, tty bool) error {
 	dec := json.NewDecoder(in)
 	dec.UseNumber()
 	for {
@@ -98,15 +100,18 @@ func (j *JQ) run(ctx context.Context, in io.Reader, out io.Writer, pretty bool) 
 			if err, isErr := r.(error); isErr {
 				return abxerr.New(abxerr.FilterFailed, "--jq: %v", err)
 			}
-			if err := writeJQResult(out, r, pretty); err != nil {
+			if err := writeJQResult(out, r, tty); err != nil {
 				return abxerr.New(abxerr.FilterFailed, "--jq: %v", err)
 			}
 		}
 	}
 }
 
-func writeJQResult(out io.Writer, r any, pretty bool) error {
+func writeJQResult(out io.Writer, r any, tty bool) error {
 	if s, ok := r.(string); ok {
+		if tty {
+			s = escapeKeepLayout(s)
+		}
 		_, err := fmt.Fprintln(out, s)
 		return err
 	}
@@ -117,7 +122,7 @@ func writeJQResult(out io.Writer, r any, pretty bool) error {
 		return err
 	}
 	b = escapeJSONControls(b)
-	if pretty {
+	if tty {
 		var ind bytes.Buffer
 		if err := json.Indent(&ind, b, "", "  "); err != nil {
 			return err

@@ -60,3 +60,32 @@ func TestJQErrors(t *testing.T) {
 		}
 	}
 }
+
+// A string --jq selects prints raw through a pipe, byte for byte as jq -r
+// prints it; on a terminal its controls are escaped as in a table, so that
+// a server's metadata cannot drive the terminal. Line breaks and tabs stay:
+// the expression's own ("\(.a)\t\(.b)") are as much its text as the data's.
+func TestJQStringsOnATerminal(t *testing.T) {
+	t.Parallel()
+	for _, tty := range []bool{false, true} {
+		p, out, _ := printerIn(tty, "table")
+		q, err := CompileJQ(`.[] | "\(.name)\t\(.state)"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.FilterJQ(context.Background(), q, false); err != nil {
+			t.Fatal(err)
+		}
+		_ = p.Print([]map[string]string{{"name": controls, "state": "run\nning"}}, nil, func() error { return nil })
+		if err := p.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		want := controls + "\trun\nning\n"
+		if tty {
+			want = `a\x1b[2J\a\x7f\u0080\u009b31m\u009f\u202eb` + "\trun\nning\n"
+		}
+		if out.String() != want {
+			t.Errorf("terminal %v: %q, want %q", tty, out.String(), want)
+		}
+	}
+}
