@@ -163,7 +163,7 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 	g.format = f.Printer.FormatValue()
 	pf.VarP(g.format, "output", "o", "output format: table, wide, json or name")
 	pf.BoolVar(&g.noColor, "no-color", false, "never colour the output (also NO_COLOR=1)")
-	pf.StringVar(&g.jq, "jq", "", "filter the JSON output with a jq expression; implies -o json, prints strings raw")
+	pf.StringVar(&g.jq, "jq", "", "filter the JSON output with a jq expression; implies -o json, prints strings raw (controls escaped on a terminal)")
 	pf.AddFlagSet(f.Flags)
 
 	root.SetFlagErrorFunc(flagError)
