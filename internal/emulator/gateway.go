@@ -246,6 +246,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 		g.Manager.ServeHTTP(w, r)
 		return
 	}
+	if disagree(r, id, port) {
+		loopback.Refuse(w, http.StatusBadRequest, "the request names two sandbox ports (its path, its E2b-Sandbox-Id and -Port headers, its Host): name one")
+		return
+	}
 	g.Manager.Expire()
 	g.mu.Lock()
 	b := g.boxes[id]
@@ -332,8 +336,15 @@ func (g *Gateway) forwarder() http.Handler {
 	return g.forwards
 }
 
-// route finds the sandbox and port a data-plane request is for.
+// route finds the sandbox and port a data-plane request is for: by its
+// path (/kruise/ID/PORT/...), its headers or its Host. A request that
+// names more than one, and not the same, is refused (disagree): a client
+// routed by its Host to one sandbox's public port could otherwise put
+// another's envd in the path, and a forwarder that appends a client's
+// path to its own URL rule would be led where it was never sent.
 func route(r *http.Request) (id string, port int, rest string, ok bool) {
+	hid, hport, byHeader := headerRoute(r)
+	nid, nport, byHost := hostRoute(r)
 	if p, found := strings.CutPrefix(r.URL.Path, "/kruise/"); found && !strings.HasPrefix(p, "api/") {
 		parts := strings.SplitN(p, "/", 3)
 		if len(parts) >= 2 {
@@ -346,10 +357,40 @@ func route(r *http.Request) (id string, port int, rest string, ok bool) {
 			}
 		}
 	}
-	if id := r.Header.Get("E2b-Sandbox-Id"); id != "" {
-		n, err := strconv.Atoi(r.Header.Get("E2b-Sandbox-Port"))
-		return id, n, r.URL.Path, err == nil
+	if byHeader {
+		return hid, hport, r.URL.Path, hport > 0
 	}
+	if byHost {
+		return nid, nport, r.URL.Path, true
+	}
+	return "", 0, "", false
+}
+
+// disagree tells whether a request routed to id and port names another
+// sandbox or port in its headers or its Host.
+func disagree(r *http.Request, id string, port int) bool {
+	if hid, hport, ok := headerRoute(r); ok && (hid != id || hport != port) {
+		return true
+	}
+	if nid, nport, ok := hostRoute(r); ok && (nid != id || nport != port) {
+		return true
+	}
+	return false
+}
+
+// headerRoute is the route of the E2b-Sandbox-Id and -Port headers; a
+// port that is no number is 0.
+func headerRoute(r *http.Request) (string, int, bool) {
+	id := r.Header.Get("E2b-Sandbox-Id")
+	if id == "" {
+		return "", 0, false
+	}
+	n, _ := strconv.Atoi(r.Header.Get("E2b-Sandbox-Port"))
+	return id, n, true
+}
+
+// hostRoute is the route of a PORT-ID.domain Host.
+func hostRoute(r *http.Request) (string, int, bool) {
 	host := r.Host
 	if h, _, found := strings.Cut(host, ":"); found {
 		host = h
@@ -357,9 +398,9 @@ func route(r *http.Request) (id string, port int, rest string, ok bool) {
 	if label, _, found := strings.Cut(host, "."); found {
 		if p, sid, found := strings.Cut(label, "-"); found {
 			if n, err := strconv.Atoi(p); err == nil {
-				return sid, n, r.URL.Path, true
+				return sid, n, true
 			}
 		}
 	}
-	return "", 0, "", false
+	return "", 0, false
 }

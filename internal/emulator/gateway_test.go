@@ -124,3 +124,39 @@ func TestCodeInterpreterPort(t *testing.T) {
 		t.Fatal("killed sandbox still has a code interpreter")
 	}
 }
+
+// A request routed by its path to one sandbox port and by its headers or
+// its Host to another is refused: which one was meant cannot be told, and
+// the path may be a client's, appended to a forwarder's rule.
+func TestARouteThatDisagreesIsRefused(t *testing.T) {
+	f := newGatewayFixture(t)
+	id, token := f.create("base")
+	other, _ := f.create("base")
+	before := len(f.g.Envd(other).Requests())
+	for _, h := range []map[string]string{
+		{"E2b-Sandbox-Id": id, "E2b-Sandbox-Port": "8080"},
+		{"E2b-Sandbox-Id": id, "E2b-Sandbox-Port": "49983"},
+	} {
+		h["X-Access-Token"] = token
+		if status, body := f.do("GET", "/kruise/"+other+"/49983/health", "", h); status != http.StatusBadRequest {
+			t.Errorf("path to %s, headers %v: %d %s, want 400", other, h, status, body)
+		}
+	}
+	req, _ := http.NewRequest("GET", f.url+"/kruise/"+other+"/49983/health", nil)
+	req.Host = "8080-" + id + ".localhost"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("path to %s, Host of %s: %d, want 400", other, id, resp.StatusCode)
+	}
+	if status, body := f.do("GET", "/kruise/"+id+"/49983/health", "", map[string]string{"E2b-Sandbox-Id": id,
+		"E2b-Sandbox-Port": "49983", "X-Access-Token": token}); status >= 300 {
+		t.Errorf("path and headers that agree: %d %s", status, body)
+	}
+	if after := len(f.g.Envd(other).Requests()); after != before {
+		t.Errorf("the other sandbox's envd heard %d requests", after-before)
+	}
+}

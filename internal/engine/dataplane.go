@@ -72,7 +72,7 @@ func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforwar
 	if err != nil {
 		return nil, err
 	}
-	fw.Hop = e.hop
+	fw.Hop, fw.Redact = e.hop, e.redactor
 	e.mu.Lock()
 	e.forwarder[key] = cached{fw: fw, when: time.Now()}
 	e.mu.Unlock()

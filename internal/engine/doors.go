@@ -8,6 +8,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/loopback"
+	"github.com/abx-dev/abx/internal/portforward"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -53,9 +54,10 @@ func CheckPublicPort(port int) *abxerr.Error {
 
 // dataPlane admits a request for a sandbox's port: one that already went
 // through this engine is a loop (508); an ID that could not be one is
-// refused (400); the engine's token is needed, in either header the SDKs
-// send it in, unless the port is public (401). The rest is forwarded,
-// so many at once.
+// refused (400), and so is a path that climbs out of the port's
+// (portforward.CheckPath); the engine's token is needed, in either header
+// the SDKs send it in, unless the port is public (401). The rest is
+// forwarded, so many at once.
 func (e *Engine) dataPlane(w http.ResponseWriter, r *http.Request, id string, port int) {
 	switch {
 	case e.hop.Seen(r.Header):
@@ -63,6 +65,8 @@ func (e *Engine) dataPlane(w http.ResponseWriter, r *http.Request, id string, po
 			"port %d of sandbox %s leads back to the engine: the request went round in a loop", port, id))
 	case provider.CheckSandboxID(id) != nil:
 		e.refuse(w, http.StatusBadRequest, provider.CheckSandboxID(id))
+	case portforward.CheckPath(r.URL) != nil:
+		e.refuse(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "%v", portforward.CheckPath(r.URL)))
 	case !e.public[port] && !e.tokenOK(r.Header.Get("X-Access-Token")) && !e.tokenOK(r.Header.Get("E2B-Traffic-Access-Token")):
 		e.refuse(w, http.StatusUnauthorized, abxerr.New(abxerr.Unauthorized,
 			"invalid access token: every request for a sandbox's port needs the engine's token (X-Access-Token or E2B-Traffic-Access-Token)"))

@@ -3,6 +3,7 @@
 package engine_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
 	"net"
@@ -334,5 +335,64 @@ func TestAnEngineOpenToTheNetworkStillRefusesPagesElsewhere(t *testing.T) {
 	}
 	if status, _ := fx.send(t, "GET", "/v2/sandboxes", map[string]string{"Host": "build-box.example"}, ""); status != 401 {
 		t.Errorf("without the token: %d, want 401", status)
+	}
+}
+
+// A forwarded path is appended to the port's URL rule (/kruise/ID/PORT on
+// the gateway): one that climbs out of it with '..' (in any spelling) is
+// refused, and nothing reaches the provider or another sandbox.
+func TestTheDataPlaneRefusesAPathThatLeavesThePort(t *testing.T) {
+	t.Parallel()
+	fx := start(t)
+	id := fx.create(t, "base")["sandboxID"].(string)
+	before := len(fx.emu.Manager.Requests())
+	addr := strings.TrimPrefix(fx.url, "http://")
+	for _, target := range []string{"/../../api/sandboxes", "/%2e%2e/%2E%2E/api/sandboxes", "/..%2F..%2Fapi%2Fsandboxes"} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.WriteString(conn, "DELETE "+target+" HTTP/1.1\r\nHost: "+addr+"\r\nE2b-Sandbox-Id: "+id+
+			"\r\nE2b-Sandbox-Port: 49983\r\nX-Access-Token: "+token+"\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		_ = conn.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", target, resp.StatusCode)
+		}
+	}
+	if after := len(fx.emu.Manager.Requests()); after != before {
+		for _, r := range fx.emu.Manager.Requests()[before:] {
+			t.Errorf("the provider heard %s %s", r.Method, r.Path)
+		}
+	}
+}
+
+// A sandbox's server that echoes the cluster's key (it may have learned
+// it anywhere) gets it to no client of the engine.
+func TestForwardedAnswersAreRedacted(t *testing.T) {
+	t.Parallel()
+	fx := start(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Seen", "key="+fx.emu.APIKey)
+		_, _ = io.WriteString(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	id := fx.create(t, "base")["sandboxID"].(string)
+	req, _ := http.NewRequest("GET", fx.url+"/", nil)
+	req.Header.Set("E2b-Sandbox-Id", id)
+	req.Header.Set("E2b-Sandbox-Port", strconv.Itoa(port))
+	req.Header.Set("X-Access-Token", token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if v := resp.Header.Get("X-Seen"); resp.StatusCode != 200 || strings.Contains(v, fx.emu.APIKey) || v == "" {
+		t.Errorf("%d X-Seen %q: the key passed, or the header was lost", resp.StatusCode, v)
 	}
 }

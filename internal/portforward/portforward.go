@@ -26,6 +26,9 @@ type Forwarder struct {
 	// round in a loop (a sandbox port that leads back to this server) and
 	// is refused with 508.
 	Hop loopback.Hop
+	// Redact, when set, takes the secrets out of the answers: every
+	// header value, and the error bodies of privileged ports.
+	Redact func(string) string
 }
 
 // New forwards to ep through transport (abx's, with its proxy and CA
@@ -56,7 +59,7 @@ func New(ep *provider.Endpoint, transport http.RoundTripper) (*Forwarder, error)
 			if resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusNotFound {
 				fw.failed(resp.StatusCode, nil)
 			}
-			return nil
+			return fw.redactAnswer(resp, ep.Privileged)
 		},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			if errors.Is(err, http.ErrAbortHandler) {
@@ -81,6 +84,10 @@ func New(ep *provider.Endpoint, transport http.RoundTripper) (*Forwarder, error)
 func (fw *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if fw.Hop.Seen(r.Header) {
 		loopback.Refuse(w, http.StatusLoopDetected, "abx: this request came back to the server that forwarded it: the sandbox's port leads back here")
+		return
+	}
+	if err := CheckPath(r.URL); err != nil {
+		loopback.Refuse(w, http.StatusBadRequest, "abx: "+err.Error())
 		return
 	}
 	_ = http.NewResponseController(w).EnableFullDuplex() // not every writer can (HTTP/2 always is)

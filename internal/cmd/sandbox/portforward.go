@@ -33,6 +33,8 @@ type PortForwardOptions struct {
 	Provider  func() (provider.Provider, error)
 	Endpoint  func(ctx context.Context, id string, port int) (*provider.Endpoint, error)
 	Transport func() http.RoundTripper
+	// Redact takes abx's secrets out of the ports' answers.
+	Redact func(string) string
 
 	ID       string
 	Address  string
@@ -49,7 +51,8 @@ type forwardResult struct {
 // NewCmdPortForward builds `abx port-forward`.
 func NewCmdPortForward(f *cmdutil.Factory, runF func(context.Context, *PortForwardOptions) error) *cobra.Command {
 	opts := &PortForwardOptions{Printer: f.Printer, Provider: f.Provider, Endpoint: f.PortEndpoint,
-		Transport: func() http.RoundTripper { return f.HTTPClient().Transport }}
+		Transport: func() http.RoundTripper { return f.HTTPClient().Transport },
+		Redact:    func(s string) string { return f.IO.Secrets.Redact(s) }}
 	cmd := &cobra.Command{
 		Use:   "port-forward ID [LOCAL:]REMOTE...",
 		Short: "Serve ports of a sandbox on this machine",
@@ -156,7 +159,7 @@ func runPortForward(ctx context.Context, opts *PortForwardOptions) error {
 		if err != nil {
 			return err
 		}
-		fw.OnFailure, fw.Hop = notice.heard, hop
+		fw.OnFailure, fw.Hop, fw.Redact = notice.heard, hop, opts.Redact
 		ln, err := net.Listen("tcp", net.JoinHostPort(opts.Address, strconv.Itoa(f.Local)))
 		if err != nil {
 			return abxerr.New(abxerr.InvalidInput, "cannot listen on %s: %v", net.JoinHostPort(opts.Address, strconv.Itoa(f.Local)), err).
