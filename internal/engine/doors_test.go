@@ -376,7 +376,7 @@ func TestTheDataPlaneRefusesAPathThatLeavesThePort(t *testing.T) {
 func TestForwardedAnswersAreRedacted(t *testing.T) {
 	t.Parallel()
 	fx := start(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("X-Seen", "key="+fx.emu.APIKey)
 		_, _ = io.WriteString(w, "ok")
 	}))

@@ -40,7 +40,7 @@ func TestCheckPath(t *testing.T) {
 func TestAPathThatLeavesThePortIsRefused(t *testing.T) {
 	t.Parallel()
 	var heard atomic.Int64
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { heard.Add(1) }))
+	up := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { heard.Add(1) }))
 	t.Cleanup(up.Close)
 	fw, err := New(&provider.Endpoint{URL: up.URL + "/kruise/sb1/8080"}, http.DefaultTransport)
 	if err != nil {
