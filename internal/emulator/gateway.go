@@ -331,7 +331,7 @@ func (g *Gateway) forwarder() http.Handler {
 		if n <= 0 {
 			n = DefaultMaxForwards
 		}
-		g.forwards = loopback.Limit(n, proxy)
+		g.forwards = loopback.Limit(n, loopback.Duplex(proxy))
 	})
 	return g.forwards
 }

@@ -6,7 +6,6 @@ package portforward
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -72,15 +71,8 @@ func New(ep *provider.Endpoint, transport http.RoundTripper) (*Forwarder, error)
 	return fw, nil
 }
 
-// ServeHTTP forwards one request. The request's body and the answer flow
-// at once: by default an HTTP/1 server drains what is left of a body when
-// the answer begins, which would take the tail of a body still being
-// copied to the port and break the port's connection mid-stream.
-//
-// A body the port left unread is read to its end before the handler
-// returns: in full duplex the server would otherwise meet the body's end
-// while it already waits for the connection's next request, and drop the
-// connection ("invalid concurrent Body.Read call").
+// ServeHTTP forwards one request, its body and the answer flowing at
+// once (loopback.Duplex).
 func (fw *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if fw.Hop.Seen(r.Header) {
 		loopback.Refuse(w, http.StatusLoopDetected, "abx: this request came back to the server that forwarded it: the sandbox's port leads back here")
@@ -90,14 +82,8 @@ func (fw *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		loopback.Refuse(w, http.StatusBadRequest, "abx: "+err.Error())
 		return
 	}
-	_ = http.NewResponseController(w).EnableFullDuplex() // not every writer can (HTTP/2 always is)
-	fw.proxy.ServeHTTP(w, r)
-	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxUnreadBody))
+	loopback.Duplex(fw.proxy).ServeHTTP(w, r)
 }
-
-// maxUnreadBody is how much of a body the port did not read is drained
-// to keep the client's connection; past it the server closes it.
-const maxUnreadBody = 256 << 10
 
 func (fw *Forwarder) failed(status int, err error) {
 	if fw.OnFailure != nil {

@@ -215,7 +215,7 @@ func TestRunWatchSurvivesACut(t *testing.T) {
 			r := s.watch(t.Context(), t, false, format, "out", "--count", "20", "--timeout", "50s")
 			checkErr(t, r.err, "", "")
 			if n := p.Count("", `/filesystem\.Filesystem/WatchDir$`); n != 2 {
-				t.Errorf("%d watch calls, want 2", n)
+				t.Errorf("%d watch calls, want 2: %q", n, p.Seen())
 			}
 			lines := strings.Split(strings.TrimSuffix(r.io.Out.String(), "\n"), "\n")
 			if format == "" {
@@ -245,7 +245,7 @@ func TestRunWatchSurvivesACut(t *testing.T) {
 				}
 			}
 			if events != 20 || reconnected != 1 || after == 0 || r.io.ErrOut.Len() != 0 {
-				t.Errorf("%d events, %d after the one reconnect of %d; stderr %q", events, after, reconnected, r.io.ErrOut)
+				t.Errorf("%d events, %d after the one reconnect of %d; stderr %q; stdout %q; requests %q", events, after, reconnected, r.io.ErrOut, r.io.Out, p.Seen())
 			}
 		})
 	}

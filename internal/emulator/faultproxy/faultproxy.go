@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/abx-dev/abx/internal/loopback"
 )
 
 // Fault answers a request a rule matched. up passes it on to the upstream.
@@ -58,7 +60,8 @@ func New(upstream string) *Proxy {
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.FlushInterval = -1 // streams stream
 	p := &Proxy{up: rp}
-	p.Server = httptest.NewServer(http.HandlerFunc(p.serve))
+	// In full duplex, so that the proxy itself cuts no stream (loopback.Duplex).
+	p.Server = httptest.NewServer(loopback.Duplex(http.HandlerFunc(p.serve)))
 	return p
 }
 
