@@ -109,6 +109,30 @@ type Error struct {
 	// pass-through command sets it, for an outcome of the remote side that
 	// has a status of its own (exec's 127, command not found).
 	Exit int
+	// Next is what the caller can do about it, in no door's words; a door
+	// says it with its own command or tool when Hint is empty (the command
+	// line: 'abx resume ID'; the MCP tools: sandbox_resume). Subject is
+	// what Next is about: the sandbox, or the provider.
+	Next    Step
+	Subject string
+}
+
+// Step is a next step an error suggests, which each door words in its own
+// terms (docs/architecture.md, "Hints").
+type Step string
+
+// The steps.
+const (
+	StepList         Step = "list"         // no such sandbox: list the ones there are
+	StepResume       Step = "resume"       // the sandbox Subject is paused: resume it
+	StepCapabilities Step = "capabilities" // the provider Subject lacks it: see what it has
+	StepFindCreated  Step = "find-created" // a create may have made a sandbox: find it before creating again
+)
+
+// Suggest returns e with a next step about subject.
+func (e *Error) Suggest(next Step, subject string) *Error {
+	e.Next, e.Subject = next, subject
+	return e
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -137,8 +161,7 @@ func (e *Error) WithHint(format string, args ...any) *Error {
 // NewUnsupported refuses a capability the provider lacks: the same code and
 // shape wherever it is raised.
 func NewUnsupported(provider, capability string) *Error {
-	return New(Unsupported, "provider %s does not support %s", provider, capability).
-		WithHint("run 'abx capabilities' to see what %s supports", provider)
+	return New(Unsupported, "provider %s does not support %s", provider, capability).Suggest(StepCapabilities, provider)
 }
 
 // From turns any error into an *Error, classifying the usual Go failures

@@ -40,13 +40,9 @@ func InState(state string) StateFilter {
 // description is the template and the state, what tells one sandbox from
 // another at a glance. IDs in skip are left out.
 func SandboxCandidates(cmd *cobra.Command, f *Factory, prefix, suffix string, keep StateFilter, skip []string) []cobra.Completion {
-	p, err := f.Provider()
-	if err != nil {
-		return nil
-	}
 	ctx, cancel := completionContext(cmd)
 	defer cancel()
-	list, err := p.List(ctx, provider.ListOptions{})
+	list, err := f.Sandboxes.List(ctx, provider.ListOptions{})
 	if err != nil {
 		return nil
 	}
@@ -112,7 +108,7 @@ func RemotePaths(cmd *cobra.Command, f *Factory, id, prefix, toComplete string) 
 	ctx, cancel := completionContext(cmd)
 	defer cancel()
 	user, _ := cmd.Flags().GetString("user")
-	client, err := f.Envd(ctx, id, user)
+	client, err := f.Sandboxes.Envd(ctx, id, user, provider.FilesRW)
 	if err != nil {
 		return nil, quiet
 	}

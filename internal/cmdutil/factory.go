@@ -8,15 +8,13 @@
 package cmdutil
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/spf13/pflag"
 
-	"github.com/abx-dev/abx/internal/codeinterp"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // Factory carries what commands share. It is built once per run, before
@@ -51,15 +49,9 @@ type Factory struct {
 	Provider func() (provider.Provider, error)
 	// HTTPClient is the one client every request goes through.
 	HTTPClient func() *http.Client
-	// Envd reads the sandbox (GET, no side effects) and returns an envd
-	// client for it, as user ("" for envd's default).
-	Envd func(ctx context.Context, id, user string) (*envd.Client, error)
-	// Interpreter reads the sandbox and returns a client of its code
-	// interpreter.
-	Interpreter func(ctx context.Context, id string) (*codeinterp.Client, error)
-	// PortEndpoint is how to reach a port of the sandbox through its data
-	// plane.
-	PortEndpoint func(ctx context.Context, id string, port int) (*provider.Endpoint, error)
+	// Sandboxes are the sandbox operations on the selected provider, the
+	// one way a command reaches a sandbox and its servers.
+	Sandboxes *sandboxes.Service
 	// Debug tells whether --debug asked for a trace of every request.
 	Debug func() bool
 }

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // FuzzSandboxID checks that an accepted ID can go into a URL path, a file
@@ -13,7 +16,7 @@ func FuzzSandboxID(f *testing.F) {
 	for _, s := range []string{
 		"sb1", "sandbox/sb1", "default--code-interpreter-x7k2p", "sandbox/", "sandbox/sandbox/x",
 		".", "..", "sandbox/..", "a/b", `a\b`, "a b", " ", "\t", "a\x00b", "a\x7fb",
-		"a\u00a0b", "a\u0085b", "a\u2028b", "\u3000", "\xff\xfe", strings.Repeat("x", maxIDLength+1),
+		"a\u00a0b", "a\u0085b", "a\u2028b", "\u3000", "\xff\xfe", strings.Repeat("x", provider.MaxIDLength+1),
 	} {
 		f.Add(s)
 	}
@@ -25,7 +28,7 @@ func FuzzSandboxID(f *testing.F) {
 			}
 			checkAcceptedID(t, id)
 		}
-		if CheckID("context ID", arg) == nil {
+		if sandboxes.CheckID("context ID", arg) == nil {
 			checkAcceptedID(t, arg)
 		}
 	})
@@ -33,8 +36,8 @@ func FuzzSandboxID(f *testing.F) {
 
 func checkAcceptedID(t *testing.T, id string) {
 	t.Helper()
-	if id == "" || id == "." || id == ".." || len(id) > maxIDLength {
-		t.Fatalf("accepted ID %q: empty, a dot name or longer than %d bytes", id, maxIDLength)
+	if id == "" || id == "." || id == ".." || len(id) > provider.MaxIDLength {
+		t.Fatalf("accepted ID %q: empty, a dot name or longer than %d bytes", id, provider.MaxIDLength)
 	}
 	for _, r := range id {
 		if r == '/' || r == '\\' || unicode.IsControl(r) || unicode.IsSpace(r) {
@@ -43,9 +46,9 @@ func checkAcceptedID(t *testing.T, id string) {
 	}
 }
 
-// FuzzParseTimeout checks the documented range of a lifetime and that
-// the duration parser agrees with Go's where it does not read plain
-// numbers.
+// FuzzParseTimeout checks the documented ranges of a lifetime and of a
+// process's time limit, and that the duration parser agrees with Go's
+// where it does not read plain numbers.
 func FuzzParseTimeout(f *testing.F) {
 	for _, s := range []string{
 		"90s", "5m", "2h", "7d", "30d", "31d", "300", " 300 ", "0", "-1", "-5s", "1.5s", "29s", "30s",
@@ -56,10 +59,14 @@ func FuzzParseTimeout(f *testing.F) {
 	f.Add("1s", uint8(1))
 	f.Add("500ms", uint8(2))
 	f.Fuzz(func(t *testing.T, s string, which uint8) {
-		minD := []time.Duration{MinCreateTimeout, MinTimeout, time.Second}[int(which)%3]
-		d, err := ParseTimeout("--timeout", s, minD)
-		if err == nil && (d < minD || d > maxTimeout || d%time.Second != 0) {
-			t.Fatalf("ParseTimeout(%q, %s) = %s: not whole seconds in [%s, %s]", s, minD, d, minD, maxTimeout)
+		minD := []time.Duration{sandboxes.MinCreateLifetime, sandboxes.MinLifetime}[int(which)%2]
+		d, err := ParseLifetime("--timeout", s, minD)
+		if err == nil && (d < minD || d > sandboxes.MaxLifetime || d%time.Second != 0) {
+			t.Fatalf("ParseLifetime(%q, %s) = %s: not whole seconds in [%s, %s]", s, minD, d, minD, sandboxes.MaxLifetime)
+		}
+		d, err = ParseProcessTimeout("--timeout", s)
+		if err == nil && (d < sandboxes.MinProcessTimeout || d > sandboxes.MaxProcessTimeout || d%time.Second != 0) {
+			t.Fatalf("ParseProcessTimeout(%q) = %s: not whole seconds in [1s, 24h]", s, d)
 		}
 
 		d, err = ParseDurationOrSeconds(s)

@@ -24,15 +24,15 @@ func (e *Engine) routes() {
 	m.HandleFunc("POST /v2/sandboxes", e.create)
 	m.HandleFunc("GET /sandboxes", e.list)
 	m.HandleFunc("GET /v2/sandboxes", e.list)
-	m.HandleFunc("GET /sandboxes/{id}", e.withID(e.get))
-	m.HandleFunc("DELETE /sandboxes/{id}", e.withID(e.ending(e.p.Kill)))
-	m.HandleFunc("POST /sandboxes/{id}/timeout", e.withID(e.setTimeout))
-	m.HandleFunc("POST /sandboxes/{id}/pause", e.needs(provider.SandboxPause, e.withID(e.ending(e.p.Pause))))
-	m.HandleFunc("POST /sandboxes/{id}/resume", e.needs(provider.SandboxPause, e.withID(e.resume)))
-	m.HandleFunc("POST /sandboxes/{id}/connect", e.withID(e.connect))
-	m.HandleFunc("POST /v2/sandboxes/{id}/connect", e.withID(e.connect))
-	m.HandleFunc("GET /sandboxes/{id}/metrics", e.needs(provider.SandboxMetrics, e.withID(e.metrics)))
-	m.HandleFunc("GET /sandboxes/metrics", e.needs(provider.SandboxMetrics, e.metricsOfMany))
+	m.HandleFunc("GET /sandboxes/{id}", e.get)
+	m.HandleFunc("DELETE /sandboxes/{id}", e.ending(e.svc.Kill))
+	m.HandleFunc("POST /sandboxes/{id}/timeout", e.setTimeout)
+	m.HandleFunc("POST /sandboxes/{id}/pause", e.ending(e.svc.Pause))
+	m.HandleFunc("POST /sandboxes/{id}/resume", e.resume)
+	m.HandleFunc("POST /sandboxes/{id}/connect", e.connect)
+	m.HandleFunc("POST /v2/sandboxes/{id}/connect", e.connect)
+	m.HandleFunc("GET /sandboxes/{id}/metrics", e.metrics)
+	m.HandleFunc("GET /sandboxes/metrics", e.metricsOfMany)
 	// What this provider cannot do is said, never a silent 404.
 	for pattern, capability := range map[string]provider.Capability{
 		"/templates":                     provider.TemplatesRead,
@@ -54,30 +54,17 @@ func (e *Engine) routes() {
 	}
 }
 
-// withID refuses, before the provider hears of it, a sandbox ID that
-// could not be one: ".." (sent as %2e%2e) would make
-// DELETE /sandboxes/{id} a request for the API's root.
-func (e *Engine) withID(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if err := provider.CheckSandboxID(r.PathValue("id")); err != nil {
-			e.writeError(w, http.StatusBadRequest, err)
-			return
-		}
-		next(w, r)
-	}
-}
-
+// unsupported answers a route of E2B's API that no operation of abx's
+// has: the provider's capability it would need, E8004, never a silent 404.
 func (e *Engine) unsupported(c provider.Capability) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
-		e.writeError(w, http.StatusNotImplemented, abxerr.NewUnsupported(e.d.Name, string(c)))
+		err := e.svc.Check(c)
+		if err == nil {
+			// The provider declares it, but abx does not offer it yet.
+			err = abxerr.NewUnsupported("abx's engine", string(c))
+		}
+		e.writeError(w, http.StatusNotImplemented, err)
 	}
-}
-
-func (e *Engine) needs(c provider.Capability, next http.HandlerFunc) http.HandlerFunc {
-	if e.d != nil && !e.d.Supports(c) {
-		return e.unsupported(c)
-	}
-	return next
 }
 
 // fail answers a provider's error with the status E2B uses for it.
@@ -86,6 +73,10 @@ func (e *Engine) fail(w http.ResponseWriter, err error) {
 	switch abxerr.From(err).Code {
 	case abxerr.NotFound:
 		status = http.StatusNotFound
+	case abxerr.Paused:
+		// As the gateway answers for a paused sandbox's ports: the SDKs
+		// read a 502 from envd as "not running".
+		status = http.StatusBadGateway
 	case abxerr.Usage, abxerr.InvalidInput, abxerr.Rejected:
 		status = http.StatusBadRequest
 	case abxerr.Forbidden:
@@ -145,7 +136,7 @@ func (e *Engine) create(w http.ResponseWriter, r *http.Request) {
 	if req.Template == "" {
 		req.Template = "base"
 	}
-	s, err := e.p.Create(r.Context(), req)
+	s, err := e.svc.Create(r.Context(), req)
 	if err != nil {
 		e.fail(w, err)
 		return
@@ -154,7 +145,7 @@ func (e *Engine) create(w http.ResponseWriter, r *http.Request) {
 }
 
 func (e *Engine) get(w http.ResponseWriter, r *http.Request) {
-	s, err := e.p.Get(r.Context(), r.PathValue("id"))
+	s, err := e.svc.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		e.fail(w, err)
 		return
@@ -162,16 +153,15 @@ func (e *Engine) get(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, e.detail(s))
 }
 
-// ending serves kill and pause: the provider's call, then 204, and what
-// the engine knew of the sandbox's ports is forgotten (its address or
-// tokens may change).
+// ending serves kill and pause: the operation (which forgets what was
+// kept of the sandbox's ports: its address or tokens may change), then
+// 204.
 func (e *Engine) ending(do func(ctx context.Context, id string) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := do(r.Context(), r.PathValue("id")); err != nil {
 			e.fail(w, err)
 			return
 		}
-		e.forget(r.PathValue("id"))
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
@@ -181,7 +171,7 @@ func (e *Engine) setTimeout(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := e.p.SetTimeout(r.Context(), r.PathValue("id"), timeout); err != nil {
+	if err := e.svc.SetTimeout(r.Context(), r.PathValue("id"), timeout); err != nil {
 		e.fail(w, err)
 		return
 	}
@@ -194,11 +184,11 @@ func (e *Engine) resume(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	if err := e.p.Resume(r.Context(), id, timeout); err != nil {
+	if err := e.svc.Resume(r.Context(), id, timeout); err != nil {
 		e.fail(w, err)
 		return
 	}
-	s, err := e.p.Get(r.Context(), id)
+	s, err := e.svc.Get(r.Context(), id)
 	if err != nil {
 		e.fail(w, err)
 		return
@@ -211,7 +201,7 @@ func (e *Engine) connect(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, err := e.p.Connect(r.Context(), r.PathValue("id"), timeout)
+	c, err := e.svc.Connect(r.Context(), r.PathValue("id"), timeout)
 	if err != nil {
 		e.fail(w, err)
 		return
@@ -245,7 +235,7 @@ func (e *Engine) list(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/sandboxes" && len(opts.States) == 0 {
 		opts.States = []string{"running"} // the v1 list shows running sandboxes
 	}
-	all, err := e.p.List(r.Context(), opts)
+	all, err := e.svc.List(r.Context(), opts)
 	if err != nil {
 		e.fail(w, err)
 		return

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/httpclient"
 	"github.com/abx-dev/abx/internal/loopback"
@@ -38,26 +37,24 @@ func (e *Engine) forward(w http.ResponseWriter, r *http.Request) {
 	fw.ServeHTTP(w, r)
 }
 
-// forwarderFor returns the forwarder of a sandbox port, reading the
-// sandbox (its URL rule and tokens) at most every endpointTTL. A public
-// port's forwarder sends no credential at all: whoever reaches the engine
-// reaches that port, so none of the sandbox's is spent on it.
+// forwarderFor returns the forwarder of a sandbox port, made anew
+// whenever the operations hand out a new endpoint (at most every
+// EndpointTTL, and after the sandbox was paused, resumed or killed). A
+// public port's forwarder sends no credential at all: whoever reaches the
+// engine reaches that port, so none of the sandbox's is spent on it.
 func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforward.Forwarder, error) {
+	ep, err := e.svc.Endpoint(r.Context(), id, port, provider.PortsURL)
+	if err != nil {
+		return nil, err
+	}
 	key := target{id, port}
 	e.mu.Lock()
 	c, ok := e.forwarder[key]
 	e.mu.Unlock()
-	if ok && time.Since(c.when) < endpointTTL {
+	if ok && c.ep == ep {
 		return c.fw, nil
 	}
-	dp, isDP := e.p.(provider.DataPlane)
-	if !isDP {
-		return nil, abxerr.NewUnsupported(e.d.Name, string(provider.PortsURL))
-	}
-	ep, err := dp.Endpoint(r.Context(), id, port)
-	if err != nil {
-		return nil, err
-	}
+	shown := ep
 	if e.public[port] {
 		clean := *ep
 		clean.Header = http.Header{}
@@ -66,27 +63,23 @@ func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforwar
 				clean.Header[k] = vs
 			}
 		}
-		ep = &clean
+		shown = &clean
 	}
-	fw, err := portforward.New(ep, e.rt)
+	fw, err := portforward.New(shown, e.rt)
 	if err != nil {
 		return nil, err
 	}
 	fw.Hop, fw.Redact = e.hop, e.redactor
-	e.mu.Lock()
-	e.forwarder[key] = cached{fw: fw, when: time.Now()}
-	e.mu.Unlock()
-	return fw, nil
-}
-
-// forget drops what the engine knows of a sandbox's ports (after a kill or
-// a pause: its tokens or address may change).
-func (e *Engine) forget(id string) {
+	now := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for k := range e.forwarder {
-		if k.id == id {
+	for k, c := range e.forwarder {
+		// An endpoint that old is handed out no more: sandboxes come and
+		// go, and the engine lives long.
+		if now.Sub(c.made) > EndpointTTL {
 			delete(e.forwarder, k)
 		}
 	}
+	e.forwarder[key] = cached{fw: fw, ep: ep, made: now}
+	return fw, nil
 }

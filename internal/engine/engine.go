@@ -22,12 +22,15 @@ import (
 	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/portforward"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // Options configure an engine.
 type Options struct {
-	Provider   provider.Provider
-	Descriptor *provider.Descriptor
+	// Sandboxes are the sandbox operations the routes translate to. The
+	// engine serves many requests of the same sandboxes: it keeps their
+	// endpoints for a while (EndpointTTL is what the command gives it).
+	Sandboxes *sandboxes.Service
 	// Transport reaches the sandboxes' data plane (abx's, with its proxy
 	// and CA settings).
 	Transport http.RoundTripper
@@ -63,8 +66,7 @@ type Options struct {
 
 // Engine is an http.Handler.
 type Engine struct {
-	p        provider.Provider
-	d        *provider.Descriptor
+	svc      *sandboxes.Service
 	rt       http.RoundTripper
 	token    string
 	domain   string
@@ -87,18 +89,23 @@ type target struct {
 	port int
 }
 
+// cached is the forwarder of a sandbox port, made for the endpoint the
+// operations handed out: a new endpoint (the old one expired, or its
+// sandbox was paused, resumed or killed) makes a new forwarder.
 type cached struct {
 	fw   *portforward.Forwarder
-	when time.Time
+	ep   *provider.Endpoint
+	made time.Time
 }
 
-// endpointTTL bounds how long a sandbox port's endpoint (its URL and
-// tokens, one read of the sandbox) is reused.
-const endpointTTL = 30 * time.Second
+// EndpointTTL bounds how long a sandbox port's endpoint (its URL and
+// tokens, one read of the sandbox) is reused
+// (sandboxes.Service.KeepClients).
+const EndpointTTL = 30 * time.Second
 
 // New returns an engine.
 func New(opts Options) *Engine {
-	e := &Engine{p: opts.Provider, d: opts.Descriptor, rt: opts.Transport, token: opts.Token, domain: opts.Domain,
+	e := &Engine{svc: opts.Sandboxes, rt: opts.Transport, token: opts.Token, domain: opts.Domain,
 		public: map[int]bool{}, redactor: opts.Redact, bodyIdle: opts.BodyIdle, hop: loopback.NewHop(),
 		mux: http.NewServeMux(), log: opts.Log, forwarder: map[target]cached{}}
 	for _, port := range opts.PublicPorts {

@@ -25,7 +25,7 @@ import (
 	"github.com/abx-dev/abx/internal/emulator/sdktest"
 	"github.com/abx-dev/abx/internal/engine"
 	"github.com/abx-dev/abx/internal/fakenet"
-	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // The emulator's sandbox processes start this test binary as their init.
@@ -44,8 +44,7 @@ type fixture struct {
 	emu  *emulator.Emulator
 	url  string
 	port int // the engine's own
-	p    provider.Provider
-	d    *provider.Descriptor
+	svc  *sandboxes.Service
 	// served counts the requests the engine's listener took.
 	served atomic.Int64
 }
@@ -66,18 +65,13 @@ func start(t *testing.T, with ...func(*engine.Options)) *fixture {
 		env[k] = v
 	}
 	f, _ := cmdtest.NewFactory(false, env, "")
-	p, err := f.Provider()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := f.Selected()
-	if err != nil {
+	if err := f.Sandboxes.Ready(); err != nil {
 		t.Fatal(err)
 	}
 	// The engine needs its own port for its domain: listen, then serve.
 	ts := httptest.NewUnstartedServer(nil)
-	fx := &fixture{emu: emu, p: p, d: d, port: ts.Listener.Addr().(*net.TCPAddr).Port}
-	opts := engine.Options{Provider: p, Descriptor: d, Transport: f.HTTPClient().Transport,
+	fx := &fixture{emu: emu, svc: f.Sandboxes.Keeping(engine.EndpointTTL), port: ts.Listener.Addr().(*net.TCPAddr).Port}
+	opts := engine.Options{Sandboxes: fx.svc, Transport: f.HTTPClient().Transport,
 		Token: token, Domain: "localhost:" + strconv.Itoa(fx.port), Redact: f.IO.Secrets.Redact}
 	for _, w := range with {
 		w(&opts)
@@ -235,7 +229,7 @@ func TestTheLogNamesNoSecret(t *testing.T) {
 	t.Parallel()
 	fx := start(t)
 	var log strings.Builder
-	e := engine.New(engine.Options{Provider: fx.p, Descriptor: fx.d, Transport: http.DefaultTransport, Token: token,
+	e := engine.New(engine.Options{Sandboxes: fx.svc, Transport: http.DefaultTransport, Token: token,
 		Domain: "localhost:1", Log: &log})
 	for _, key := range []string{token, "wrong"} {
 		req := httptest.NewRequest("GET", "/v2/sandboxes", nil)

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"math"
 	"net/http"
 	"net/url"
@@ -11,9 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/envd"
-	"github.com/abx-dev/abx/internal/httpclient"
-	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // E2B keeps a sandbox's samples over its life and answers a range of them.
@@ -44,14 +41,14 @@ func (e *Engine) metrics(w http.ResponseWriter, r *http.Request) {
 		e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "start (%d) is after end (%d)", start, end))
 		return
 	}
-	m, err := e.sample(r.Context(), r.PathValue("id"))
-	if err != nil {
-		e.fail(w, err)
+	sm := e.svc.Sample(r.Context(), r.PathValue("id"), "")
+	if sm.State != sandboxes.Paused && sm.Err != nil {
+		e.fail(w, sm.Err)
 		return
 	}
 	out := []metricJSON{}
-	if m != nil && m.Time.Unix() >= start && m.Time.Unix() <= end {
-		out = append(out, metric(m))
+	if f := sm.Figures; f != nil && f.Timestamp.Unix() >= start && f.Timestamp.Unix() <= end {
+		out = append(out, metric(f))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -72,7 +69,7 @@ func (e *Engine) metricsOfMany(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, id := range ids {
-		if err := provider.CheckSandboxID(id); err != nil {
+		if err := sandboxes.CheckSandboxID(id); err != nil {
 			e.writeError(w, http.StatusBadRequest, err)
 			return
 		}
@@ -85,27 +82,27 @@ func (e *Engine) metricsOfMany(w http.ResponseWriter, r *http.Request) {
 		e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "too many sandboxes requested (%d): at most %d", len(ids), maxMetricsIDs))
 		return
 	}
-	samples, errs := make([]*envd.Metrics, len(ids)), make([]error, len(ids))
+	samples := make([]sandboxes.Sample, len(ids))
 	var g errgroup.Group
 	g.SetLimit(metricsConcurrency)
 	for i, id := range ids {
 		g.Go(func() error {
-			samples[i], errs[i] = e.sample(r.Context(), id)
+			samples[i] = e.svc.Sample(r.Context(), id, "")
 			return nil
 		})
 	}
 	_ = g.Wait()
 	out := map[string]metricJSON{}
 	for i, id := range ids {
-		switch {
-		case errs[i] != nil && abxerr.From(errs[i]).Code == abxerr.NotFound:
-		case errs[i] != nil:
-			named := *abxerr.From(errs[i])
+		switch sm := samples[i]; {
+		case sm.State == sandboxes.Paused, sm.State == sandboxes.Ended:
+		case sm.Err != nil:
+			named := *abxerr.From(sm.Err)
 			named.Message = "sandbox " + id + ": " + named.Message
 			e.fail(w, &named)
 			return
-		case samples[i] != nil:
-			out[id] = metric(samples[i])
+		case sm.Figures != nil:
+			out[id] = metric(sm.Figures)
 		}
 	}
 	writeJSON(w, http.StatusOK, sandboxesMetricsJSON{Sandboxes: out})
@@ -126,34 +123,7 @@ func (e *Engine) unixParam(w http.ResponseWriter, q url.Values, name string, def
 	return n, true
 }
 
-// sample asks envd in the sandbox for its current sample; nil, with no
-// error, for a sandbox that is not running (it has none to give, and its
-// envd cannot be reached).
-func (e *Engine) sample(ctx context.Context, id string) (*envd.Metrics, error) {
-	s, err := e.p.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if s.State != "" && s.State != "running" {
-		return nil, nil
-	}
-	dp, ok := e.p.(provider.DataPlane)
-	if !ok {
-		return nil, abxerr.NewUnsupported(e.d.Name, string(provider.SandboxMetrics))
-	}
-	ep, err := dp.Endpoint(ctx, id, 0)
-	if err != nil {
-		return nil, err
-	}
-	// The sandbox's tokens ride on every request, so a redirect is not
-	// followed: it could take them to another origin.
-	hc := &http.Client{Transport: e.rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	c := envd.New(httpclient.WithIdle(hc, ep.IdleTimeout), envd.Endpoint{URL: ep.URL, Header: ep.Header,
-		Version: ep.EnvdVersion, Timeout: ep.RequestTimeout}, "")
-	return c.Metrics(ctx)
-}
-
-func metric(m *envd.Metrics) metricJSON {
-	return metricJSON{Timestamp: m.Time.UTC(), TimestampUnix: m.Time.Unix(), CPUCount: m.CPUCount, CPUUsedPct: m.CPUUsedPct,
+func metric(m *sandboxes.Figures) metricJSON {
+	return metricJSON{Timestamp: m.Timestamp.UTC(), TimestampUnix: m.Timestamp.Unix(), CPUCount: m.CPUCount, CPUUsedPct: m.CPUUsedPct,
 		MemUsed: m.MemUsed, MemTotal: m.MemTotal, MemCache: m.MemCache, DiskUsed: m.DiskUsed, DiskTotal: m.DiskTotal}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/engine"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // envd 0.2.10's answer to GET /metrics, as a real one sends it.
@@ -70,13 +71,19 @@ func (p *metricsProvider) Get(_ context.Context, id string) (*provider.Sandbox, 
 	return &provider.Sandbox{SandboxID: id, State: state}, nil
 }
 
-func (p *metricsProvider) Endpoint(_ context.Context, id string, port int) (*provider.Endpoint, error) {
+// Endpoint reads the sandbox, as the real one does: a missing one is not
+// found, a paused one says so.
+func (p *metricsProvider) Endpoint(ctx context.Context, id string, port int) (*provider.Endpoint, error) {
 	if port != 0 {
 		return nil, abxerr.New(abxerr.Internal, "asked for port %d, not envd's", port)
 	}
+	s, err := p.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	h := http.Header{}
 	h.Set("X-Access-Token", sandboxToken)
-	return &provider.Endpoint{SandboxID: id, URL: p.envdURL, Header: h, EnvdVersion: "0.2.10"}, nil
+	return &provider.Endpoint{SandboxID: id, URL: p.envdURL, Header: h, EnvdVersion: "0.2.10", State: s.State}, nil
 }
 
 // metricsEngine serves an engine whose sandboxes' envd is fake: "sb" runs,
@@ -90,7 +97,9 @@ func metricsEngine(t *testing.T, fake *fakeEnvd, capabilities ...provider.Capabi
 		capabilities = []provider.Capability{provider.SandboxLifecycle, provider.SandboxMetrics}
 	}
 	d := &provider.Descriptor{Name: "fake", Capabilities: capabilities}
-	srv := httptest.NewServer(engine.New(engine.Options{Provider: p, Descriptor: d, Transport: http.DefaultTransport,
+	svc := &sandboxes.Service{Descriptor: func() (*provider.Descriptor, error) { return d, nil },
+		Provider: func() (provider.Provider, error) { return p, nil }, HTTPClient: func() *http.Client { return http.DefaultClient }}
+	srv := httptest.NewServer(engine.New(engine.Options{Sandboxes: svc, Transport: http.DefaultTransport,
 		Token: token, Domain: "localhost:1"}))
 	t.Cleanup(srv.Close)
 	return srv.URL

@@ -225,7 +225,7 @@ func (t *routeNote) explain(err error) error {
 		msg += ": " + firstLine(text)
 	}
 	return &abxerr.Error{Code: abxerr.Network, Status: http.StatusBadGateway, Message: msg, Cause: e.Cause,
-		Hint: "the sandbox is paused or gone; 'abx info ID' tells which"}
+		Hint: "the sandbox is paused or gone: reading it tells which"}
 }
 
 func firstLine(s string) string {

@@ -216,7 +216,7 @@ func cutError(ctx context.Context, dir string, lasted time.Duration, cause, err 
 	out.Message = fmt.Sprintf("the watch of %s was cut after %s (%s), and abx could not watch again: %s",
 		dir, seconds(lasted), cutReason(cause), last)
 	if out.Hint == "" {
-		out.Hint = "check the sandbox with 'abx info ID', then watch again"
+		out.Hint = "check that the sandbox still runs, then watch again"
 	}
 	return &out
 }

@@ -27,7 +27,7 @@ func New(debug io.Writer) *http.Client {
 	if debug != nil {
 		rt = &tracer{next: t, w: debug}
 	}
-	return &http.Client{Transport: rt, CheckRedirect: checkRedirect}
+	return &http.Client{Transport: rt, CheckRedirect: CheckRedirect}
 }
 
 // tracer writes one line per request and per response, and their headers,

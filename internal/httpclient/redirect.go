@@ -15,7 +15,7 @@ const maxRedirects = 5
 // routes may receive.
 const apiKeyHeader = "X-API-Key"
 
-// checkRedirect keeps credentials at their origin and requests as they
+// CheckRedirect keeps credentials at their origin and requests as they
 // were sent. Every request abx makes carries a credential (the API key,
 // envd's token, the traffic token, a Basic user), and the transport adds
 // some of them to each request it sends, so a redirect to another scheme,
@@ -27,7 +27,7 @@ const apiKeyHeader = "X-API-Key"
 // body into a GET (301, 302 and 303 do) is refused too: the body would be
 // lost, and a create or an upload reported as something it is not
 // (docs/reliability.md, "Redirects").
-func checkRedirect(req *http.Request, via []*http.Request) error {
+func CheckRedirect(req *http.Request, via []*http.Request) error {
 	first, prev := via[0], via[len(via)-1]
 	if origin(req.URL) != origin(first.URL) {
 		return abxerr.New(abxerr.BadResponse, "the service redirected %s %s to another origin (%s://%s); abx does not follow it, so that credentials stay where they belong",

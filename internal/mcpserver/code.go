@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // RunCodeArgs are run_code's arguments.
@@ -41,18 +43,6 @@ type CodeResult struct {
 	Formats      []string `json:"formats" jsonschema:"its other representations (png, jpeg, svg, html, …); png, jpeg and svg come as image content"`
 }
 
-// codeLanguages are the languages run_code takes, with their aliases.
-var codeLanguages = map[string]string{
-	"python": "python", "javascript": "javascript", "js": "javascript",
-	"typescript": "typescript", "ts": "typescript", "r": "r", "java": "java", "bash": "bash",
-}
-
-// codeServerErrors are the error lines the code interpreter sends itself
-// when something other than the code ended the run.
-var codeServerErrors = map[string]bool{
-	"UnexpectedEndOfExecution": true, "ContextRestarting": true, "ExecutionAborted": true,
-}
-
 // images are the formats run_code answers as image content.
 var images = map[string]string{"png": "image/png", "jpeg": "image/jpeg", "svg": "image/svg+xml"}
 
@@ -77,55 +67,34 @@ func (s *server) runCode(ctx context.Context, call *mcp.CallToolRequest, in RunC
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "code is empty"))
 	case in.Language != "" && in.ContextID != "":
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "give language or context_id, not both: a context has its language"))
-	case in.ContextID != "":
-	case in.Language == "":
-		// The default context is found by its language: the server's bare
-		// default does not survive a restart of that context.
-		req.Language = "python"
-	default:
-		l, ok := codeLanguages[strings.ToLower(strings.TrimSpace(in.Language))]
-		if !ok {
-			return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "unknown language %q", in.Language).
-				WithHint("use python, javascript (js), typescript (ts), r, java or bash"))
+	case in.Language != "":
+		if req.Language, err = sandboxes.ParseLanguage("language", in.Language); err != nil {
+			return nil, nil, s.fail(err)
 		}
-		req.Language = l
 	}
 	timeout := s.opts.ExecTimeout
 	if in.TimeoutSeconds != 0 {
-		if in.TimeoutSeconds < 1 || in.TimeoutSeconds > maxTimeoutSeconds {
-			return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid timeout_seconds %d: between 1 and %d", in.TimeoutSeconds, maxTimeoutSeconds))
-		}
 		timeout = time.Duration(in.TimeoutSeconds) * time.Second
+		if err := sandboxes.CheckProcessTimeout("timeout_seconds", strconv.Itoa(in.TimeoutSeconds), timeout); err != nil {
+			return nil, nil, s.fail(err)
+		}
 	}
-	c, err := s.opts.Interpreter(ctx, id)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	g := &codeGather{max: s.opts.MaxOutput, res: &RunCodeResult{Results: []CodeResult{}}}
 	stop := heartbeat(ctx, call, s.opts.ProgressEvery, timeout, nil)
-	err = c.Execute(runCtx, req, g.add)
+	err = s.opts.Sandboxes.RunCode(ctx, id, sandboxes.Code{Request: req, Timeout: timeout}, g.add)
 	stop()
+	var e *abxerr.Error
 	switch {
 	case err == nil:
-	case ctx.Err() != nil:
-		return nil, nil, s.fail(abxerr.New(abxerr.Interrupted, "the call was cancelled: the code may still be running").
-			WithHint("restart its context to stop it: 'abx run-code contexts restart %s CONTEXT'", id))
-	case runCtx.Err() != nil:
-		return nil, nil, s.fail(abxerr.New(abxerr.Timeout, "the code did not finish within %s: it may still be running", timeout).
-			WithHint("restart its context to stop it, which loses its variables: 'abx run-code contexts restart %s CONTEXT'", id))
+	case errors.Is(err, sandboxes.ErrStillRunning):
+		e = abxerr.From(err)
+		e.Hint = "its context runs nothing else until the code ends; restarting the context stops it, and loses its variables"
+		return nil, nil, s.fail(e)
+	case errors.As(err, &e) && e.Code == abxerr.NotFound && in.ContextID != "" && e.Hint == "":
+		e.Hint = "the context may not exist"
+		return nil, nil, s.fail(e)
 	default:
-		var e *abxerr.Error
-		if errors.As(err, &e) && e.Code == abxerr.NotFound && in.ContextID != "" && e.Hint == "" {
-			e.Hint = "the context may not exist: 'abx run-code contexts list " + id + "' lists them"
-		}
 		return nil, nil, s.fail(err)
-	}
-	if x := g.res.Error; x != nil && codeServerErrors[x.Name] {
-		return nil, nil, s.fail(&abxerr.Error{Code: abxerr.Server,
-			Message: fmt.Sprintf("the code interpreter ended the run: %s: %s", x.Name, x.Value),
-			Hint:    "its context was restarted or deleted meanwhile, or its kernel died; its variables may be gone"})
 	}
 	return g.result(), g.res, nil
 }

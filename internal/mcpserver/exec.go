@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -12,10 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // ExecArgs are exec's arguments.
@@ -64,17 +65,17 @@ func (s *server) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecArgs
 	if strings.ContainsRune(in.Cwd, 0) {
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid cwd %q: a path cannot hold NUL", in.Cwd))
 	}
-	if err := cmdutil.CheckEnv("envs", in.Envs); err != nil {
+	if err := sandboxes.CheckEnv("envs", in.Envs); err != nil {
 		return nil, nil, s.fail(err)
 	}
 	timeout := s.opts.ExecTimeout
 	if in.TimeoutSeconds != 0 {
-		if in.TimeoutSeconds < 1 || in.TimeoutSeconds > maxTimeoutSeconds {
-			return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid timeout_seconds %d: between 1 and %d", in.TimeoutSeconds, maxTimeoutSeconds))
-		}
 		timeout = time.Duration(in.TimeoutSeconds) * time.Second
+		if err := sandboxes.CheckProcessTimeout("timeout_seconds", strconv.Itoa(in.TimeoutSeconds), timeout); err != nil {
+			return nil, nil, s.fail(err)
+		}
 	}
-	c, err := s.clients.get(ctx, id, "")
+	c, err := s.envd(ctx, id, provider.ExecRun)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

@@ -100,7 +100,7 @@ func (s *server) read(ctx context.Context, _ *mcp.CallToolRequest, in ReadArgs) 
 		}
 		limit = in.MaxBytes
 	}
-	c, err := s.clients.get(ctx, id, "")
+	c, err := s.envd(ctx, id, provider.FilesRW)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -186,7 +186,7 @@ func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "give content or content_base64").
 			WithHint("content for text, content_base64 for bytes; an empty content makes an empty file"))
 	}
-	c, err := s.clients.get(ctx, id, "")
+	c, err := s.envd(ctx, id, provider.FilesRW)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -205,7 +205,7 @@ type ListDirArgs struct {
 
 // ListDirResult is files_list's structured result.
 type ListDirResult struct {
-	Entries   []envd.Entry `json:"entries" jsonschema:"the entries, as 'abx files ls -o json' shows them"`
+	Entries   []envd.Entry `json:"entries" jsonschema:"the entries"`
 	Truncated bool         `json:"truncated" jsonschema:"true when there were more entries than the cap (10000) and the rest were left out"`
 }
 
@@ -239,7 +239,7 @@ func (s *server) listDir(ctx context.Context, _ *mcp.CallToolRequest, in ListDir
 	if dir == "" {
 		dir = "."
 	}
-	c, err := s.clients.get(ctx, id, "")
+	c, err := s.envd(ctx, id, provider.FilesRW)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

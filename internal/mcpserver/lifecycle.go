@@ -2,16 +2,14 @@ package mcpserver
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
-
-// maxLifetimeSeconds is the longest lifetime the server grants: 30 days.
-const maxLifetimeSeconds = 30 * 24 * 60 * 60
 
 // SetTimeoutArgs are sandbox_set_timeout's arguments.
 type SetTimeoutArgs struct {
@@ -27,7 +25,7 @@ type URLArgs struct {
 
 // ChangeResult is the structured result of sandbox_set_timeout,
 // sandbox_pause and sandbox_resume: what the sandbox became, as
-// 'abx timeout/pause/resume -o json' print it.
+// the command line's timeout, pause and resume print it.
 type ChangeResult struct {
 	SandboxID string `json:"sandboxID"`
 	State     string `json:"state,omitempty" jsonschema:"paused or running, after a pause or a resume"`
@@ -65,52 +63,48 @@ func (s *server) addLifecycleTools(srv *mcp.Server) {
 }
 
 func (s *server) setTimeout(ctx context.Context, _ *mcp.CallToolRequest, in SetTimeoutArgs) (*mcp.CallToolResult, *ChangeResult, error) {
-	p, id, err := s.target(provider.SandboxTimeout, in.SandboxID)
+	id, err := s.sandboxFor(provider.SandboxTimeout, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	if in.TimeoutSeconds < 1 || in.TimeoutSeconds > maxLifetimeSeconds {
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid timeout_seconds %d: between 1 and %d", in.TimeoutSeconds, maxLifetimeSeconds))
+	d := time.Duration(in.TimeoutSeconds) * time.Second
+	if err := sandboxes.CheckLifetime("timeout_seconds", strconv.Itoa(in.TimeoutSeconds), d, sandboxes.MinLifetime); err != nil {
+		return nil, nil, s.fail(err)
 	}
-	if err := p.SetTimeout(ctx, id, time.Duration(in.TimeoutSeconds)*time.Second); err != nil {
+	if err := s.opts.Sandboxes.SetTimeout(ctx, id, d); err != nil {
 		return nil, nil, s.fail(err)
 	}
 	return text("sandbox %s now ends in %d s", id, in.TimeoutSeconds), &ChangeResult{SandboxID: id, Timeout: int64(in.TimeoutSeconds)}, nil
 }
 
 func (s *server) pause(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *ChangeResult, error) {
-	p, id, err := s.target(provider.SandboxPause, in.SandboxID)
+	id, err := s.sandboxFor(provider.SandboxPause, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	defer s.clients.forget(id) // after: a call meanwhile may have kept the client again
-	if err := p.Pause(ctx, id); err != nil {
+	if err := s.opts.Sandboxes.Pause(ctx, id); err != nil {
 		return nil, nil, s.fail(err)
 	}
 	return text("sandbox %s paused", id), &ChangeResult{SandboxID: id, State: "paused"}, nil
 }
 
 func (s *server) resume(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *ChangeResult, error) {
-	p, id, err := s.target(provider.SandboxPause, in.SandboxID)
+	id, err := s.sandboxFor(provider.SandboxPause, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	defer s.clients.forget(id) // after: a call meanwhile may have kept the client again
-	if err := p.Resume(ctx, id, 0); err != nil {
+	if err := s.opts.Sandboxes.Resume(ctx, id, 0); err != nil {
 		return nil, nil, s.fail(err)
 	}
 	return text("sandbox %s resumed", id), &ChangeResult{SandboxID: id, State: "running"}, nil
 }
 
 func (s *server) url(_ context.Context, _ *mcp.CallToolRequest, in URLArgs) (*mcp.CallToolResult, *URLResult, error) {
-	p, id, err := s.target(provider.PortsURL, in.SandboxID)
+	id, err := s.sandboxFor(provider.PortsURL, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	if in.Port < 1 || in.Port > 65535 {
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid port %d: between 1 and 65535", in.Port))
-	}
-	u, err := p.PortURL(id, in.Port)
+	u, err := s.opts.Sandboxes.PortURL(id, in.Port)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

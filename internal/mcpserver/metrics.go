@@ -5,9 +5,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/abx-dev/abx/internal/metrics"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 func (s *server) addMetricsTool(srv *mcp.Server) {
@@ -19,18 +19,15 @@ func (s *server) addMetricsTool(srv *mcp.Server) {
 	}, s.metrics)
 }
 
-func (s *server) metrics(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *metrics.Sample, error) {
-	p, id, err := s.target(provider.SandboxMetrics, in.SandboxID)
+func (s *server) metrics(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *sandboxes.Sample, error) {
+	id, err := s.sandboxFor(provider.SandboxMetrics, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	sm := (&metrics.Sampler{Provider: p, Envd: s.clients.get}).Sample(ctx, id, "")
-	if sm.State != metrics.Running {
-		s.clients.forget(id)
-	}
+	sm := s.opts.Sandboxes.Sample(ctx, id, "")
 	switch {
-	case sm.State == metrics.Paused:
-		return nil, nil, s.fail(resumeHint(metrics.PausedError(id)))
+	case sm.State == sandboxes.Paused:
+		return nil, nil, s.fail(provider.PausedError(id))
 	case sm.Err != nil:
 		return nil, nil, s.fail(sm.Err)
 	}

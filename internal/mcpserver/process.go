@@ -23,7 +23,7 @@ type ProcessKillArgs struct {
 
 // ProcessListResult is process_list's structured result.
 type ProcessListResult struct {
-	Processes []envd.Process `json:"processes" jsonschema:"the processes envd runs, as 'abx ps -o json' shows them"`
+	Processes []envd.Process `json:"processes" jsonschema:"the processes envd runs"`
 }
 
 // ProcessKillResult is process_kill's structured result.
@@ -52,7 +52,7 @@ func (s *server) processList(ctx context.Context, _ *mcp.CallToolRequest, in IDA
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	c, err := s.clients.get(ctx, id, "")
+	c, err := s.envd(ctx, id, provider.ProcessManage)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -93,7 +93,7 @@ func (s *server) processKill(ctx context.Context, _ *mcp.CallToolRequest, in Pro
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid signal %q", in.Signal).
 			WithHint("envd delivers TERM (15) and KILL (9) only"))
 	}
-	c, err := s.clients.get(ctx, id, "")
+	c, err := s.envd(ctx, id, provider.ProcessManage)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

@@ -2,15 +2,16 @@ package mcpserver
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // CreateArgs are sandbox_create's arguments.
@@ -46,7 +47,7 @@ type KillResult struct {
 func (s *server) addSandboxTools(srv *mcp.Server) {
 	add(s, srv, &mcp.Tool{
 		Name:        "sandbox_create",
-		Description: "Create a sandbox from a template and return it (the fields of 'abx info -o json'). Kill it with sandbox_kill when done; it is killed anyway when its timeout passes.",
+		Description: "Create a sandbox from a template and return it (the fields of sandbox_info). Kill it with sandbox_kill when done; it is killed anyway when its timeout passes.",
 		Annotations: &mcp.ToolAnnotations{Title: "Create a sandbox", DestructiveHint: ptr(false)},
 	}, s.create)
 	add(s, srv, &mcp.Tool{
@@ -66,36 +67,24 @@ func (s *server) addSandboxTools(srv *mcp.Server) {
 	}, s.kill)
 }
 
-func (s *server) provider(c provider.Capability) (provider.Provider, error) {
-	if err := s.begin(c); err != nil {
-		return nil, err
-	}
-	return s.opts.Provider()
-}
-
 func (s *server) create(ctx context.Context, call *mcp.CallToolRequest, in CreateArgs) (*mcp.CallToolResult, *provider.Sandbox, error) {
-	p, err := s.provider(provider.SandboxLifecycle)
-	if err != nil {
+	if err := s.begin(provider.SandboxLifecycle); err != nil {
 		return nil, nil, s.fail(err)
 	}
-	if strings.TrimSpace(in.Template) == "" {
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "template is required").WithHint("e.g. base or code-interpreter"))
-	}
-	if err := cmdutil.CheckEnv("envs", in.Envs); err != nil {
+	if err := sandboxes.CheckEnv("envs", in.Envs); err != nil {
 		return nil, nil, s.fail(err)
 	}
 	req := provider.CreateRequest{Template: in.Template, Metadata: in.Metadata, Env: in.Envs}
 	if in.TimeoutSeconds != 0 {
-		d := time.Duration(in.TimeoutSeconds) * time.Second
-		if d < cmdutil.MinCreateTimeout || in.TimeoutSeconds > 30*24*60*60 {
-			return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid timeout_seconds %d: between 30 and 2592000", in.TimeoutSeconds))
+		req.Timeout = time.Duration(in.TimeoutSeconds) * time.Second
+		if err := sandboxes.CheckLifetime("timeout_seconds", strconv.Itoa(in.TimeoutSeconds), req.Timeout, sandboxes.MinCreateLifetime); err != nil {
+			return nil, nil, s.fail(err)
 		}
-		req.Timeout = d
 	}
 	// A cluster may take a while to schedule a sandbox; the host hears
 	// that the call is alive. The limit is the provider's own.
 	stop := heartbeat(ctx, call, s.opts.ProgressEvery, 0, nil)
-	sb, err := p.Create(ctx, req)
+	sb, err := s.opts.Sandboxes.Create(ctx, req)
 	stop()
 	if err != nil {
 		return nil, nil, s.fail(err)
@@ -105,17 +94,17 @@ func (s *server) create(ctx context.Context, call *mcp.CallToolRequest, in Creat
 }
 
 func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, in ListArgs) (*mcp.CallToolResult, *ListResult, error) {
-	p, err := s.provider(provider.SandboxLifecycle)
-	if err != nil {
+	if err := s.begin(provider.SandboxLifecycle); err != nil {
 		return nil, nil, s.fail(err)
 	}
 	opts := provider.ListOptions{Metadata: in.Metadata}
 	if in.State != "" {
-		if opts.States, err = cmdutil.ParseStates([]string{in.State}); err != nil {
+		var err error
+		if opts.States, err = sandboxes.ParseStates("state", []string{in.State}); err != nil {
 			return nil, nil, s.fail(err)
 		}
 	}
-	list, err := p.List(ctx, opts)
+	list, err := s.opts.Sandboxes.List(ctx, opts)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -132,22 +121,6 @@ func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, in ListArgs) 
 	return text("%s:\n%s", output.Count(len(list), "sandbox", "sandboxes"), b.String()), out, nil
 }
 
-// sandboxID checks a sandbox_id argument. A pinned server's tools take
-// none (their schemas refuse it); it answers the pinned sandbox.
-// target is the provider, checked for c, and the sandbox a tool call
-// names: what every tool on one sandbox through the API starts with.
-func (s *server) target(c provider.Capability, id string) (provider.Provider, string, error) {
-	p, err := s.provider(c)
-	if err != nil {
-		return nil, "", err
-	}
-	id, err = s.sandboxID(id)
-	if err != nil {
-		return nil, "", err
-	}
-	return p, id, nil
-}
-
 // sandboxFor checks c and reads the sandbox a tool call names: what every
 // tool inside one sandbox starts with.
 func (s *server) sandboxFor(c provider.Capability, id string) (string, error) {
@@ -157,6 +130,8 @@ func (s *server) sandboxFor(c provider.Capability, id string) (string, error) {
 	return s.sandboxID(id)
 }
 
+// sandboxID checks a sandbox_id argument. A pinned server's tools take
+// none (their schemas refuse it); it answers the pinned sandbox.
 func (s *server) sandboxID(id string) (string, error) {
 	if pinned := s.opts.Sandbox; pinned != "" {
 		if id != "" && id != pinned {
@@ -165,15 +140,18 @@ func (s *server) sandboxID(id string) (string, error) {
 		}
 		return pinned, nil
 	}
-	return cmdutil.SandboxID(id)
+	if err := sandboxes.CheckSandboxID(id); err != nil {
+		return "", err.Suggest(abxerr.StepList, "")
+	}
+	return id, nil
 }
 
 func (s *server) info(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *provider.Sandbox, error) {
-	p, id, err := s.target(provider.SandboxLifecycle, in.SandboxID)
+	id, err := s.sandboxFor(provider.SandboxLifecycle, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	sb, err := p.Get(ctx, id)
+	sb, err := s.opts.Sandboxes.Get(ctx, id)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -182,12 +160,11 @@ func (s *server) info(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*
 }
 
 func (s *server) kill(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *KillResult, error) {
-	p, id, err := s.target(provider.SandboxLifecycle, in.SandboxID)
+	id, err := s.sandboxFor(provider.SandboxLifecycle, in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	defer s.clients.forget(id) // after: a call meanwhile may have kept the client again
-	if err := p.Kill(ctx, id); err != nil {
+	if err := s.opts.Sandboxes.Kill(ctx, id); err != nil {
 		return nil, nil, s.fail(err)
 	}
 	return text("sandbox %s killed", id), &KillResult{SandboxID: id, Status: "killed"}, nil

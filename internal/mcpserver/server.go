@@ -6,7 +6,6 @@
 package mcpserver
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -14,10 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/codeinterp"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // Defaults of the bounds (docs/mcp.md).
@@ -28,10 +26,13 @@ const (
 	// DefaultExecTimeout is how long a command without timeout_seconds may
 	// run before it is killed.
 	DefaultExecTimeout = 10 * time.Minute
+	// ClientTTL is how long a sandbox's clients are kept between calls: a
+	// call within it sends only its own requests, not first a read of the
+	// sandbox (its address, token and version), which an agent's calls one
+	// after another would pay each time (sandboxes.Service.KeepClients).
+	ClientTTL = 30 * time.Second
 	// maxReadBytes bounds files_read's max_bytes.
 	maxReadBytes = 16 << 20
-	// maxTimeoutSeconds bounds exec's timeout_seconds: a day.
-	maxTimeoutSeconds = 24 * 60 * 60
 )
 
 // Options are what the server works with.
@@ -41,16 +42,10 @@ type Options struct {
 	// Ready is called at the start of every tool call: it opens the
 	// provider (once) and says what is missing. Nothing is sent before it.
 	Ready func() error
-	// Selected is the provider the configuration names, to check the
-	// capability a tool needs.
-	Selected func() (*provider.Descriptor, error)
-	// Provider is the configured provider (cmdutil.Factory.Provider).
-	Provider func() (provider.Provider, error)
-	// Envd returns a client of the sandbox's envd (cmdutil.Factory.Envd).
-	Envd func(ctx context.Context, id, user string) (*envd.Client, error)
-	// Interpreter returns a client of the sandbox's code interpreter
-	// (cmdutil.Factory.Interpreter).
-	Interpreter func(ctx context.Context, id string) (*codeinterp.Client, error)
+	// Sandboxes are the sandbox operations the tools call. The server's
+	// calls come one after another: it keeps each sandbox's clients for a
+	// while (ClientTTL is what the command gives it).
+	Sandboxes *sandboxes.Service
 	// Sandbox, when set, pins the server to this sandbox: the tools that
 	// create, list, kill, pause or resume sandboxes are not offered, and the
 	// others take no sandbox_id.
@@ -75,9 +70,6 @@ type Options struct {
 // server holds what the tools share.
 type server struct {
 	opts Options
-	// clients keeps the sandboxes' envd clients between calls, opened by
-	// opts.Envd: the tools get theirs from it.
-	clients *envdClients
 	// catalog is every tool, offered or not, as addTools registers them.
 	catalog []ToolInfo
 }
@@ -93,7 +85,7 @@ func New(opts Options) *mcp.Server {
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = DefaultProgressEvery
 	}
-	s := &server{opts: opts, clients: &envdClients{open: opts.Envd, now: time.Now}}
+	s := &server{opts: opts}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "abx", Title: "abx sandboxes", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions})
 	s.addTools(srv)
@@ -124,11 +116,7 @@ func (s *server) begin(c provider.Capability) error {
 	if err := s.opts.Ready(); err != nil {
 		return err
 	}
-	d, err := s.opts.Selected()
-	if err != nil {
-		return err
-	}
-	return d.Check(c)
+	return s.opts.Sandboxes.Check(c)
 }
 
 // toolError is an error of abx as a tool answers it: its code, its
@@ -144,8 +132,12 @@ func (s *server) fail(err error) error {
 	e := abxerr.From(err)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", e.Code, e.Message)
-	if e.Hint != "" {
-		fmt.Fprintf(&b, " (%s)", e.Hint)
+	hint := e.Hint
+	if hint == "" {
+		hint = toolHint(e)
+	}
+	if hint != "" {
+		fmt.Fprintf(&b, " (%s)", hint)
 	}
 	if e.RequestID != "" {
 		fmt.Fprintf(&b, " [request %s]", e.RequestID)
@@ -175,7 +167,7 @@ func nonNil(m map[string]string) map[string]string {
 func (s *server) failIn(id string, err error) error {
 	switch abxerr.From(err).Code {
 	case abxerr.Network, abxerr.Server, abxerr.Unauthorized, abxerr.Forbidden, abxerr.NotFound, abxerr.BadResponse:
-		s.clients.forget(id)
+		s.opts.Sandboxes.Forget(id)
 	}
 	return s.fail(err)
 }

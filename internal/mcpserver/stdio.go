@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // Bounds of the stdio transport (docs/mcp.md, "On stdio").
@@ -27,7 +28,7 @@ const (
 	// timeout_seconds at most), and a minute for a killed command to end
 	// and its answer to be written. Each call ends by its own limit well
 	// before, as a rule.
-	DefaultDrain = maxTimeoutSeconds*time.Second + time.Minute
+	DefaultDrain = sandboxes.MaxProcessTimeout + time.Minute
 )
 
 // Stdio is the transport of `abx mcp serve` on stdin and stdout: one

@@ -104,7 +104,8 @@ const StatePaused = "paused"
 // sandbox, refused before anything is sent to it: the gateway would only
 // answer 502. A door adds the hint that names its own way to resume.
 func PausedError(id string) *abxerr.Error {
-	return abxerr.New(abxerr.Paused, "sandbox %s is paused: nothing inside it answers until it is resumed", id)
+	return abxerr.New(abxerr.Paused, "sandbox %s is paused: nothing inside it answers until it is resumed", id).
+		Suggest(abxerr.StepResume, id)
 }
 
 // DataPlane is implemented by providers whose sandboxes run envd and other

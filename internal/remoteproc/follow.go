@@ -128,7 +128,7 @@ func (f Follower) Follow(ctx context.Context, pid uint32, first Stream) (*envd.E
 		if fl.pid == 0 {
 			return nil, &abxerr.Error{Code: abxerr.Network, Cause: fmt.Errorf("%w: %w", ErrCut, err),
 				Message: fmt.Sprintf("the stream was cut after %s, before envd named the process (%s)", seconds(c.lasted), c.reason),
-				Hint:    "the command may have started: list the sandbox's processes with 'abx ps'"}
+				Hint:    "the command may have started: list the sandbox's processes"}
 		}
 		if since.IsZero() || fl.carried || c.lasted >= steady {
 			since = c.at
@@ -340,7 +340,7 @@ func (c cut) lost(pid uint32, last error, why string) error {
 	return &abxerr.Error{Code: ae.Code, RequestID: ae.RequestID, Status: ae.Status,
 		Cause:   fmt.Errorf("%w: %w", ErrCut, e),
 		Message: fmt.Sprintf("the stream of process %d was cut after %s (%s), and abx could not reattach: %s", pid, seconds(c.lasted), c.reason, reason),
-		Hint:    "the process may still be running: list the sandbox's processes with 'abx ps'"}
+		Hint:    "the process may still be running: list the sandbox's processes"}
 }
 
 // seconds words a duration as "12.3s".

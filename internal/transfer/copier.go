@@ -95,7 +95,7 @@ func OpenLocal(p string) (*os.File, error) {
 	}
 	if st, err := fh.Stat(); err == nil && st.IsDir() {
 		_ = fh.Close()
-		return nil, abxerr.New(abxerr.InvalidInput, "%s is a directory", p).WithHint("use 'abx files cp -r' for directories")
+		return nil, abxerr.New(abxerr.InvalidInput, "%s is a directory", p).WithHint("a directory is copied recursively, not read as one file")
 	}
 	return fh, nil
 }

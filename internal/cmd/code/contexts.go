@@ -8,6 +8,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // NewCmdContexts builds `abx run-code contexts` and its subcommands.
@@ -33,14 +34,14 @@ Each language has a default context, used by 'abx run-code' without --context.`,
 // embed it: the code interpreter of one sandbox, and the printer that
 // shows what it answers.
 type sandboxInterp struct {
-	Printer *output.Printer
-	Interp  Interpreter
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	ID string // the sandbox
 }
 
 func newSandboxInterp(f *cmdutil.Factory) sandboxInterp {
-	return sandboxInterp{Printer: f.Printer, Interp: f.Interpreter}
+	return sandboxInterp{Printer: f.Printer, Sandboxes: f.Sandboxes}
 }
 
 // parse reads the sandbox ID (also as sandbox/ID), refused before anything
@@ -52,5 +53,5 @@ func (s *sandboxInterp) parse(args []string) (err error) {
 
 // client opens the sandbox's code interpreter.
 func (s *sandboxInterp) client(ctx context.Context) (*codeinterp.Client, error) {
-	return s.Interp(ctx, s.ID)
+	return s.Sandboxes.Interpreter(ctx, s.ID)
 }

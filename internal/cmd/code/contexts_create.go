@@ -7,6 +7,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // ContextsCreateOptions are the inputs of `abx run-code contexts create`.
@@ -31,7 +32,7 @@ working in --cwd (default /home/user). Its ID, printed on stdout, is what
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := opts.parse(args)
 			if err == nil && cmd.Flags().Changed("language") {
-				opts.Language, err = parseLanguage(opts.Language)
+				opts.Language, err = sandboxes.ParseLanguage("--language", opts.Language)
 			}
 			if err != nil {
 				return err
@@ -42,7 +43,7 @@ working in --cwd (default /home/user). Its ID, printed on stdout, is what
 	cmd.Flags().StringVarP(&opts.Language, "language", "l", "", "python (default), javascript (js), typescript (ts), r, java or bash")
 	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "working directory of the context (default /home/user)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
-	cmdutil.CompleteFlag(cmd, "language", cmdutil.Choices(Languages()...))
+	cmdutil.CompleteFlag(cmd, "language", cmdutil.Choices(sandboxes.Languages()...))
 	return cmdutil.Needs(cmd, provider.CodeInterpret)
 }
 

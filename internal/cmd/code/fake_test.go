@@ -67,7 +67,7 @@ func (fk *fake) run(t *testing.T, format output.Format, req codeinterp.Request, 
 	if req.ContextID == "" && req.Language == "" {
 		req.Language = "python"
 	}
-	opts := &RunCodeOptions{IO: f.IO, sandboxInterp: sandboxInterp{Printer: f.Printer, Interp: f.Interpreter, ID: fk.id}, Request: req}
+	opts := &RunCodeOptions{IO: f.IO, sandboxInterp: sandboxInterp{Printer: f.Printer, Sandboxes: f.Sandboxes, ID: fk.id}, Request: req}
 	for _, tw := range tweak {
 		tw(opts)
 	}

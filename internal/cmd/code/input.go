@@ -3,6 +3,7 @@ package code
 import (
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -12,35 +13,8 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/interrupt"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
-
-// languages the code interpreter knows (docs/run-code.md, contexts), with
-// their aliases.
-var languages = map[string]string{
-	"python": "python", "javascript": "javascript", "js": "javascript",
-	"typescript": "typescript", "ts": "typescript", "r": "r", "java": "java", "bash": "bash",
-}
-
-// Languages lists the languages --language takes, without their aliases,
-// in order: what shell completion offers.
-func Languages() []string {
-	var out []string
-	for _, l := range languages {
-		if !slices.Contains(out, l) {
-			out = append(out, l)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func parseLanguage(s string) (string, error) {
-	if l, ok := languages[strings.ToLower(strings.TrimSpace(s))]; ok {
-		return l, nil
-	}
-	return "", abxerr.New(abxerr.InvalidInput, "unknown --language %q", s).
-		WithHint("use python, javascript (js), typescript (ts), r, java or bash")
-}
 
 // readCode takes the code from exactly one place: the argument, -f FILE,
 // or stdin ('-'). Stdin is read only when asked for, so that a script with
@@ -86,7 +60,7 @@ func parseCodeEnv(items []string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range cmdutil.SortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if strings.ContainsAny(k+env[k], "'\"\\\n\r") {
 			return nil, abxerr.New(abxerr.InvalidInput, "invalid --env %s: quotes, backslashes and line breaks cannot be passed to the code interpreter", k).
 				WithHint("set it in the code instead, or write it to a file with 'abx files write'")
@@ -117,7 +91,7 @@ func checkSaveDir(dir string) error {
 // checkContextID refuses a context ID that could not be one, before it is
 // sent (restart and delete put it in the URL).
 func checkContextID(sandboxID, id string) error {
-	if e := cmdutil.CheckID("context ID", id); e != nil {
+	if e := sandboxes.CheckID("context ID", id); e != nil {
 		return e.WithHint("pass a context ID as shown by 'abx run-code contexts list %s'", sandboxID)
 	}
 	return nil

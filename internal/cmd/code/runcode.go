@@ -5,7 +5,6 @@ package code
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,11 +14,8 @@ import (
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
-
-// Interpreter opens the code interpreter of a sandbox: the factory's
-// InterpreterClient, or a test's.
-type Interpreter func(ctx context.Context, id string) (*codeinterp.Client, error)
 
 // RunCodeOptions are the inputs of `abx run-code`.
 type RunCodeOptions struct {
@@ -101,7 +97,7 @@ prints JSON Lines events as they arrive instead (see docs/json.md).`,
 	cmdutil.AsksJSONLines(cmd, "stream")
 	cmd.AddCommand(NewCmdContexts(f))
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
-	cmdutil.CompleteFlag(cmd, "language", cmdutil.Choices(Languages()...))
+	cmdutil.CompleteFlag(cmd, "language", cmdutil.Choices(sandboxes.Languages()...))
 	cmdutil.PassThrough(cmd)
 	return cmdutil.Needs(cmd, provider.CodeInterpret)
 }
@@ -124,7 +120,7 @@ func (rf *runCodeFlags) parse(cmd *cobra.Command, opts *RunCodeOptions, args []s
 		if cmd.Flags().Changed("context") {
 			return cmdutil.UsageError(cmd, "--language and --context exclude each other: a context has its language")
 		}
-		if opts.Request.Language, err = parseLanguage(rf.language); err != nil {
+		if opts.Request.Language, err = sandboxes.ParseLanguage("--language", rf.language); err != nil {
 			return err
 		}
 	}
@@ -137,12 +133,10 @@ func (rf *runCodeFlags) parse(cmd *cobra.Command, opts *RunCodeOptions, args []s
 		return err
 	}
 	if opts.Request.ContextID == "" && opts.Request.Language == "" {
-		// The default context is found by its language: the server's
-		// bare default does not survive a restart of that context.
-		opts.Request.Language = "python"
+		opts.Request.Language = sandboxes.DefaultLanguage
 	}
 	if cmd.Flags().Changed("timeout") {
-		if opts.Timeout, err = cmdutil.ParseTimeout("--timeout", rf.timeout, cmdutil.MinTimeout); err != nil {
+		if opts.Timeout, err = cmdutil.ParseProcessTimeout("--timeout", rf.timeout); err != nil {
 			return err
 		}
 	}
@@ -152,37 +146,22 @@ func (rf *runCodeFlags) parse(cmd *cobra.Command, opts *RunCodeOptions, args []s
 // runRunCode runs the code and returns plain errors: the root turns them
 // into exit statuses (abxerr.Exit), 125 for every failure of abx's own.
 func runRunCode(ctx context.Context, opts *RunCodeOptions) error {
-	c, err := opts.client(ctx)
-	if err != nil {
-		return err
-	}
-	runCtx := ctx
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		defer cancel()
-	}
 	sink := newCodeSink(opts)
 	defer sink.close()
-	err = c.ExecuteSpooled(runCtx, opts.Request, sink, sink.add)
+	err := opts.Sandboxes.RunCode(ctx, opts.ID, sandboxes.Code{Request: opts.Request, Timeout: opts.Timeout, Spool: sink}, sink.add)
 	switch {
-	case err == nil:
-	case ctx.Err() != nil:
-		return stillRunning(abxerr.New(abxerr.Interrupted, "interrupted: abx stopped waiting, but the code may still be running"), opts)
-	case runCtx.Err() != nil:
-		return stillRunning(abxerr.New(abxerr.Timeout, "the code did not finish within %s: abx stopped waiting, but it may still be running", opts.Timeout), opts)
-	default:
+	case errors.Is(err, sandboxes.ErrStillRunning):
+		return stillRunning(abxerr.From(err), opts)
+	case err != nil && !errors.Is(err, sandboxes.ErrEnded):
 		return contextHint(err, opts.ID)
 	}
-	if err := sink.finish(); err != nil {
-		return err
+	if ferr := sink.finish(); ferr != nil {
+		return ferr
 	}
 	sink.noteNothingSaved()
 	switch {
-	case sink.ended != nil:
-		return &abxerr.Error{Code: abxerr.Server,
-			Message: fmt.Sprintf("the code interpreter ended the run: %s: %s", sink.ended.Name, sink.ended.Value),
-			Hint:    "its context was restarted or deleted meanwhile, or its kernel died; its variables may be gone"}
+	case err != nil:
+		return err // the interpreter ended the run: its events were shown first
 	case sink.saveErr != nil:
 		e := *abxerr.From(sink.saveErr)
 		e.Message = "some results were not saved: " + e.Message

@@ -3,7 +3,6 @@ package code
 import (
 	"context"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +34,7 @@ func runCodeArgv(stdin string) func(*cmdutil.Factory, *any) *cobra.Command {
 		f.IO.In = strings.NewReader(stdin)
 		return NewCmdRunCode(f, func(_ context.Context, o *RunCodeOptions) error {
 			*got = parsed{ID: o.ID, Request: o.Request, Timeout: o.Timeout, SaveDir: o.SaveDir}
-			if o.Printer != f.Printer || o.IO != f.IO || o.Interp == nil {
+			if o.Printer != f.Printer || o.IO != f.IO || o.Sandboxes != f.Sandboxes {
 				*got = "options without the factory's printer, streams and client"
 			}
 			return nil
@@ -152,13 +151,5 @@ func TestRunCodeAnnotations(t *testing.T) {
 		if cmdutil.IsPassThrough(sub) {
 			t.Errorf("contexts %s is pass-through", name)
 		}
-	}
-}
-
-func TestLanguages(t *testing.T) {
-	t.Parallel()
-	want := []string{"bash", "java", "javascript", "python", "r", "typescript"}
-	if got := Languages(); !reflect.DeepEqual(got, want) {
-		t.Errorf("Languages() = %v, want %v", got, want)
 	}
 }

@@ -34,10 +34,9 @@ func pattern(n int) []byte {
 }
 
 // bigServer answers every request with reply, written as it is, and
-// returns run-code options pointed at it, printing in format, with the
-// client's line limit maxLine (0: codeinterp's) and spills kept in a
-// directory of their own.
-func bigServer(t *testing.T, format output.Format, maxLine int, reply []byte) (*RunCodeOptions, cmdtest.Streams) {
+// returns run-code options pointed at it, printing in format, with spills
+// kept in a directory of their own.
+func bigServer(t *testing.T, format output.Format, reply []byte) (*RunCodeOptions, cmdtest.Streams) {
 	t.Helper()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write(reply)
@@ -45,9 +44,6 @@ func bigServer(t *testing.T, format output.Format, maxLine int, reply []byte) (*
 	t.Cleanup(ts.Close)
 	f, streams := cmdtest.NewFactory(false, nil, format)
 	opts := codeOptions(f, ts)
-	opts.Interp = func(context.Context, string) (*codeinterp.Client, error) {
-		return codeinterp.New(ts.Client(), codeinterp.Endpoint{URL: ts.URL, MaxLine: maxLine}), nil
-	}
 	opts.tempDir = t.TempDir()
 	return opts, streams
 }
@@ -100,7 +96,7 @@ func TestRunCodeLargeImage(t *testing.T) {
 		{"stream, saved", output.JSON, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts, streams := bigServer(t, tc.format, 0, reply)
+			opts, streams := bigServer(t, tc.format, reply)
 			if tc.stream {
 				opts.Printer.AskJSONLines(true)
 			}
@@ -204,7 +200,7 @@ func TestRunCodeEscapedText(t *testing.T) {
 		stream bool
 	}{{"json", output.JSON, false}, {"stream", output.JSON, true}, {"table", output.Table, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts, streams := bigServer(t, tc.format, 0, reply)
+			opts, streams := bigServer(t, tc.format, reply)
 			if tc.stream {
 				opts.Printer.AskJSONLines(true)
 			}
@@ -261,7 +257,7 @@ func TestRunCodeManyLines(t *testing.T) {
 		want.WriteString(text)
 	}
 	lines = append(lines, `{"type": "end_of_execution"}`)
-	opts, streams := bigServer(t, output.Table, 0, joinLines(lines...))
+	opts, streams := bigServer(t, output.Table, joinLines(lines...))
 	if err := runRunCode(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
@@ -270,21 +266,20 @@ func TestRunCodeManyLines(t *testing.T) {
 	}
 }
 
-// TestRunCodeBrokenResult: a result line that turns out malformed, or
-// passes the line limit, halfway through its image fails the run (125)
-// and leaves nothing of the image behind, in --save-dir or in spills.
+// TestRunCodeBrokenResult: a result line that turns out malformed, or is
+// cut off, halfway through its image fails the run (125) and leaves
+// nothing of the image behind, in --save-dir or in spills. (A line past
+// the client's limit fails the same way: codeinterp's tests hold that.)
 func TestRunCodeBrokenResult(t *testing.T) {
 	t.Parallel()
 	b64 := base64.StdEncoding.EncodeToString(pattern(3 << 20))
 	for _, tc := range []struct {
-		name    string
-		line    string
-		maxLine int
-		want    string
+		name string
+		line string
+		want string
 	}{
-		{"malformed", `{"type": "result", "png": "` + b64 + `\x"}`, 0, "cannot read"},
-		{"cut", `{"type": "result", "png": "` + b64, 0, "cut off"},
-		{"over the limit", `{"type": "result", "png": "` + b64 + `"}`, 2 << 20, "too long (the limit is 2 MiB)"},
+		{"malformed", `{"type": "result", "png": "` + b64 + `\x"}`, "cannot read"},
+		{"cut", `{"type": "result", "png": "` + b64, "cut off"},
 	} {
 		for _, format := range []output.Format{output.Table, output.JSON} {
 			t.Run(tc.name+" "+string(format), func(t *testing.T) {
@@ -294,7 +289,7 @@ func TestRunCodeBrokenResult(t *testing.T) {
 					reply = joinLines(`{"type": "number_of_executions", "execution_count": 1}`)
 					reply = append(reply, tc.line...)
 				}
-				opts, _ := bigServer(t, format, tc.maxLine, reply)
+				opts, _ := bigServer(t, format, reply)
 				opts.SaveDir = t.TempDir()
 				err := runRunCode(context.Background(), opts)
 				if exitOf(err) != abxerr.ExitOwnFailure || !strings.Contains(err.Error(), tc.want) {
@@ -319,7 +314,7 @@ func TestRunCodeStreamedBase64(t *testing.T) {
 		mime.WriteString(b64[:n] + `\r\n`)
 		b64 = b64[n:]
 	}
-	opts, streams := bigServer(t, output.Table, 0, joinLines(
+	opts, streams := bigServer(t, output.Table, joinLines(
 		`{"type": "result", "png": " `+mime.String()+` "}`,
 		`{"type": "result", "jpeg": "`+base64.StdEncoding.EncodeToString(img[:1000])+`=AAAA"}`,
 		`{"type": "result", "pdf": "not base64!"}`,
@@ -356,7 +351,7 @@ func TestRunCodeImageAllocatesLittle(t *testing.T) {
 		`{"type": "end_of_execution"}`,
 	)
 	for _, format := range []output.Format{output.Table, output.JSON} {
-		opts, _ := bigServer(t, format, 0, reply)
+		opts, _ := bigServer(t, format, reply)
 		opts.SaveDir = t.TempDir()
 		// Printed to nothing: a buffer holding the output would count.
 		streams, _, _, _ := output.Test(false)
@@ -385,7 +380,7 @@ func TestRunCodeCannotSpill(t *testing.T) {
 		`{"type": "result", "png": "`+base64.StdEncoding.EncodeToString(pattern(1<<20))+`"}`,
 		`{"type": "end_of_execution"}`,
 	)
-	opts, streams := bigServer(t, output.JSON, 0, reply)
+	opts, streams := bigServer(t, output.JSON, reply)
 	opts.tempDir = filepath.Join(t.TempDir(), "missing")
 	err := runRunCode(context.Background(), opts)
 	if e := abxerr.From(err); exitOf(err) != abxerr.ExitOwnFailure || !strings.Contains(e.Message, "cannot keep a result until it is printed") || !strings.Contains(e.Hint, "TMPDIR") {

@@ -21,6 +21,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
 )
 
 // tinyPNG is a 1×1 PNG.
@@ -50,11 +51,23 @@ func interpServer(t *testing.T, tty bool, format output.Format, h http.HandlerFu
 
 func codeOptions(f *cmdutil.Factory, ts *httptest.Server) *RunCodeOptions {
 	return &RunCodeOptions{IO: f.IO, Request: codeinterp.Request{Code: "x"}, sandboxInterp: sandboxInterp{
-		Printer: f.Printer, ID: "sb-1",
-		Interp: func(context.Context, string) (*codeinterp.Client, error) {
-			return codeinterp.New(ts.Client(), codeinterp.Endpoint{URL: ts.URL}), nil
-		},
+		Printer: f.Printer, ID: "sb-1", Sandboxes: cmdtest.Sandboxes(interpAt{url: ts.URL}),
 	}}
+}
+
+// interpAt is a provider whose sandboxes' code interpreter is the test's
+// server at url (or the error err); nothing else of it is called.
+type interpAt struct {
+	provider.Provider
+	url string
+	err error
+}
+
+func (p interpAt) Endpoint(_ context.Context, id string, port int) (*provider.Endpoint, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	return &provider.Endpoint{SandboxID: id, Port: port, URL: p.url, State: "running"}, nil
 }
 
 func replyLines(lines ...string) http.HandlerFunc {
@@ -180,9 +193,7 @@ func TestRunCodeInterpreterUnavailable(t *testing.T) {
 	f, _ := cmdtest.NewFactory(false, nil, "")
 	opts := &RunCodeOptions{IO: f.IO, Request: codeinterp.Request{Code: "1"}, sandboxInterp: sandboxInterp{
 		Printer: f.Printer, ID: "sb-1",
-		Interp: func(context.Context, string) (*codeinterp.Client, error) {
-			return nil, abxerr.New(abxerr.NotFound, "sandbox sb-1 not found")
-		},
+		Sandboxes: cmdtest.Sandboxes(interpAt{err: abxerr.New(abxerr.NotFound, "sandbox sb-1 not found")}),
 	}}
 	err := runRunCode(context.Background(), opts)
 	if exitOf(err) != abxerr.ExitOwnFailure || abxerr.From(err).Code != abxerr.NotFound {
@@ -252,7 +263,7 @@ func TestRunCodeAsksForTheDefaultContextByLanguage(t *testing.T) {
 	t.Cleanup(ts.Close)
 	f, _ := cmdtest.NewFactory(false, nil, "")
 	cmd := NewCmdRunCode(f, func(ctx context.Context, o *RunCodeOptions) error {
-		o.Interp = codeOptions(f, ts).Interp
+		o.Sandboxes = codeOptions(f, ts).Sandboxes
 		return runRunCode(ctx, o)
 	})
 	if err := cmdtest.Exec(cmd, "sb-1", "1+1"); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // codeSink takes run-code's events as they arrive and hands them to the
@@ -22,9 +23,6 @@ type codeSink struct {
 	count  int  // the execution count, once known
 	n      int  // results seen
 	raised bool // the code raised an error
-	// ended is the server's own error line, when it ended the run (the
-	// context was restarted or deleted, or its kernel died).
-	ended *codeinterp.ExecError
 	// saveErr is the first result that could not be written; the others
 	// are still tried, and the run goes on.
 	saveErr error
@@ -32,12 +30,6 @@ type codeSink struct {
 	saved int
 	// pending are the formats of the result being read, by name.
 	pending map[string]*pendingFormat
-}
-
-// serverErrors are the names of the error lines the code interpreter
-// sends itself, when something other than the code ended the run.
-var serverErrors = map[string]bool{
-	"UnexpectedEndOfExecution": true, "ContextRestarting": true, "ExecutionAborted": true,
 }
 
 func newCodeSink(opts *RunCodeOptions) *codeSink {
@@ -75,12 +67,8 @@ func (s *codeSink) add(ev codeinterp.Event) error {
 	if ev.ExecutionCount > 0 {
 		s.count = ev.ExecutionCount
 	}
-	if ev.Error != nil {
-		if serverErrors[ev.Error.Name] {
-			s.ended = ev.Error
-		} else {
-			s.raised = true
-		}
+	if ev.Error != nil && !sandboxes.ServerEnded(ev.Error) {
+		s.raised = true
 	}
 	if ev.Result != nil {
 		s.n++
@@ -113,7 +101,7 @@ func (s *codeSink) show(ev codeinterp.Event) error {
 			text = []byte(withNewline(r.Text))
 		}
 		return s.st.Output(codeResultEvent{"result", *ev.Result}, text)
-	case ev.Error != nil && s.ended == ev.Error:
+	case sandboxes.ServerEnded(ev.Error):
 		return s.st.Event(codeErrorEvent{"error", *ev.Error}) // the error abx reports says it
 	case ev.Error != nil:
 		return s.st.ErrOutput(codeErrorEvent{"error", *ev.Error}, []byte(errorText(ev.Error, s.opts.IO.ErrColor)))

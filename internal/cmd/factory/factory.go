@@ -20,6 +20,7 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // Options say what kind of run the Factory serves.
@@ -54,9 +55,8 @@ func New(io *output.Streams, getenv func(string) string, opts Options) *cmdutil.
 	f.Settings = sync.OnceValues(w.settings)
 	f.Provider = sync.OnceValues(w.provider)
 	f.HTTPClient = sync.OnceValue(w.httpClient)
-	f.Envd = w.envd
-	f.Interpreter = w.interpreter
-	f.PortEndpoint = w.portEndpoint
+	f.Sandboxes = &sandboxes.Service{Descriptor: f.Selected, Provider: f.Provider, HTTPClient: f.HTTPClient,
+		Learned: w.learned}
 	return f
 }
 

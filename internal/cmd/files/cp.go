@@ -11,6 +11,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
@@ -30,9 +31,8 @@ type CpOptions struct {
 
 // NewCmdCp builds `abx files cp`.
 func NewCmdCp(f *cmdutil.Factory, runF func(context.Context, *CpOptions) error) *cobra.Command {
-	opts := &CpOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}, CanExec: func() bool {
-		d, err := f.Selected()
-		return err == nil && d.Supports(provider.ExecRun)
+	opts := &CpOptions{IO: f.IO, Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}, CanExec: func() bool {
+		return f.Sandboxes.Supports(provider.ExecRun)
 	}}
 	cmd := &cobra.Command{
 		Use:   "cp SRC DST [-r]",
@@ -125,7 +125,7 @@ func (opts *CpOptions) parse(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	opts.User = userOf(cmd)
-	if err := cmdutil.CheckUser(opts.User); err != nil {
+	if err := sandboxes.CheckUser("--user", opts.User); err != nil {
 		return err
 	}
 	if opts.Download {

@@ -15,6 +15,7 @@ import (
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
@@ -64,7 +65,7 @@ func userOf(cmd *cobra.Command) string {
 // target is what every verb works on, and each verb's options embed it:
 // a sandbox, the user whose permissions apply, and a remote path.
 type target struct {
-	Envd func(ctx context.Context, id, user string) (*envd.Client, error)
+	Sandboxes *sandboxes.Service
 
 	ID   string
 	User string
@@ -88,7 +89,7 @@ func (t *target) parse(cmd *cobra.Command, args []string) error {
 		}
 	}
 	t.ID, t.User, t.Path = id, userOf(cmd), "."
-	if err := cmdutil.CheckUser(t.User); err != nil {
+	if err := sandboxes.CheckUser("--user", t.User); err != nil {
 		return err
 	}
 	if len(args) > 1 {
@@ -99,7 +100,7 @@ func (t *target) parse(cmd *cobra.Command, args []string) error {
 
 // client opens the sandbox's envd, as the user.
 func (t *target) client(ctx context.Context) (*envd.Client, error) {
-	return t.Envd(ctx, t.ID, t.User)
+	return t.Sandboxes.Envd(ctx, t.ID, t.User, provider.FilesRW)
 }
 
 // copier moves files between this machine and the sandbox through c,

@@ -237,7 +237,7 @@ func localFile(t *testing.T) (dir, file, missing string) {
 // factory's streams, printer and envd client.
 func fromArgv[O any](o *O) any {
 	v := reflect.ValueOf(o).Elem()
-	for _, name := range []string{"IO", "Printer", "Envd", "CanExec"} {
+	for _, name := range []string{"IO", "Printer", "Sandboxes", "CanExec"} {
 		if fv := v.FieldByName(name); fv.IsValid() {
 			fv.SetZero()
 		}

@@ -23,7 +23,7 @@ type LsOptions struct {
 
 // NewCmdLs builds `abx files ls`.
 func NewCmdLs(f *cmdutil.Factory, runF func(context.Context, *LsOptions) error) *cobra.Command {
-	opts := &LsOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}}
+	opts := &LsOptions{IO: f.IO, Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}}
 	cmd := &cobra.Command{
 		Use:   "ls ID [PATH]",
 		Short: "List a directory",
@@ -67,7 +67,7 @@ func printEntries(io *output.Streams, p *output.Printer, asJSON any, list []envd
 				name = e.Path
 			}
 			t.Row(name, e.Type, strconv.FormatInt(e.Size, 10), io.Time(e.ModifiedTime),
-				cmdutil.Dash(e.Permissions), cmdutil.Dash(e.Owner), cmdutil.Dash(e.Group), e.Path)
+				output.Dash(e.Permissions), output.Dash(e.Owner), output.Dash(e.Group), e.Path)
 		}
 		return t.Render()
 	})

@@ -24,7 +24,7 @@ type MkdirOptions struct {
 
 // NewCmdMkdir builds `abx files mkdir`.
 func NewCmdMkdir(f *cmdutil.Factory, runF func(context.Context, *MkdirOptions) error) *cobra.Command {
-	opts := &MkdirOptions{Printer: f.Printer, target: target{Envd: f.Envd}}
+	opts := &MkdirOptions{Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}}
 	cmd := &cobra.Command{
 		Use:   "mkdir ID PATH... [-p]",
 		Short: "Create directories",

@@ -19,7 +19,7 @@ type MvOptions struct {
 
 // NewCmdMv builds `abx files mv`.
 func NewCmdMv(f *cmdutil.Factory, runF func(context.Context, *MvOptions) error) *cobra.Command {
-	opts := &MvOptions{Printer: f.Printer, target: target{Envd: f.Envd}}
+	opts := &MvOptions{Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}}
 	return verb(opts, runF, runMv, &cobra.Command{
 		Use:   "mv ID SOURCE DESTINATION",
 		Short: "Move or rename a file or directory",

@@ -22,7 +22,7 @@ type ReadOptions struct {
 
 // NewCmdRead builds `abx files read`.
 func NewCmdRead(f *cmdutil.Factory, runF func(context.Context, *ReadOptions) error) *cobra.Command {
-	opts := &ReadOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}}
+	opts := &ReadOptions{IO: f.IO, Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}}
 	cmd := &cobra.Command{
 		Use:   "read ID PATH [--out FILE]",
 		Short: "Print a file, or save it with --out",

@@ -18,7 +18,7 @@ type RmOptions struct {
 
 // NewCmdRm builds `abx files rm`.
 func NewCmdRm(f *cmdutil.Factory, runF func(context.Context, *RmOptions) error) *cobra.Command {
-	opts := &RmOptions{Printer: f.Printer, target: target{Envd: f.Envd}}
+	opts := &RmOptions{Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}}
 	return verb(opts, runF, runRm, &cobra.Command{
 		Use:   "rm ID PATH",
 		Short: "Remove a file or a directory with its contents",

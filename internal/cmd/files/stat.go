@@ -19,7 +19,7 @@ type StatOptions struct {
 
 // NewCmdStat builds `abx files stat`.
 func NewCmdStat(f *cmdutil.Factory, runF func(context.Context, *StatOptions) error) *cobra.Command {
-	opts := &StatOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}}
+	opts := &StatOptions{IO: f.IO, Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}}
 	return verb(opts, runF, runStat, &cobra.Command{
 		Use:   "stat ID PATH",
 		Short: "Describe a file or directory",

@@ -33,7 +33,7 @@ type WatchOptions struct {
 
 // NewCmdWatch builds `abx files watch`.
 func NewCmdWatch(f *cmdutil.Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
-	opts := &WatchOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}}
+	opts := &WatchOptions{IO: f.IO, Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}}
 	var timeout string
 	cmd := &cobra.Command{
 		Use:   "watch ID PATH",
@@ -114,7 +114,7 @@ var errEnough = errors.New("enough events")
 var errTimedOut = errors.New("--timeout passed")
 
 func runWatch(ctx context.Context, opts *WatchOptions) error {
-	c, err := opts.client(ctx)
+	c, err := opts.Sandboxes.Envd(ctx, opts.ID, opts.User, provider.FilesWatch)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ type WriteOptions struct {
 
 // NewCmdWrite builds `abx files write`.
 func NewCmdWrite(f *cmdutil.Factory, runF func(context.Context, *WriteOptions) error) *cobra.Command {
-	opts := &WriteOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd}}
+	opts := &WriteOptions{IO: f.IO, Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}}
 	cmd := &cobra.Command{
 		Use:   "write ID PATH [--from FILE]",
 		Short: "Write a file from stdin, or from a local file",

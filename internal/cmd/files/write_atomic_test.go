@@ -57,7 +57,7 @@ func TestWriteInterruptedLeavesTheDestinationAsItWas(t *testing.T) {
 			defer func() { _ = w.Close() }()
 			go func() { _, _ = w.Write(bytes.Repeat([]byte("x"), 256<<10)) }()
 			f.IO.In = stdin
-			opts := &WriteOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd, ID: s.id, Path: "out/data.bin"}}
+			opts := &WriteOptions{IO: f.IO, Printer: f.Printer, target: target{Sandboxes: f.Sandboxes, ID: s.id, Path: "out/data.bin"}}
 			ctx, cancel := context.WithCancel(t.Context())
 			errc := make(chan error, 1)
 			go func() { errc <- runWrite(ctx, opts) }()
@@ -103,7 +103,7 @@ func TestWriteInterruptedBeforeAnyByte(t *testing.T) {
 	stdin, w := io.Pipe() // never written to
 	defer func() { _ = w.Close() }()
 	f.IO.In = stdin
-	opts := &WriteOptions{IO: f.IO, Printer: f.Printer, target: target{Envd: f.Envd, ID: s.id, Path: "out/data.bin"}}
+	opts := &WriteOptions{IO: f.IO, Printer: f.Printer, target: target{Sandboxes: f.Sandboxes, ID: s.id, Path: "out/data.bin"}}
 	ctx, cancel := context.WithCancel(t.Context())
 	errc := make(chan error, 1)
 	go func() { errc <- runWrite(ctx, opts) }()

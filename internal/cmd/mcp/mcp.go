@@ -154,10 +154,7 @@ func (opts *ServeOptions) serverOptions() mcpserver.Options {
 	return mcpserver.Options{
 		Version:       meta.BuildInfo().Version,
 		Ready:         sync.OnceValue(func() error { return ready(f) }),
-		Selected:      f.Selected,
-		Provider:      f.Provider,
-		Envd:          f.Envd,
-		Interpreter:   f.Interpreter,
+		Sandboxes:     f.Sandboxes.Keeping(mcpserver.ClientTTL),
 		Sandbox:       opts.Sandbox,
 		Tools:         opts.Tools,
 		ReadOnly:      opts.ReadOnly,

@@ -107,7 +107,7 @@ func runConfig(_ context.Context, opts *ConfigOptions) error {
 	return opts.Printer.Print(out, keys, func() error {
 		t := opts.Printer.Table("setting", "value", "source", "variable")
 		for _, s := range out.Settings {
-			t.Row(s.Key, cmdutil.Dash(s.Value), s.Source, s.Env)
+			t.Row(s.Key, output.Dash(s.Value), s.Source, s.Env)
 		}
 		if err := t.Render(); err != nil {
 			return err

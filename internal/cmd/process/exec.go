@@ -11,20 +11,17 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // ExecOptions are the inputs of `abx exec`.
 type ExecOptions struct {
-	IO      *output.Streams
-	Printer *output.Printer
-	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
-	// Provider reads the sandbox when a command ends in a way its
-	// sandbox may explain (sandboxEnded); nil never reads it.
-	Provider func() (provider.Provider, error)
+	IO        *output.Streams
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	ID         string
 	Argv       []string
@@ -44,7 +41,7 @@ type ExecOptions struct {
 
 // NewCmdExec builds `abx exec`.
 func NewCmdExec(f *cmdutil.Factory, runF func(context.Context, *ExecOptions) error) *cobra.Command {
-	opts := &ExecOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd, Provider: f.Provider}
+	opts := &ExecOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var env []string
 	var timeout string
 	cmd := &cobra.Command{
@@ -104,7 +101,7 @@ written in the gap is missing, and still exits with the command's status.
 				return cmdutil.UsageError(cmd, "--tty needs a terminal to show: it cannot go with --background")
 			}
 			if cmd.Flags().Changed("timeout") {
-				if opts.Timeout, err = cmdutil.ParseTimeout("--timeout", timeout, time.Second); err != nil {
+				if opts.Timeout, err = cmdutil.ParseProcessTimeout("--timeout", timeout); err != nil {
 					return err
 				}
 			}
@@ -135,7 +132,7 @@ func commandTarget(id string, env []string, user string) (string, map[string]str
 	if err != nil {
 		return "", nil, err
 	}
-	return id, vars, cmdutil.CheckUser(user)
+	return id, vars, sandboxes.CheckUser("--user", user)
 }
 
 func (opts *ExecOptions) spec() remoteproc.Spec {
@@ -144,7 +141,7 @@ func (opts *ExecOptions) spec() remoteproc.Spec {
 }
 
 func runExec(ctx context.Context, opts *ExecOptions) error {
-	c, err := opts.Envd(ctx, opts.ID, opts.User)
+	c, err := opts.Sandboxes.Envd(ctx, opts.ID, opts.User, provider.ExecRun)
 	if err != nil {
 		return err
 	}
@@ -171,7 +168,7 @@ func runExec(ctx context.Context, opts *ExecOptions) error {
 	}
 	out := newSink(opts.Printer, true)
 	x, err := remoteproc.Run(ctx, c, opts.spec(), out)
-	note, err := sandboxEnded(ctx, opts.Provider, opts.ID, x, err)
+	note, err := sandboxEnded(ctx, opts.Sandboxes, opts.ID, x, err)
 	if note != "" {
 		opts.Printer.Note("%s", note)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
 )
@@ -14,11 +15,15 @@ import (
 // reader is a provider whose Get answers as told; nothing else is called.
 type reader struct {
 	provider.Provider
-	sb  *provider.Sandbox
-	err error
+	sb    *provider.Sandbox
+	err   error
+	asked *bool
 }
 
-func (r reader) Get(context.Context, string) (*provider.Sandbox, error) { return r.sb, r.err }
+func (r reader) Get(context.Context, string) (*provider.Sandbox, error) {
+	*r.asked = true
+	return r.sb, r.err
+}
 
 func TestSandboxEndedSaysWhy(t *testing.T) {
 	t.Parallel()
@@ -45,8 +50,8 @@ func TestSandboxEndedSaysWhy(t *testing.T) {
 		{"another failure", gone, nil, abxerr.New(abxerr.Unauthorized, "refused"), false, abxerr.Unauthorized, true},
 	} {
 		asked := false
-		get := func() (provider.Provider, error) { asked = true; return tc.p, nil }
-		note, err := sandboxEnded(t.Context(), get, "sb1", tc.x, tc.err)
+		tc.p.asked = &asked
+		note, err := sandboxEnded(t.Context(), cmdtest.Sandboxes(tc.p), "sb1", tc.x, tc.err)
 		if (note != "") != tc.note {
 			t.Errorf("%s: note %q", tc.name, note)
 		}

@@ -92,7 +92,7 @@ func (s *sandbox) factory(t testing.TB) (*cmdutil.Factory, cmdtest.Streams) {
 func (s *sandbox) exec(t testing.TB, line string, sigs chan os.Signal) (*ExecOptions, cmdtest.Streams) {
 	t.Helper()
 	f, io := s.factory(t)
-	return &ExecOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd, ID: s.id, Argv: []string{line}, Signals: sigs}, io
+	return &ExecOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes, ID: s.id, Argv: []string{line}, Signals: sigs}, io
 }
 
 // background runs 'abx exec ID --background -- line' (with -i when
@@ -263,7 +263,7 @@ func TestPsStdinCtrlCWithStdinBlocked(t *testing.T) {
 	f.IO.In = stdin
 	ctx, cancel := context.WithCancel(t.Context())
 	wait := start(t, func() error {
-		return runPsStdin(ctx, &PsStdinOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd, ID: s.id, PID: pid})
+		return runPsStdin(ctx, &PsStdinOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes, ID: s.id, PID: pid})
 	})
 	if _, err := w.Write([]byte("some input\n")); err != nil {
 		t.Fatal(err) // read by now: the next read blocks
@@ -271,7 +271,7 @@ func TestPsStdinCtrlCWithStdinBlocked(t *testing.T) {
 	cancel()
 	wantInterrupted(t, wait())
 
-	if err := runPsKill(t.Context(), &PsKillOptions{Printer: f.Printer, Envd: f.Envd, ID: s.id, PID: pid}); err != nil {
+	if err := runPsKill(t.Context(), &PsKillOptions{Printer: f.Printer, Sandboxes: f.Sandboxes, ID: s.id, PID: pid}); err != nil {
 		t.Fatal(err)
 	}
 	waitSleepers(t, 0, a)
@@ -288,7 +288,7 @@ func TestPsKillStopsTheWholeBackgroundCommand(t *testing.T) {
 	waitSleepers(t, 1, a, b)
 
 	f, io := s.factory(t)
-	if err := runPs(t.Context(), &PsOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd, ID: s.id}); err != nil {
+	if err := runPs(t.Context(), &PsOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes, ID: s.id}); err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("%d\t-\t/bin/bash -l -c %s\t", pid, line)
@@ -296,7 +296,7 @@ func TestPsKillStopsTheWholeBackgroundCommand(t *testing.T) {
 		t.Errorf("ps printed %q, want a row %q", io.Out, want)
 	}
 
-	if err := runPsKill(t.Context(), &PsKillOptions{Printer: f.Printer, Envd: f.Envd, ID: s.id, PID: pid}); err != nil {
+	if err := runPsKill(t.Context(), &PsKillOptions{Printer: f.Printer, Sandboxes: f.Sandboxes, ID: s.id, PID: pid}); err != nil {
 		t.Fatal(err)
 	}
 	waitSleepers(t, 0, a, b)

@@ -13,13 +13,14 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // PsOptions are the inputs of `abx ps`.
 type PsOptions struct {
-	IO      *output.Streams
-	Printer *output.Printer
-	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
+	IO        *output.Streams
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	ID string
 }
@@ -32,7 +33,7 @@ func NewCmdPs(f *cmdutil.Factory) *cobra.Command {
 }
 
 func newCmdPsList(f *cmdutil.Factory, runF func(context.Context, *PsOptions) error) *cobra.Command {
-	opts := &PsOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd}
+	opts := &PsOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	cmd := &cobra.Command{
 		Use:   "ps ID",
 		Short: "List and manage the processes running in a sandbox",
@@ -56,7 +57,7 @@ or attach to their output.`,
 }
 
 func runPs(ctx context.Context, opts *PsOptions) error {
-	c, err := opts.Envd(ctx, opts.ID, "")
+	c, err := opts.Sandboxes.Envd(ctx, opts.ID, "", provider.ProcessManage)
 	if err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func runPs(ctx context.Context, opts *PsOptions) error {
 		}
 		t := opts.Printer.Table("pid", "tag", "command", "cwd")
 		for i, p := range list {
-			t.Row(pids[i], cmdutil.Dash(p.Tag), strings.Join(append([]string{p.Cmd}, p.Args...), " "), cmdutil.Dash(p.Cwd))
+			t.Row(pids[i], output.Dash(p.Tag), strings.Join(append([]string{p.Cmd}, p.Args...), " "), output.Dash(p.Cwd))
 		}
 		return t.Render()
 	})

@@ -12,16 +12,14 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // PsAttachOptions are the inputs of `abx ps attach`.
 type PsAttachOptions struct {
-	IO      *output.Streams
-	Printer *output.Printer
-	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
-	// Provider reads the sandbox when the process ends in a way its
-	// sandbox may explain (sandboxEnded); nil never reads it.
-	Provider func() (provider.Provider, error)
+	IO        *output.Streams
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	ID  string
 	PID uint32
@@ -29,7 +27,7 @@ type PsAttachOptions struct {
 
 // NewCmdPsAttach builds `abx ps attach`.
 func NewCmdPsAttach(f *cmdutil.Factory, runF func(context.Context, *PsAttachOptions) error) *cobra.Command {
-	opts := &PsAttachOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd, Provider: f.Provider}
+	opts := &PsAttachOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	cmd := &cobra.Command{
 		Use:   "attach ID PID",
 		Short: "Follow a running process's output until it ends, and exit with its status",
@@ -54,14 +52,14 @@ that a proxy or the network cuts is taken up again, as exec's is.`,
 }
 
 func runPsAttach(ctx context.Context, opts *PsAttachOptions) error {
-	c, err := opts.Envd(ctx, opts.ID, "")
+	c, err := opts.Sandboxes.Envd(ctx, opts.ID, "", provider.ProcessManage)
 	if err != nil {
 		return err
 	}
 	noteDiscarded(ctx, opts, c)
 	out := newSink(opts.Printer, false)
 	x, err := remoteproc.Attach(ctx, c, opts.PID, out)
-	note, err := sandboxEnded(ctx, opts.Provider, opts.ID, x, err)
+	note, err := sandboxEnded(ctx, opts.Sandboxes, opts.ID, x, err)
 	if note != "" {
 		opts.Printer.Note("%s", note)
 	}

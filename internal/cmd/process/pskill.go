@@ -12,12 +12,13 @@ import (
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // PsKillOptions are the inputs of `abx ps kill`.
 type PsKillOptions struct {
-	Printer *output.Printer
-	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	ID   string
 	PID  uint32
@@ -26,7 +27,7 @@ type PsKillOptions struct {
 
 // NewCmdPsKill builds `abx ps kill`.
 func NewCmdPsKill(f *cmdutil.Factory, runF func(context.Context, *PsKillOptions) error) *cobra.Command {
-	opts := &PsKillOptions{Printer: f.Printer, Envd: f.Envd}
+	opts := &PsKillOptions{Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var signal string
 	cmd := &cobra.Command{
 		Use:   "kill ID PID [--signal TERM|KILL]",
@@ -62,7 +63,7 @@ group; after SIGTERM the group has 2 s to end before it is killed.`,
 }
 
 func runPsKill(ctx context.Context, opts *PsKillOptions) error {
-	c, err := opts.Envd(ctx, opts.ID, "")
+	c, err := opts.Sandboxes.Envd(ctx, opts.ID, "", provider.ProcessManage)
 	if err != nil {
 		return err
 	}

@@ -14,13 +14,14 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // PsStdinOptions are the inputs of `abx ps stdin`.
 type PsStdinOptions struct {
-	IO      *output.Streams
-	Printer *output.Printer
-	Envd    func(ctx context.Context, id, user string) (*envd.Client, error)
+	IO        *output.Streams
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	ID    string
 	PID   uint32
@@ -30,7 +31,7 @@ type PsStdinOptions struct {
 
 // NewCmdPsStdin builds `abx ps stdin`.
 func NewCmdPsStdin(f *cmdutil.Factory, runF func(context.Context, *PsStdinOptions) error) *cobra.Command {
-	opts := &PsStdinOptions{IO: f.IO, Printer: f.Printer, Envd: f.Envd}
+	opts := &PsStdinOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	cmd := &cobra.Command{
 		Use:   "stdin ID PID [DATA] [--close]",
 		Short: "Send data to a process's stdin, from the argument or abx's stdin",
@@ -60,7 +61,7 @@ a reader of your own (for example a named pipe) to feed it later.`,
 }
 
 func runPsStdin(ctx context.Context, opts *PsStdinOptions) error {
-	c, err := opts.Envd(ctx, opts.ID, "")
+	c, err := opts.Sandboxes.Envd(ctx, opts.ID, "", provider.ProcessManage)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/provider"
 )
 
 // exec -i: finite input ends the command with its own status, on the
@@ -73,7 +74,7 @@ func TestExecInteractiveInputEnds(t *testing.T) {
 func (s *sandbox) wantNoRelay(t *testing.T) {
 	t.Helper()
 	f, _ := s.factory(t)
-	c, err := f.Envd(t.Context(), s.id, "")
+	c, err := f.Sandboxes.Envd(t.Context(), s.id, "", provider.ProcessManage)
 	if err != nil {
 		t.Fatal(err)
 	}

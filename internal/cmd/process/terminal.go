@@ -17,14 +17,15 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
+	"github.com/abx-dev/abx/internal/sandboxes"
 	"github.com/abx-dev/abx/internal/shell"
 	"github.com/abx-dev/abx/internal/tty"
 )
 
 // TerminalOptions are the inputs of `abx terminal`.
 type TerminalOptions struct {
-	IO   *output.Streams
-	Envd func(ctx context.Context, id, user string) (*envd.Client, error)
+	IO        *output.Streams
+	Sandboxes *sandboxes.Service
 
 	ID     string
 	Argv   []string // empty: a login shell
@@ -40,7 +41,7 @@ var detachKeys = []byte{0x10, 0x11}
 
 // NewCmdTerminal builds `abx terminal`.
 func NewCmdTerminal(f *cmdutil.Factory) *cobra.Command {
-	opts := &TerminalOptions{IO: f.IO, Envd: f.Envd}
+	opts := &TerminalOptions{IO: f.IO, Sandboxes: f.Sandboxes}
 	var env []string
 	var attach string
 	cmd := &cobra.Command{
@@ -131,7 +132,7 @@ func runTerminal(ctx context.Context, opts *TerminalOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := opts.Envd(ctx, opts.ID, opts.User)
+	c, err := opts.Sandboxes.Envd(ctx, opts.ID, opts.User, provider.PTY)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func TestTerminalSurvivesCuts(t *testing.T) {
 	t.Cleanup(func() { _ = master.Close(); _ = slave.Close() })
 	f, io := cmdtest.NewFactory(false, s.env, "")
 	f.IO.In, f.IO.StdinTTY = slave, true
-	opts := &TerminalOptions{IO: f.IO, Envd: f.Envd, ID: s.id, Argv: []string{"bash", "-c", counting}}
+	opts := &TerminalOptions{IO: f.IO, Sandboxes: f.Sandboxes, ID: s.id, Argv: []string{"bash", "-c", counting}}
 	err = start(t, func() error { return runTerminal(t.Context(), opts) })()
 	wantStatus(t, err, 7)
 	wantCounted(t, strings.ReplaceAll(io.Out.String(), "\r\n", "\n"))

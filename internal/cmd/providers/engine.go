@@ -21,6 +21,7 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/runfile"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // tokenEnv names the engine's token when it must not change between starts.
@@ -31,7 +32,7 @@ type ServeOptions struct {
 	IO        *output.Streams
 	Printer   *output.Printer
 	Debug     func() bool
-	Provider  func() (provider.Provider, error)
+	Sandboxes *sandboxes.Service
 	Selected  func() (*provider.Descriptor, error)
 	Transport func() http.RoundTripper
 
@@ -44,7 +45,7 @@ type ServeOptions struct {
 }
 
 func newServeOptions(f *cmdutil.Factory) *ServeOptions {
-	return &ServeOptions{IO: f.IO, Printer: f.Printer, Debug: f.Debug, Provider: f.Provider, Selected: f.Selected,
+	return &ServeOptions{IO: f.IO, Printer: f.Printer, Debug: f.Debug, Sandboxes: f.Sandboxes, Selected: f.Selected,
 		Transport: func() http.RoundTripper { return f.HTTPClient().Transport }}
 }
 
@@ -109,8 +110,7 @@ func (o *ServeOptions) start(record bool) (cmdutil.LocalServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := o.Provider()
-	if err != nil {
+	if err := o.Sandboxes.Ready(); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", o.Addr)
@@ -131,7 +131,7 @@ func (o *ServeOptions) start(record bool) (cmdutil.LocalServer, error) {
 	// Its answers carry what the provider and envd said, which may echo the
 	// API key or a sandbox's tokens: the printers' redaction takes them
 	// out (the key and every token the transport sends are known to it).
-	opts := engine.Options{Provider: p, Descriptor: d, Transport: o.Transport(), Token: token,
+	opts := engine.Options{Sandboxes: o.Sandboxes.Keeping(engine.EndpointTTL), Transport: o.Transport(), Token: token,
 		Domain: "localhost:" + port, PublicPorts: o.PublicPorts, AnyHost: remote, Redact: o.IO.Secrets.Redact}
 	if o.Debug() {
 		opts.Log = o.IO.SafeErrOut()

@@ -88,7 +88,7 @@ func runInfo(_ context.Context, opts *InfoOptions) error {
 			if s.Secret {
 				def = "(secret)"
 			}
-			t.Row(s.Flag, s.Env, cmdutil.Dash(def), s.Usage)
+			t.Row(s.Flag, s.Env, output.Dash(def), s.Usage)
 		}
 		if err := t.Render(); err != nil {
 			return err

@@ -68,7 +68,11 @@ func TestBadInputIsRefusedBeforeAnyRequest(t *testing.T) {
 		{"negative seconds", []string{"create", "--template", "base", "--timeout", "-5"}, `invalid --timeout "-5": must be between 30s and 30 days`},
 		{"zero duration", []string{"create", "--template", "base", "--timeout", "0"}, `invalid --timeout "0": must be between 30s and 30 days`},
 		{"negative duration", []string{"timeout", "sb-1", "--", "-5m"}, `invalid DURATION "-5m": must be between 1s and 30 days`},
-		{"exec timeout zero", []string{"exec", "sb-1", "--timeout", "0", "--", "true"}, `invalid --timeout "0": must be between 1s and 30 days; 0 is no time: leave --timeout out for the command's default`},
+		{"exec timeout zero", []string{"exec", "sb-1", "--timeout", "0", "--", "true"}, `invalid --timeout "0": must be between 1s and 24h; 0 is no time: leave --timeout out for no limit`},
+		// A command's time limit is a process's bound, not a sandbox's
+		// lifetime: a day at most.
+		{"exec timeout of two days", []string{"exec", "sb-1", "--timeout", "2d", "--", "true"}, `invalid --timeout "2d": must be between 1s and 24h`},
+		{"run-code timeout of two days", []string{"run-code", "sb-1", "--timeout", "48h", "1"}, `invalid --timeout "48h": must be between 1s and 24h`},
 		{"missing template", []string{"create"}, "--template is required"},
 		{"metadata without =", []string{"create", "--template", "base", "--metadata", "owner"}, `invalid --metadata "owner": want KEY=VALUE`},
 		{"metadata empty key", []string{"list", "--metadata", "=x"}, "want KEY=VALUE"},

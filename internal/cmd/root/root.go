@@ -68,6 +68,7 @@ func Run(ctx context.Context, io *output.Streams, getenv func(string) string, ar
 	if ctx.Err() != nil && e.Code != abxerr.Interrupted {
 		e = &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
 	}
+	cliHint(e)
 	exit := abxerr.Exit(e, passThrough)
 	f.Printer.Error(e, exit)
 	return exit
@@ -231,12 +232,12 @@ func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command) error {
 	if !cmdutil.NeedsProvider(cmd) {
 		return nil
 	}
-	d, err := f.Selected()
-	if err != nil {
+	if _, err := f.Selected(); err != nil {
 		return err
 	}
 	if c := cmdutil.Capability(cmd); c != "" {
-		return d.Check(c)
+		// The operations' own check, before the command reads its input.
+		return f.Sandboxes.Check(c)
 	}
 	return nil
 }

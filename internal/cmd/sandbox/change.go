@@ -7,6 +7,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // change is the JSON of timeout, pause and resume (docs/json.md): what the
@@ -32,6 +33,6 @@ func idAndLifetime(cmd *cobra.Command, arg, timeout string) (string, time.Durati
 	if err != nil || !cmd.Flags().Changed("timeout") {
 		return id, 0, err
 	}
-	d, err := cmdutil.ParseTimeout("--timeout", timeout, cmdutil.MinTimeout)
+	d, err := cmdutil.ParseLifetime("--timeout", timeout, sandboxes.MinLifetime)
 	return id, d, err
 }

@@ -9,13 +9,14 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // ConnectOptions are the inputs of `abx connect`.
 type ConnectOptions struct {
-	IO       *output.Streams
-	Printer  *output.Printer
-	Provider func() (provider.Provider, error)
+	IO        *output.Streams
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	ID      string
 	Timeout time.Duration
@@ -23,7 +24,7 @@ type ConnectOptions struct {
 
 // NewCmdConnect builds `abx connect`.
 func NewCmdConnect(f *cmdutil.Factory, runF func(context.Context, *ConnectOptions) error) *cobra.Command {
-	opts := &ConnectOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
+	opts := &ConnectOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var timeout string
 	cmd := &cobra.Command{
 		Use:   "connect ID [--timeout D]",
@@ -52,18 +53,14 @@ and when the sandbox now ends; the JSON field "resumed" says which happened.`,
 }
 
 func runConnect(ctx context.Context, opts *ConnectOptions) error {
-	p, err := opts.Provider()
-	if err != nil {
-		return err
-	}
-	r, err := p.Connect(ctx, opts.ID, opts.Timeout)
+	r, err := opts.Sandboxes.Connect(ctx, opts.ID, opts.Timeout)
 	if err != nil {
 		return err
 	}
 	if r.Resumed {
 		noteResumed(opts.IO, opts.Printer, &r.Sandbox, opts.Timeout)
 	} else {
-		opts.Printer.Note("sandbox %s already %s, %s", r.SandboxID, cmdutil.Dash(r.State), opts.IO.Ends(r.EndAt, 0))
+		opts.Printer.Note("sandbox %s already %s, %s", r.SandboxID, output.Dash(r.State), opts.IO.Ends(r.EndAt, 0))
 	}
 	return printSandbox(opts.IO, opts.Printer, &r.Sandbox, r)
 }

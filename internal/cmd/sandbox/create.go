@@ -10,20 +10,21 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // CreateOptions are the inputs of `abx create`.
 type CreateOptions struct {
-	IO       *output.Streams
-	Printer  *output.Printer
-	Provider func() (provider.Provider, error)
+	IO        *output.Streams
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	Request provider.CreateRequest
 }
 
 // NewCmdCreate builds `abx create`.
 func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions) error) *cobra.Command {
-	opts := &CreateOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
+	opts := &CreateOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var timeout string
 	var metadata, env []string
 	cmd := &cobra.Command{
@@ -47,7 +48,7 @@ a cluster's are the SandboxSets its operator deployed, which its admin can name.
 			}
 			var err error
 			if cmd.Flags().Changed("timeout") {
-				if opts.Request.Timeout, err = cmdutil.ParseTimeout("--timeout", timeout, cmdutil.MinCreateTimeout); err != nil {
+				if opts.Request.Timeout, err = cmdutil.ParseLifetime("--timeout", timeout, sandboxes.MinCreateLifetime); err != nil {
 					return err
 				}
 			}
@@ -80,11 +81,7 @@ a cluster's are the SandboxSets its operator deployed, which its admin can name.
 }
 
 func runCreate(ctx context.Context, opts *CreateOptions) error {
-	p, err := opts.Provider()
-	if err != nil {
-		return err
-	}
-	s, err := p.Create(ctx, opts.Request)
+	s, err := opts.Sandboxes.Create(ctx, opts.Request)
 	if err != nil {
 		return err
 	}

@@ -52,10 +52,6 @@ func (s *stub) PortURL(id string, _ int) (string, error) {
 	return "https://8080-" + id + ".agents.example.com", nil
 }
 
-func stubOpener(p provider.Provider) func() (provider.Provider, error) {
-	return func() (provider.Provider, error) { return p, nil }
-}
-
 // TestOutputShapes pins every command's output in JSON, piped table, TTY
 // table and names.
 func TestOutputShapes(t *testing.T) {
@@ -78,28 +74,28 @@ func TestOutputShapes(t *testing.T) {
 		run  func(*cmdutil.Factory) error
 	}{
 		{"list", func(f *cmdutil.Factory) error {
-			return runList(ctx, &ListOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p)})
+			return runList(ctx, &ListOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(p)})
 		}},
 		{"list-empty", func(f *cmdutil.Factory) error {
-			return runList(ctx, &ListOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(&stub{})})
+			return runList(ctx, &ListOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(&stub{})})
 		}},
 		{"info", func(f *cmdutil.Factory) error {
-			return runInfo(ctx, &InfoOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID})
+			return runInfo(ctx, &InfoOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(p), ID: sb.SandboxID})
 		}},
 		{"create", func(f *cmdutil.Factory) error {
-			return runCreate(ctx, &CreateOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p)})
+			return runCreate(ctx, &CreateOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(p), Request: provider.CreateRequest{Template: "base"}})
 		}},
 		{"connect", func(f *cmdutil.Factory) error {
-			return runConnect(ctx, &ConnectOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID})
+			return runConnect(ctx, &ConnectOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(p), ID: sb.SandboxID})
 		}},
 		{"resume", func(f *cmdutil.Factory) error {
-			return runResume(ctx, &ResumeOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID})
+			return runResume(ctx, &ResumeOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(p), ID: sb.SandboxID})
 		}},
 		{"kill", func(f *cmdutil.Factory) error {
-			return runKill(ctx, &KillOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(p), IDs: []string{sb.SandboxID, paused.SandboxID}})
+			return runKill(ctx, &KillOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(p), IDs: []string{sb.SandboxID, paused.SandboxID}})
 		}},
 		{"url", func(f *cmdutil.Factory) error {
-			return runURL(ctx, &URLOptions{Printer: f.Printer, Provider: stubOpener(p), ID: sb.SandboxID, Port: 8080})
+			return runURL(ctx, &URLOptions{Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(p), ID: sb.SandboxID, Port: 8080})
 		}},
 	}
 	for _, c := range commands {
@@ -128,7 +124,7 @@ func TestChangeShapes(t *testing.T) {
 	t.Parallel()
 	for _, fm := range []output.Format{output.JSON, output.Table, output.Name} {
 		f, s := cmdtest.NewFactory(false, nil, fm)
-		opts := &TimeoutOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(&stub{}), ID: "sb1", Timeout: time.Hour}
+		opts := &TimeoutOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(&stub{}), ID: "sb1", Timeout: time.Hour}
 		if err := runTimeout(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}

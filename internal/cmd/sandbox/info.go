@@ -8,20 +8,21 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // InfoOptions are the inputs of `abx info`.
 type InfoOptions struct {
-	IO       *output.Streams
-	Printer  *output.Printer
-	Provider func() (provider.Provider, error)
+	IO        *output.Streams
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	ID string
 }
 
 // NewCmdInfo builds `abx info`.
 func NewCmdInfo(f *cmdutil.Factory, runF func(context.Context, *InfoOptions) error) *cobra.Command {
-	opts := &InfoOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
+	opts := &InfoOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	cmd := &cobra.Command{
 		Use:   "info ID",
 		Short: "Show one sandbox",
@@ -45,11 +46,7 @@ did, was killed, or timed out) exits 3.`,
 }
 
 func runInfo(ctx context.Context, opts *InfoOptions) error {
-	p, err := opts.Provider()
-	if err != nil {
-		return err
-	}
-	s, err := p.Get(ctx, opts.ID)
+	s, err := opts.Sandboxes.Get(ctx, opts.ID)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/abx-dev/abx/internal/interrupt"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // killConcurrency bounds the deletes in flight: enough to clear a hundred
@@ -22,9 +23,9 @@ const killConcurrency = 8
 
 // KillOptions are the inputs of `abx kill`.
 type KillOptions struct {
-	IO       *output.Streams
-	Printer  *output.Printer
-	Provider func() (provider.Provider, error)
+	IO        *output.Streams
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	IDs            []string
 	All            bool
@@ -50,7 +51,7 @@ type resultError struct {
 
 // NewCmdKill builds `abx kill`.
 func NewCmdKill(f *cmdutil.Factory, runF func(context.Context, *KillOptions) error) *cobra.Command {
-	opts := &KillOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
+	opts := &KillOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var filter filterFlags
 	cmd := &cobra.Command{
 		Use:   "kill ID... | kill --all [--state S] [--metadata k=v]... [--yes]",
@@ -91,18 +92,14 @@ already gone is reported and makes abx exit 3, unless --ignore-not-found.`,
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	fl.BoolVar(&opts.IgnoreNotFound, "ignore-not-found", false, "treat a sandbox that is already gone as killed")
 	cmd.ValidArgsFunction = completeKill(f)
-	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(cmdutil.SandboxStates))
+	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(sandboxes.States))
 	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 
 func runKill(ctx context.Context, opts *KillOptions) error {
-	p, err := opts.Provider()
-	if err != nil {
-		return err
-	}
 	ids := opts.IDs
 	if opts.All {
-		list, err := p.List(ctx, opts.Filter)
+		list, err := opts.Sandboxes.List(ctx, opts.Filter)
 		if err != nil {
 			return err
 		}
@@ -126,7 +123,7 @@ func runKill(ctx context.Context, opts *KillOptions) error {
 	g.SetLimit(killConcurrency)
 	for i, id := range ids {
 		g.Go(func() error {
-			results[i] = killOne(gctx, p, id, opts.IgnoreNotFound)
+			results[i] = killOne(gctx, opts.Sandboxes, id, opts.IgnoreNotFound)
 			return nil
 		})
 	}
@@ -150,16 +147,15 @@ func runKill(ctx context.Context, opts *KillOptions) error {
 	return killError(results, opts.IgnoreNotFound)
 }
 
-func killOne(ctx context.Context, p provider.Provider, id string, ignoreNotFound bool) killResult {
+func killOne(ctx context.Context, svc *sandboxes.Service, id string, ignoreNotFound bool) killResult {
 	// An ID --all got from the service goes into a URL's path: one that
 	// could change the path (.., a slash) is not sent. The user's own
 	// were checked before anything was sent.
-	var err error
-	if bad := cmdutil.CheckID("sandbox ID", id); bad != nil {
-		err = abxerr.New(abxerr.BadResponse, "the service listed the sandbox ID %q, which abx will not send", id).
-			WithHint("the service's listing is malformed; this sandbox was not killed")
+	err := sandboxes.CheckListed([]provider.Sandbox{{SandboxID: id}})
+	if err != nil {
+		err = abxerr.From(err).WithHint("the service's listing is malformed; this sandbox was not killed")
 	} else {
-		err = p.Kill(ctx, id)
+		err = svc.Kill(ctx, id)
 	}
 	if err == nil {
 		return killResult{SandboxID: id, Status: "killed"}

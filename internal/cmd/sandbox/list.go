@@ -9,20 +9,21 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // ListOptions are the inputs of `abx list`.
 type ListOptions struct {
-	IO       *output.Streams
-	Printer  *output.Printer
-	Provider func() (provider.Provider, error)
+	IO        *output.Streams
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	Filter provider.ListOptions
 }
 
 // NewCmdList builds `abx list`.
 func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
+	opts := &ListOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var filter filterFlags
 	cmd := &cobra.Command{
 		Use:     "list [--state running,paused] [--metadata k=v]... [--limit N]",
@@ -50,7 +51,7 @@ all of them). Piped, the table is tab-separated without a header and times are R
 	}
 	filter.add(cmd)
 	cmd.Flags().IntVar(&opts.Filter.Limit, "limit", 0, "list at most N sandboxes (default: all)")
-	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(cmdutil.SandboxStates))
+	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(sandboxes.States))
 	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 
@@ -75,11 +76,7 @@ func (ff *filterFlags) parse() (provider.ListOptions, error) {
 func (ff *filterFlags) set() bool { return len(ff.states) > 0 || len(ff.metadata) > 0 }
 
 func runList(ctx context.Context, opts *ListOptions) error {
-	p, err := opts.Provider()
-	if err != nil {
-		return err
-	}
-	list, err := p.List(ctx, opts.Filter)
+	list, err := opts.Sandboxes.List(ctx, opts.Filter)
 	if err != nil {
 		return err
 	}

@@ -11,10 +11,9 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/envd"
-	"github.com/abx-dev/abx/internal/metrics"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // metricsConcurrency bounds the sandboxes asked at once: --all over a
@@ -27,10 +26,9 @@ const minInterval = time.Second
 
 // MetricsOptions are the inputs of `abx metrics`.
 type MetricsOptions struct {
-	IO       *output.Streams
-	Printer  *output.Printer
-	Provider func() (provider.Provider, error)
-	Envd     func(ctx context.Context, id, user string) (*envd.Client, error)
+	IO        *output.Streams
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	IDs    []string
 	All    bool
@@ -45,7 +43,7 @@ type MetricsOptions struct {
 
 // NewCmdMetrics builds `abx metrics`.
 func NewCmdMetrics(f *cmdutil.Factory, runF func(context.Context, *MetricsOptions) error) *cobra.Command {
-	opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider, Envd: f.Envd, Interval: 2 * time.Second}
+	opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes, Interval: 2 * time.Second}
 	var filter filterFlags
 	var interval string
 	cmd := &cobra.Command{
@@ -108,23 +106,22 @@ answers something abx cannot read, exits 1 naming envd's version (docs/metrics.m
 	fl.StringVar(&interval, "interval", "2s", "time between samples of --watch (at least 1s)")
 	fl.IntVarP(&opts.Count, "count", "n", 0, "stop --watch after this many samples of each sandbox, exit 0 (default: no limit)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
-	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(cmdutil.SandboxStates))
+	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(sandboxes.States))
 	return cmdutil.Needs(cmd, provider.SandboxMetrics)
 }
 
 // sampler takes the rounds of `abx metrics`.
 type sampler struct {
 	opts *MetricsOptions
-	p    provider.Provider
-	take *metrics.Sampler
+	take *sandboxes.Service
 }
 
+// keepClients is how long --watch keeps a sandbox's envd client between
+// rounds: one request a sample, not two. A sample that fails drops it.
+const keepClients = 10 * time.Minute
+
 func runMetrics(ctx context.Context, opts *MetricsOptions) error {
-	p, err := opts.Provider()
-	if err != nil {
-		return err
-	}
-	s := &sampler{opts: opts, p: p, take: &metrics.Sampler{Provider: p, Envd: opts.Envd}}
+	s := &sampler{opts: opts, take: opts.Sandboxes.Keeping(keepClients)}
 	if opts.Watch {
 		return s.watch(ctx)
 	}
@@ -134,7 +131,7 @@ func runMetrics(ctx context.Context, opts *MetricsOptions) error {
 	}
 	if targets == nil {
 		opts.Printer.Note("no sandboxes match")
-		return opts.Printer.Print([]metrics.Sample{}, nil, nil)
+		return opts.Printer.Print([]sandboxes.Sample{}, nil, nil)
 	}
 	samples := s.round(ctx, targets)
 	if err := ctx.Err(); err != nil {
@@ -155,25 +152,25 @@ func (s *sampler) targets(ctx context.Context) ([]target, error) {
 		}
 		return out, nil
 	}
-	list, err := s.p.List(ctx, s.opts.Filter)
+	list, err := s.opts.Sandboxes.List(ctx, s.opts.Filter)
 	if err != nil {
+		return nil, err
+	}
+	// An ID from the service goes into a URL: one that could change the
+	// path is not sent (as kill --all).
+	if err := sandboxes.CheckListed(list); err != nil {
 		return nil, err
 	}
 	var out []target
 	for _, sb := range list {
-		// An ID from the service goes into a URL: one that could change
-		// the path is not sent (as kill --all).
-		if cmdutil.CheckID("sandbox ID", sb.SandboxID) != nil {
-			return nil, abxerr.New(abxerr.BadResponse, "the service listed the sandbox ID %q, which abx will not send", sb.SandboxID)
-		}
 		out = append(out, target{id: sb.SandboxID, state: sb.State})
 	}
 	return out, nil
 }
 
 // round samples every target concurrently, in the targets' order.
-func (s *sampler) round(ctx context.Context, targets []target) []metrics.Sample {
-	out := make([]metrics.Sample, len(targets))
+func (s *sampler) round(ctx context.Context, targets []target) []sandboxes.Sample {
+	out := make([]sandboxes.Sample, len(targets))
 	var g errgroup.Group
 	g.SetLimit(metricsConcurrency)
 	for i, t := range targets {
@@ -191,12 +188,12 @@ func (s *sampler) round(ctx context.Context, targets []target) []metrics.Sample 
 // its state, one gone as ended, so that a program sees every one), a note
 // for each without a sample, and one error that sums up those named that
 // had none (--all's paused ones are no failure).
-func (s *sampler) print(samples []metrics.Sample) error {
+func (s *sampler) print(samples []sandboxes.Sample) error {
 	if !s.opts.All && len(samples) == 1 {
 		sm := samples[0]
 		switch {
-		case sm.State == metrics.Paused:
-			return cmdutil.PausedError(sm.SandboxID)
+		case sm.State == sandboxes.Paused:
+			return provider.PausedError(sm.SandboxID)
 		case sm.Err != nil:
 			return sm.Err
 		}
@@ -206,17 +203,17 @@ func (s *sampler) print(samples []metrics.Sample) error {
 			return t.Render()
 		})
 	}
-	shown := []metrics.Sample{}
-	var failed []metrics.Sample
+	shown := []sandboxes.Sample{}
+	var failed []sandboxes.Sample
 	var names []string
 	for _, sm := range samples {
 		switch {
-		case sm.State == metrics.Paused:
+		case sm.State == sandboxes.Paused:
 			s.opts.Printer.Note("sandbox %s is paused: no sample until 'abx resume %s'", sm.SandboxID, sm.SandboxID)
 			if !s.opts.All {
 				failed = append(failed, sm)
 			}
-		case sm.State == metrics.Ended:
+		case sm.State == sandboxes.Ended:
 			s.opts.Printer.Note("sandbox %s not found", sm.SandboxID)
 			failed = append(failed, sm)
 		case sm.Err != nil:
@@ -226,7 +223,7 @@ func (s *sampler) print(samples []metrics.Sample) error {
 		default:
 			names = append(names, sm.SandboxID)
 		}
-		shown = append(shown, metrics.Sample{SandboxID: sm.SandboxID, State: sm.State, Figures: sm.Figures})
+		shown = append(shown, sandboxes.Sample{SandboxID: sm.SandboxID, State: sm.State, Figures: sm.Figures})
 	}
 	err := s.opts.Printer.Print(shown, names, func() error {
 		t := s.opts.Printer.Table(metricsHeader...)
@@ -246,15 +243,15 @@ func (s *sampler) print(samples []metrics.Sample) error {
 // roundError sums up the sandboxes that had no sample in one error, whose
 // code is the gravest of theirs: a failure of the service or of envd, then
 // a sandbox gone (exit 3), then a paused one (E2001, exit 6).
-func roundError(failed []metrics.Sample, of int) error {
+func roundError(failed []sandboxes.Sample, of int) error {
 	if len(failed) == 0 {
 		return nil
 	}
-	rank := func(sm metrics.Sample) int {
+	rank := func(sm sandboxes.Sample) int {
 		switch sm.State {
-		case metrics.Paused:
+		case sandboxes.Paused:
 			return 0
-		case metrics.Ended:
+		case sandboxes.Ended:
 			return 1
 		}
 		return 2
@@ -283,7 +280,7 @@ var metricsHeader = []string{"sandbox id", "time", "cpus", "cpu %", "mem used", 
 
 // cells are a sample's row: sizes for people on a terminal, bytes when
 // piped.
-func (s *sampler) cells(sm metrics.Sample) []string {
+func (s *sampler) cells(sm sandboxes.Sample) []string {
 	io := s.opts.IO
 	f := sm.Figures
 	when := f.Timestamp.UTC().Format(time.RFC3339)
@@ -347,12 +344,12 @@ func (s *sampler) watchRound(ctx context.Context, st *output.Stream, targets []t
 		}
 		var err error
 		switch {
-		case sm.State == metrics.Ended && !w.sampled[sm.SandboxID] && !s.opts.All:
+		case sm.State == sandboxes.Ended && !w.sampled[sm.SandboxID] && !s.opts.All:
 			return sm.Err // a sandbox named that never was: not found, exit 3
-		case sm.State == metrics.Ended:
+		case sm.State == sandboxes.Ended:
 			w.ended[sm.SandboxID] = true
 			err = st.Note(sm, "sandbox %s ended", sm.SandboxID)
-		case sm.State == metrics.Paused:
+		case sm.State == sandboxes.Paused:
 			w.sampled[sm.SandboxID] = true
 			if !w.paused[sm.SandboxID] {
 				w.paused[sm.SandboxID] = true

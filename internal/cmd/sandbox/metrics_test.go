@@ -15,7 +15,6 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -41,6 +40,9 @@ type metricsFake struct {
 	// resumeAfter, when set, resumes a paused sandbox once it has been
 	// read that many times more.
 	resumeAfter int
+	// envdAt and version, when set, are the envd every sandbox has
+	// instead of the fake's own 0.2.10.
+	envdAt, version string
 }
 
 func newMetricsFake(t *testing.T, states map[string]string) *metricsFake {
@@ -109,16 +111,21 @@ func (m *metricsFake) List(context.Context, provider.ListOptions) ([]provider.Sa
 	return out, nil
 }
 
-// envd is the Factory's Envd over the fake: it reads the sandbox first,
-// as the real one does.
-func (m *metricsFake) envd(ctx context.Context, id, _ string) (*envd.Client, error) {
-	if _, err := m.Get(ctx, id); err != nil {
+// Endpoint is the fake's data plane: it reads the sandbox first, as the
+// real one does.
+func (m *metricsFake) Endpoint(ctx context.Context, id string, port int) (*provider.Endpoint, error) {
+	s, err := m.Get(ctx, id)
+	if err != nil {
 		return nil, err
 	}
 	h := http.Header{}
 	h.Set("E2b-Sandbox-Id", id)
 	h.Set("X-Access-Token", "tok-"+id)
-	return envd.New(m.srv.Client(), envd.Endpoint{URL: m.srv.URL, Header: h, Version: "0.2.10"}, ""), nil
+	ep := &provider.Endpoint{SandboxID: id, Port: port, URL: m.srv.URL, Header: h, EnvdVersion: "0.2.10", State: s.State}
+	if m.envdAt != "" {
+		ep.URL, ep.EnvdVersion = m.envdAt, m.version
+	}
+	return ep, nil
 }
 
 // runMetricsOn runs `abx metrics` with set's options on the fake and
@@ -127,7 +134,7 @@ func runMetricsOn(t *testing.T, m *metricsFake, tty bool, format output.Format, 
 	t.Helper()
 	f, s := cmdtest.NewFactory(tty, nil, format)
 	f.IO.Color = false
-	opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(m), Envd: m.envd, Interval: 10 * time.Millisecond}
+	opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(m), Interval: 10 * time.Millisecond}
 	set(opts)
 	err := runMetrics(t.Context(), opts)
 	return s.Out.String(), s.ErrOut.String(), err
@@ -213,14 +220,14 @@ func TestMetricsWatchCountAndEnd(t *testing.T) {
 		t.Errorf("ended as JSON: %v\n%s", err, out)
 	}
 	// A paused sandbox is said once, then sampled again once resumed: it
-	// pauses after the first sample and is resumed by the second read of
-	// it (the first tells the sampler it is paused; the second is the
-	// next round's, opening envd again), so one round of five has none.
+	// pauses after the first sample and is resumed right after the read
+	// that tells the sampler it is paused (that read still says paused;
+	// the next round's finds it running), so one round of five has none.
 	m = newMetricsFake(t, map[string]string{"sb-running": "running"})
 	m.after = func(id string, n int32) {
 		if n == 1 {
 			m.set(id, "paused")
-			m.resumeAfter = 2
+			m.resumeAfter = 1
 		}
 	}
 	out, errOut, err = runMetricsOn(t, m, false, output.Table, func(o *MetricsOptions) {
@@ -287,12 +294,8 @@ func TestMetricsOfAnEnvdWithoutTheRoute(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(srv.Close)
 	m := newMetricsFake(t, map[string]string{"sb-running": "running"})
-	_, _, err := runMetricsOn(t, m, false, output.Table, func(o *MetricsOptions) {
-		o.IDs = []string{"sb-running"}
-		o.Envd = func(context.Context, string, string) (*envd.Client, error) {
-			return envd.New(srv.Client(), envd.Endpoint{URL: srv.URL, Version: "0.1.1"}, ""), nil
-		}
-	})
+	m.envdAt, m.version = srv.URL, "0.1.1"
+	_, _, err := runMetricsOn(t, m, false, output.Table, func(o *MetricsOptions) { o.IDs = []string{"sb-running"} })
 	e := abxerr.From(err)
 	if e.Code != abxerr.BadResponse || !strings.Contains(e.Message, "envd 0.1.1 in this sandbox has no /metrics") || abxerr.Exit(err, false) != 1 {
 		t.Errorf("got %v (%s, exit %d)", err, e.Code, abxerr.Exit(err, false))
@@ -312,7 +315,7 @@ func TestMetricsWatchEndsWellAtCtrlC(t *testing.T) {
 		}
 	}
 	f, s := cmdtest.NewFactory(false, nil, output.Table)
-	opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Provider: stubOpener(m), Envd: m.envd, Interval: 10 * time.Millisecond,
+	opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(m), Interval: 10 * time.Millisecond,
 		IDs: []string{"sb-running"}, Watch: true}
 	if err := runMetrics(ctx, opts); err != nil {
 		t.Errorf("Ctrl-C ended --watch with %v", err)

@@ -39,18 +39,18 @@ func TestConfirmationsDoNotRoundDown(t *testing.T) {
 		want string
 	}{
 		{"timeout 90m", func(io *output.Streams, p *output.Printer) error {
-			return runTimeout(ctx, &TimeoutOptions{IO: io, Printer: p, Provider: stubOpener(&stub{}), ID: "sb1", Timeout: 90 * time.Minute})
+			return runTimeout(ctx, &TimeoutOptions{IO: io, Printer: p, Sandboxes: cmdtest.Sandboxes(&stub{}), ID: "sb1", Timeout: 90 * time.Minute})
 		}, "sandbox sb1 now ends in 1h30m (at 16:34:05)\n"},
 		{"timeout 90s", func(io *output.Streams, p *output.Printer) error {
-			return runTimeout(ctx, &TimeoutOptions{IO: io, Printer: p, Provider: stubOpener(&stub{}), ID: "sb1", Timeout: 90 * time.Second})
+			return runTimeout(ctx, &TimeoutOptions{IO: io, Printer: p, Sandboxes: cmdtest.Sandboxes(&stub{}), ID: "sb1", Timeout: 90 * time.Second})
 		}, "sandbox sb1 now ends in 1m30s (at 15:05:35)\n"},
 		{"create with the server's default", func(io *output.Streams, p *output.Printer) error {
 			prov := &fresh{end: testNow.Add(5*time.Minute - time.Second)}
-			return runCreate(ctx, &CreateOptions{IO: io, Printer: p, Provider: stubOpener(prov)})
+			return runCreate(ctx, &CreateOptions{IO: io, Printer: p, Sandboxes: cmdtest.Sandboxes(prov), Request: provider.CreateRequest{Template: "base"}})
 		}, "sandbox " + sb.SandboxID + " created, ends in 5m (at 15:09:04)\n"},
 		{"create --timeout 90s", func(io *output.Streams, p *output.Printer) error {
 			prov := &fresh{end: testNow.Add(89 * time.Second)}
-			return runCreate(ctx, &CreateOptions{IO: io, Printer: p, Provider: stubOpener(prov),
+			return runCreate(ctx, &CreateOptions{IO: io, Printer: p, Sandboxes: cmdtest.Sandboxes(prov),
 				Request: provider.CreateRequest{Template: "base", Timeout: 90 * time.Second}})
 		}, "sandbox " + sb.SandboxID + " created, ends in 1m30s (at 15:05:34)\n"},
 	}
@@ -89,19 +89,19 @@ func TestResumingSaysTheNewDeadline(t *testing.T) {
 		want string
 	}{
 		{"connect of a paused sandbox", func(io *output.Streams, p *output.Printer) error {
-			return runConnect(ctx, &ConnectOptions{IO: io, Printer: p, Provider: stubOpener(&stub{}), ID: id})
+			return runConnect(ctx, &ConnectOptions{IO: io, Printer: p, Sandboxes: cmdtest.Sandboxes(&stub{}), ID: id})
 		}, "sandbox " + id + " resumed, ends in 6m (at 15:10:05)" + hint + "\n"},
 		{"connect --timeout of a paused sandbox", func(io *output.Streams, p *output.Printer) error {
-			return runConnect(ctx, &ConnectOptions{IO: io, Printer: p, Provider: stubOpener(&stub{}), ID: id, Timeout: time.Hour})
+			return runConnect(ctx, &ConnectOptions{IO: io, Printer: p, Sandboxes: cmdtest.Sandboxes(&stub{}), ID: id, Timeout: time.Hour})
 		}, "sandbox " + id + " resumed, ends in 6m (at 15:10:05)\n"},
 		{"connect of a running sandbox", func(io *output.Streams, p *output.Printer) error {
-			return runConnect(ctx, &ConnectOptions{IO: io, Printer: p, Provider: stubOpener(&running{}), ID: id})
+			return runConnect(ctx, &ConnectOptions{IO: io, Printer: p, Sandboxes: cmdtest.Sandboxes(&running{}), ID: id})
 		}, "sandbox " + id + " already running, ends in 6m (at 15:10:05)\n"},
 		{"resume", func(io *output.Streams, p *output.Printer) error {
-			return runResume(ctx, &ResumeOptions{IO: io, Printer: p, Provider: stubOpener(&stub{}), ID: id})
+			return runResume(ctx, &ResumeOptions{IO: io, Printer: p, Sandboxes: cmdtest.Sandboxes(&stub{}), ID: id})
 		}, "sandbox " + id + " resumed, ends in 6m (at 15:10:05)" + hint + "\n"},
 		{"resume --timeout", func(io *output.Streams, p *output.Printer) error {
-			return runResume(ctx, &ResumeOptions{IO: io, Printer: p, Provider: stubOpener(&stub{}), ID: id, Timeout: time.Hour})
+			return runResume(ctx, &ResumeOptions{IO: io, Printer: p, Sandboxes: cmdtest.Sandboxes(&stub{}), ID: id, Timeout: time.Hour})
 		}, "sandbox " + id + " resumed, ends in 6m (at 15:10:05)\n"},
 	}
 	for _, tc := range cases {

@@ -8,19 +8,20 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // PauseOptions are the inputs of `abx pause`.
 type PauseOptions struct {
-	Printer  *output.Printer
-	Provider func() (provider.Provider, error)
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	ID string
 }
 
 // NewCmdPause builds `abx pause`.
 func NewCmdPause(f *cmdutil.Factory, runF func(context.Context, *PauseOptions) error) *cobra.Command {
-	opts := &PauseOptions{Printer: f.Printer, Provider: f.Provider}
+	opts := &PauseOptions{Printer: f.Printer, Sandboxes: f.Sandboxes}
 	cmd := &cobra.Command{
 		Use:   "pause ID",
 		Short: "Pause a sandbox, keeping its memory and files",
@@ -41,11 +42,7 @@ func NewCmdPause(f *cmdutil.Factory, runF func(context.Context, *PauseOptions) e
 }
 
 func runPause(ctx context.Context, opts *PauseOptions) error {
-	p, err := opts.Provider()
-	if err != nil {
-		return err
-	}
-	if err := p.Pause(ctx, opts.ID); err != nil {
+	if err := opts.Sandboxes.Pause(ctx, opts.ID); err != nil {
 		return err
 	}
 	return printChange(opts.Printer, change{SandboxID: opts.ID, State: "paused"}, "sandbox %s paused", opts.ID)

@@ -20,6 +20,7 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/portforward"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // Forward is one LOCAL:REMOTE pair; Local 0 picks a free port.
@@ -30,8 +31,7 @@ type Forward struct {
 // PortForwardOptions are the inputs of `abx port-forward`.
 type PortForwardOptions struct {
 	Printer   *output.Printer
-	Provider  func() (provider.Provider, error)
-	Endpoint  func(ctx context.Context, id string, port int) (*provider.Endpoint, error)
+	Sandboxes *sandboxes.Service
 	Transport func() http.RoundTripper
 	// Redact takes abx's secrets out of the ports' answers.
 	Redact func(string) string
@@ -50,7 +50,7 @@ type forwardResult struct {
 
 // NewCmdPortForward builds `abx port-forward`.
 func NewCmdPortForward(f *cmdutil.Factory, runF func(context.Context, *PortForwardOptions) error) *cobra.Command {
-	opts := &PortForwardOptions{Printer: f.Printer, Provider: f.Provider, Endpoint: f.PortEndpoint,
+	opts := &PortForwardOptions{Printer: f.Printer, Sandboxes: f.Sandboxes,
 		Transport: func() http.RoundTripper { return f.HTTPClient().Transport },
 		Redact:    func(s string) string { return f.IO.Secrets.Redact(s) }}
 	cmd := &cobra.Command{
@@ -147,7 +147,7 @@ func runPortForward(ctx context.Context, opts *PortForwardOptions) error {
 	var out []forwardResult
 	var names []string
 	for _, f := range opts.Forwards {
-		ep, err := opts.Endpoint(ctx, opts.ID, f.Remote)
+		ep, err := opts.Sandboxes.Endpoint(ctx, opts.ID, f.Remote, provider.PortsURL)
 		if err != nil {
 			return err
 		}
@@ -248,13 +248,9 @@ func (n *failureNotice) heard(int, error) {
 	}
 	n.last = time.Now()
 	n.mu.Unlock()
-	p, err := n.opts.Provider()
-	if err != nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(n.ctx, 10*time.Second)
 	defer cancel()
-	s, err := p.Get(ctx, n.opts.ID)
+	s, err := n.opts.Sandboxes.Get(ctx, n.opts.ID)
 	switch {
 	case err != nil && abxerr.From(err).Code == abxerr.NotFound:
 		n.opts.Printer.Note("sandbox %s no longer exists: its ports answer 502", n.opts.ID)

@@ -11,13 +11,14 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // ResumeOptions are the inputs of `abx resume`.
 type ResumeOptions struct {
-	IO       *output.Streams
-	Printer  *output.Printer
-	Provider func() (provider.Provider, error)
+	IO        *output.Streams
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	ID      string
 	Timeout time.Duration
@@ -25,7 +26,7 @@ type ResumeOptions struct {
 
 // NewCmdResume builds `abx resume`.
 func NewCmdResume(f *cmdutil.Factory, runF func(context.Context, *ResumeOptions) error) *cobra.Command {
-	opts := &ResumeOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
+	opts := &ResumeOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var timeout string
 	cmd := &cobra.Command{
 		Use:   "resume ID [--timeout D]",
@@ -50,16 +51,12 @@ running sandbox is refused by the server; 'abx connect' accepts both.`,
 }
 
 func runResume(ctx context.Context, opts *ResumeOptions) error {
-	p, err := opts.Provider()
-	if err != nil {
-		return err
-	}
-	if err := p.Resume(ctx, opts.ID, opts.Timeout); err != nil {
+	if err := opts.Sandboxes.Resume(ctx, opts.ID, opts.Timeout); err != nil {
 		return err
 	}
 	// sandbox-manager answers a resume with 204 and no body: the sandbox
 	// is read back, so that resume prints what connect prints.
-	s, err := p.Get(ctx, opts.ID)
+	s, err := opts.Sandboxes.Get(ctx, opts.ID)
 	if err != nil {
 		e := *abxerr.From(err)
 		e.Message = fmt.Sprintf("sandbox %s was resumed, but reading it back failed: %s", opts.ID, e.Message)

@@ -9,13 +9,14 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // TimeoutOptions are the inputs of `abx timeout`.
 type TimeoutOptions struct {
-	IO       *output.Streams
-	Printer  *output.Printer
-	Provider func() (provider.Provider, error)
+	IO        *output.Streams
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	ID      string
 	Timeout time.Duration
@@ -23,7 +24,7 @@ type TimeoutOptions struct {
 
 // NewCmdTimeout builds `abx timeout`.
 func NewCmdTimeout(f *cmdutil.Factory, runF func(context.Context, *TimeoutOptions) error) *cobra.Command {
-	opts := &TimeoutOptions{IO: f.IO, Printer: f.Printer, Provider: f.Provider}
+	opts := &TimeoutOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	cmd := &cobra.Command{
 		Use:   "timeout ID DURATION",
 		Short: "Set how long a sandbox has left to live",
@@ -38,7 +39,7 @@ seconds, up to 30 days.`,
 			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
 				return err
 			}
-			if opts.Timeout, err = cmdutil.ParseTimeout("DURATION", args[1], cmdutil.MinTimeout); err != nil {
+			if opts.Timeout, err = cmdutil.ParseLifetime("DURATION", args[1], sandboxes.MinLifetime); err != nil {
 				return err
 			}
 			return cmdutil.Run(cmd, opts, runF, runTimeout)
@@ -49,11 +50,7 @@ seconds, up to 30 days.`,
 }
 
 func runTimeout(ctx context.Context, opts *TimeoutOptions) error {
-	p, err := opts.Provider()
-	if err != nil {
-		return err
-	}
-	if err := p.SetTimeout(ctx, opts.ID, opts.Timeout); err != nil {
+	if err := opts.Sandboxes.SetTimeout(ctx, opts.ID, opts.Timeout); err != nil {
 		return err
 	}
 	return printChange(opts.Printer, change{SandboxID: opts.ID, Timeout: int64(opts.Timeout / time.Second)},

@@ -8,12 +8,13 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // URLOptions are the inputs of `abx url`.
 type URLOptions struct {
-	Printer  *output.Printer
-	Provider func() (provider.Provider, error)
+	Printer   *output.Printer
+	Sandboxes *sandboxes.Service
 
 	ID   string
 	Port int
@@ -27,7 +28,7 @@ type urlResult struct {
 
 // NewCmdURL builds `abx url`.
 func NewCmdURL(f *cmdutil.Factory, runF func(context.Context, *URLOptions) error) *cobra.Command {
-	opts := &URLOptions{Printer: f.Printer, Provider: f.Provider}
+	opts := &URLOptions{Printer: f.Printer, Sandboxes: f.Sandboxes}
 	cmd := &cobra.Command{
 		Use:   "url ID PORT",
 		Short: "Print the public URL of a port of a sandbox",
@@ -52,11 +53,7 @@ from the configuration (domain, protocol, base URL) without any request.`,
 }
 
 func runURL(_ context.Context, opts *URLOptions) error {
-	p, err := opts.Provider()
-	if err != nil {
-		return err
-	}
-	u, err := p.PortURL(opts.ID, opts.Port)
+	u, err := opts.Sandboxes.PortURL(opts.ID, opts.Port)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,10 @@
 package sandbox
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 
-	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -29,7 +30,7 @@ func printSandboxes(io *output.Streams, p *output.Printer, list []provider.Sandb
 			WithWide(false, "cpu", "memory mb", "envd", "metadata")
 		for _, s := range list {
 			t.Row(s.SandboxID, s.TemplateID, io.State(s.State), io.Time(s.StartedAt), io.Time(s.EndAt),
-				strconv.Itoa(s.CPUCount), strconv.Itoa(s.MemoryMB), cmdutil.Dash(s.EnvdVersion), cmdutil.Dash(cmdutil.SortedPairs(s.Metadata)))
+				strconv.Itoa(s.CPUCount), strconv.Itoa(s.MemoryMB), output.Dash(s.EnvdVersion), output.Dash(output.Pairs(s.Metadata)))
 		}
 		return t.Render()
 	})
@@ -50,12 +51,12 @@ func printSandbox(io *output.Streams, p *output.Printer, s *provider.Sandbox, as
 		if s.DiskSizeMB > 0 {
 			t.Row("disk mb", strconv.Itoa(s.DiskSizeMB))
 		}
-		t.Row("envd", cmdutil.Dash(s.EnvdVersion))
-		t.Row("domain", cmdutil.Dash(s.Domain))
+		t.Row("envd", output.Dash(s.EnvdVersion))
+		t.Row("domain", output.Dash(s.Domain))
 		if s.Alias != "" {
 			t.Row("alias", s.Alias)
 		}
-		for _, kv := range cmdutil.SortedKeys(s.Metadata) {
+		for _, kv := range slices.Sorted(maps.Keys(s.Metadata)) {
 			t.Row("metadata", kv+"="+s.Metadata[kv])
 		}
 		return t.Render()

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -17,6 +18,9 @@ import (
 	"github.com/abx-dev/abx/internal/cmd/factory"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // Streams are a test's buffers behind a Factory.
@@ -106,5 +110,15 @@ func Parse(t *testing.T, cases []ArgvCase, build func(f *cmdutil.Factory, got *a
 				t.Errorf("got %+v\nwant %+v", got, tc.Want)
 			}
 		})
+	}
+}
+
+// Sandboxes returns the sandbox operations over p, a test's provider, as
+// the provider abx has declares them (its capabilities).
+func Sandboxes(p provider.Provider) *sandboxes.Service {
+	return &sandboxes.Service{
+		Descriptor: func() (*provider.Descriptor, error) { return alicloudcontainer.Descriptor(), nil },
+		Provider:   func() (provider.Provider, error) { return p, nil },
+		HTTPClient: func() *http.Client { return http.DefaultClient },
 	}
 }

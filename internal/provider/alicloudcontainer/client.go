@@ -88,7 +88,8 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	if err != nil && creates && last.sent && last.status == 0 && ctx.Err() == nil && abxerr.From(err).Code == abxerr.Network {
 		e := abxerr.From(err)
 		e.Message = "the connection broke after the create request was sent: the sandbox may have been created (" + e.Message + ")"
-		e.Hint = "check with 'abx list' (filter with --metadata) before creating it again"
+		e.Hint = "" // what to do is the door's to say, in its own words
+		e.Next = abxerr.StepFindCreated
 		return r, e
 	}
 	return r, err
@@ -173,7 +174,7 @@ func serviceError(resp *http.Response, raw []byte) error {
 	case s == http.StatusForbidden:
 		e.Hint = "the key may not do this, or a quota is reached"
 	case s == http.StatusNotFound && body.JSON:
-		e.Hint = "run 'abx list' to see the sandboxes that exist"
+		e.Next = abxerr.StepList
 	case s == http.StatusNotFound || s == http.StatusMethodNotAllowed:
 		// Plain-text 404/405 come from routes the server does not have.
 		e.Code, e.Hint = abxerr.Rejected, "the server does not offer this route; check the domain, base URL and protocol"

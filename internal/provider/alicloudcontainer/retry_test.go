@@ -177,8 +177,8 @@ func TestCreateIsNotRetriedOnceSent(t *testing.T) {
 			t.Errorf("%d: %d requests", status, count.Load())
 		}
 		e := abxerr.From(err)
-		if status == 0 && (!strings.Contains(e.Message, "the sandbox may have been created") || !strings.Contains(e.Hint, "abx list")) {
-			t.Errorf("got %q (%s)", e.Message, e.Hint)
+		if status == 0 && (!strings.Contains(e.Message, "the sandbox may have been created") || e.Next != abxerr.StepFindCreated || e.Hint != "") {
+			t.Errorf("got %q (%s, next %q): each door says how to look for it", e.Message, e.Hint, e.Next)
 		}
 	}
 	// Idempotent calls cut the same way are tried again.

@@ -41,7 +41,9 @@ func (c *Client) Create(ctx context.Context, req provider.CreateRequest) (*provi
 		return nil, missingTemplate(err, req.Template)
 	}
 	if err := w.check(http.MethodPost, "/sandboxes"); err != nil {
-		return nil, abxerr.From(err).WithHint("the sandbox may have been created: check with 'abx list' (filter with --metadata)")
+		e := abxerr.From(err).Suggest(abxerr.StepFindCreated, "")
+		e.Hint = "" // what to do is the door's to say, in its own words
+		return nil, e
 	}
 	s := w.model()
 	return &s, nil
@@ -297,7 +299,7 @@ func (c *Client) PortURL(id string, port int) (string, error) {
 // ".." would make the path the API's root, sent with the key.
 func sandboxPath(id string) (string, error) {
 	if err := provider.CheckSandboxID(id); err != nil {
-		return "", err.WithHint("pass an ID as shown by 'abx list'")
+		return "", err.Suggest(abxerr.StepList, "")
 	}
 	return "/sandboxes/" + url.PathEscape(id), nil
 }

@@ -36,7 +36,7 @@ func (c *Config) APIBase() string {
 // server reported for that sandbox, or "" to use the configured one.
 func (c *Config) PortURL(id, sandboxDomain string, port int) (string, error) {
 	if err := provider.CheckSandboxID(id); err != nil {
-		return "", err.WithHint("pass the ID shown by 'abx list'")
+		return "", err.Suggest(abxerr.StepList, "")
 	}
 	if port < 1 || port > 65535 {
 		return "", abxerr.New(abxerr.InvalidInput, "port %d is out of range 1..65535", port)

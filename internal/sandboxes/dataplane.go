@@ -1,0 +1,115 @@
+package sandboxes
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/codeinterp"
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/httpclient"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// Endpoint reads the sandbox and returns how to reach port on it (0:
+// envd's) for an operation that needs c. Within KeepClients it is the same
+// value each time, so that a door may key what it builds on it (the
+// engine's forwarders). The one place the provider's data plane is asked:
+// a provider without one lacks c (E8004); a paused sandbox is E2001.
+func (s *Service) Endpoint(ctx context.Context, id string, port int, c provider.Capability) (*provider.Endpoint, error) {
+	p, err := s.target(c, id)
+	if err != nil {
+		return nil, err
+	}
+	if port != 0 {
+		if err := CheckPort(port); err != nil {
+			return nil, err
+		}
+	}
+	key := clientKey{id: id, kind: endpointKind, port: port}
+	if k, ok := s.kept(key); ok {
+		return k.ep, nil
+	}
+	dp, ok := p.(provider.DataPlane)
+	if !ok {
+		d, err := s.Descriptor()
+		if err != nil {
+			return nil, err
+		}
+		return nil, abxerr.NewUnsupported(d.Name, string(c))
+	}
+	ep, err := dp.Endpoint(ctx, id, port)
+	if err != nil {
+		return nil, err
+	}
+	if ep.State == provider.StatePaused {
+		return nil, provider.PausedError(id)
+	}
+	if s.Learned != nil {
+		s.Learned(ep)
+	}
+	s.keep(key, kept{ep: ep})
+	return ep, nil
+}
+
+// Envd returns a client of the sandbox's envd as user ("" for envd's
+// default) for an operation that needs c: kept from an earlier operation
+// within KeepClients, or made from a fresh read of the sandbox.
+func (s *Service) Envd(ctx context.Context, id, user string, c provider.Capability) (*envd.Client, error) {
+	if err := s.Check(c); err != nil {
+		return nil, err
+	}
+	if err := CheckUser("user", user); err != nil {
+		return nil, err
+	}
+	key := clientKey{id: id, kind: envdKind, user: user}
+	if k, ok := s.kept(key); ok {
+		return k.envd, nil
+	}
+	ep, err := s.Endpoint(ctx, id, 0, c)
+	if err != nil {
+		return nil, err
+	}
+	cl := envd.New(s.client(ep), envd.Endpoint{URL: ep.URL, Header: ep.Header, Version: ep.EnvdVersion,
+		Timeout: ep.RequestTimeout, Keepalive: keepalive(ep.IdleTimeout)}, user)
+	s.keep(key, kept{envd: cl})
+	return cl, nil
+}
+
+// Interpreter returns a client of the sandbox's code interpreter, kept as
+// Envd's clients are.
+func (s *Service) Interpreter(ctx context.Context, id string) (*codeinterp.Client, error) {
+	if err := s.Check(provider.CodeInterpret); err != nil {
+		return nil, err
+	}
+	key := clientKey{id: id, kind: interpreterKind}
+	if k, ok := s.kept(key); ok {
+		return k.interp, nil
+	}
+	ep, err := s.Endpoint(ctx, id, codeinterp.Port, provider.CodeInterpret)
+	if err != nil {
+		return nil, err
+	}
+	cl := codeinterp.New(s.client(ep), codeinterp.Endpoint{URL: ep.URL, Header: ep.Header, Timeout: ep.RequestTimeout})
+	s.keep(key, kept{interp: cl})
+	return cl, nil
+}
+
+// client is the HTTP client of a sandbox's server: the door's, with abx's
+// one redirect rule (the endpoint's tokens ride on every request, and a
+// redirect could take them elsewhere) and the endpoint's idle bound.
+func (s *Service) client(ep *provider.Endpoint) *http.Client {
+	hc := *s.HTTPClient()
+	hc.CheckRedirect = httpclient.CheckRedirect
+	return httpclient.WithIdle(&hc, ep.IdleTimeout)
+}
+
+// keepalive is how often envd is asked to send a keepalive on a quiet
+// stream: often enough that three fit in the idle bound.
+func keepalive(idle time.Duration) time.Duration {
+	if idle <= 0 {
+		return 0
+	}
+	return max(time.Second, idle/3)
+}

@@ -1,0 +1,156 @@
+package sandboxes
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// Create makes a sandbox. A timeout of 0 leaves the server's default;
+// another is a lifetime of MinCreateLifetime..MaxLifetime. An empty
+// template is refused: each door names one (the engine's default is its
+// own).
+func (s *Service) Create(ctx context.Context, req provider.CreateRequest) (*provider.Sandbox, error) {
+	if err := s.Check(provider.SandboxLifecycle); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(req.Template) == "" {
+		return nil, abxerr.New(abxerr.InvalidInput, "the template is required").WithHint("e.g. base or code-interpreter")
+	}
+	if req.Timeout != 0 {
+		if err := lifetime(req.Timeout, MinCreateLifetime); err != nil {
+			return nil, err
+		}
+	}
+	if err := CheckEnv("envs", req.Env); err != nil {
+		return nil, err
+	}
+	p, err := s.Provider()
+	if err != nil {
+		return nil, err
+	}
+	return p.Create(ctx, req)
+}
+
+// Get reads one sandbox.
+func (s *Service) Get(ctx context.Context, id string) (*provider.Sandbox, error) {
+	p, err := s.target(provider.SandboxLifecycle, id)
+	if err != nil {
+		return nil, err
+	}
+	return p.Get(ctx, id)
+}
+
+// List lists the sandboxes that match opts; their states are checked
+// before anything is sent.
+func (s *Service) List(ctx context.Context, opts provider.ListOptions) ([]provider.Sandbox, error) {
+	for _, st := range opts.States {
+		if !knownState(st) {
+			return nil, abxerr.New(abxerr.InvalidInput, "invalid state %q", st).
+				WithHint("use %s", strings.Join(States, " or "))
+		}
+	}
+	p, err := s.open(provider.SandboxLifecycle)
+	if err != nil {
+		return nil, err
+	}
+	return p.List(ctx, opts)
+}
+
+// CheckListed refuses a listing with an ID abx would not send, before an
+// operation on each listed sandbox (kill --all, metrics --all) sends any:
+// a server's ID that could move the path it goes into.
+func CheckListed(list []provider.Sandbox) error {
+	for _, sb := range list {
+		if CheckSandboxID(sb.SandboxID) != nil {
+			return abxerr.New(abxerr.BadResponse, "the service listed the sandbox ID %q, which abx will not send", sb.SandboxID)
+		}
+	}
+	return nil
+}
+
+// Kill ends a sandbox; its kept clients are dropped.
+func (s *Service) Kill(ctx context.Context, id string) error {
+	p, err := s.target(provider.SandboxLifecycle, id)
+	if err != nil {
+		return err
+	}
+	defer s.Forget(id) // after: a call meanwhile may have kept a client again
+	return p.Kill(ctx, id)
+}
+
+// SetTimeout sets a sandbox's deadline to timeout from now
+// (MinLifetime..MaxLifetime): shorter or longer than it was.
+func (s *Service) SetTimeout(ctx context.Context, id string, timeout time.Duration) error {
+	p, err := s.target(provider.SandboxTimeout, id)
+	if err != nil {
+		return err
+	}
+	if err := lifetime(timeout, MinLifetime); err != nil {
+		return err
+	}
+	return p.SetTimeout(ctx, id, timeout)
+}
+
+// Pause pauses a sandbox; its kept clients are dropped (its servers answer
+// nothing until it is resumed).
+func (s *Service) Pause(ctx context.Context, id string) error {
+	p, err := s.target(provider.SandboxPause, id)
+	if err != nil {
+		return err
+	}
+	defer s.Forget(id)
+	return p.Pause(ctx, id)
+}
+
+// Resume starts a paused sandbox for timeout (0: the server's default).
+// Its kept clients are dropped: a resumed sandbox may be reached at
+// another address, or with other tokens.
+func (s *Service) Resume(ctx context.Context, id string, timeout time.Duration) error {
+	p, err := s.target(provider.SandboxPause, id)
+	if err != nil {
+		return err
+	}
+	if timeout != 0 {
+		if err := lifetime(timeout, MinLifetime); err != nil {
+			return err
+		}
+	}
+	defer s.Forget(id)
+	return p.Resume(ctx, id, timeout)
+}
+
+// Connect makes sure the sandbox runs, resuming it if paused, and extends
+// its deadline to at least timeout (0: the server's default). A sandbox it
+// resumed has its kept clients dropped, as Resume does.
+func (s *Service) Connect(ctx context.Context, id string, timeout time.Duration) (*provider.ConnectResult, error) {
+	p, err := s.target(provider.SandboxLifecycle, id)
+	if err != nil {
+		return nil, err
+	}
+	if timeout != 0 {
+		if err := lifetime(timeout, MinLifetime); err != nil {
+			return nil, err
+		}
+	}
+	c, err := p.Connect(ctx, id, timeout)
+	if err != nil || c.Resumed {
+		s.Forget(id)
+	}
+	return c, err
+}
+
+// PortURL is the URL of a port of the sandbox, computed without a request.
+func (s *Service) PortURL(id string, port int) (string, error) {
+	p, err := s.target(provider.PortsURL, id)
+	if err != nil {
+		return "", err
+	}
+	if err := CheckPort(port); err != nil {
+		return "", err
+	}
+	return p.PortURL(id, port)
+}

@@ -1,0 +1,102 @@
+package sandboxes
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// The rules of what an operation is given, checked before anything is
+// sent. what names the value as the door takes it (--user, "user",
+// timeout_seconds): the words of a door's error are its caller's.
+
+// States are the states a sandbox can be filtered on.
+var States = []string{"running", "paused"}
+
+// ParseStates reads states given as items, each a comma list, in any
+// case; each state once, in the order given.
+func ParseStates(what string, items []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, it := range items {
+		for _, s := range strings.Split(it, ",") {
+			s = strings.TrimSpace(strings.ToLower(s))
+			if !knownState(s) {
+				return nil, abxerr.New(abxerr.InvalidInput, "invalid %s %q", what, s).
+					WithHint("use %s (comma-separated)", strings.Join(States, " or "))
+			}
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out, nil
+}
+
+func knownState(s string) bool {
+	for _, known := range States {
+		if s == known {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckSandboxID refuses what could not be a sandbox ID (provider's rule,
+// which the provider's client holds to as well).
+func CheckSandboxID(id string) *abxerr.Error { return provider.CheckSandboxID(id) }
+
+// CheckID refuses an identifier no server issues (provider.CheckID): a
+// context's ID, a user.
+func CheckID(what, id string) *abxerr.Error { return provider.CheckID(what, id) }
+
+// CheckUser refuses a user that is no Linux user name before it is sent:
+// envd puts it in a Basic authorization header, where ':' and line breaks
+// would change its meaning. "" (envd's default user) is fine.
+func CheckUser(what, u string) error {
+	if u == "" {
+		return nil
+	}
+	if err := provider.CheckID(what, u); err != nil {
+		return err.WithHint("give a Linux user name in the sandbox, such as user or root")
+	}
+	return nil
+}
+
+// CheckEnv refuses a variable no process can be given: an empty name, a
+// name with '=' or NUL, a value with NUL. A process's environment is
+// NAME=VALUE strings that NUL ends, so envd would fail the command (exit
+// 126), or set another variable than the one named. The value is never
+// shown: it may be a secret.
+func CheckEnv(what string, env map[string]string) error {
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		switch {
+		case k == "":
+			return abxerr.New(abxerr.InvalidInput, "invalid %s: a variable has an empty name", what).
+				WithHint("give each variable a name")
+		case strings.ContainsAny(k, "=\x00"):
+			return abxerr.New(abxerr.InvalidInput, "invalid %s name %q: a variable's name cannot hold '=' or NUL", what, k).
+				WithHint("a process's environment is NAME=VALUE strings, each ended by NUL")
+		case strings.ContainsRune(env[k], 0):
+			return abxerr.New(abxerr.InvalidInput, "invalid %s %s: its value holds NUL, which a process's environment cannot carry", what, k).
+				WithHint("a process's environment is NAME=VALUE strings, each ended by NUL")
+		}
+	}
+	return nil
+}
+
+// CheckPort refuses a port number outside 1..65535.
+func CheckPort(port int) error {
+	if port < 1 || port > 65535 {
+		return abxerr.New(abxerr.InvalidInput, "invalid port %d", port).WithHint("give a port number between 1 and 65535")
+	}
+	return nil
+}
