@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/e2bapi"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -108,20 +109,18 @@ func (e *Engine) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-func seconds(n int) time.Duration { return time.Duration(n) * time.Second }
+func seconds(n int64) time.Duration { return time.Duration(n) * time.Second }
 
 // readTimeout reads the {"timeout": seconds} body of timeout, resume and
 // connect; none is 0, the server's default.
 func (e *Engine) readTimeout(w http.ResponseWriter, r *http.Request) (time.Duration, bool) {
-	var body struct {
-		Timeout int `json:"timeout"`
-	}
+	var body e2bapi.Timeout
 	ok := e.readBody(w, r, &body)
 	return seconds(body.Timeout), ok
 }
 
 func (e *Engine) create(w http.ResponseWriter, r *http.Request) {
-	var body newSandbox
+	var body e2bapi.NewSandbox
 	if !e.readBody(w, r, &body) {
 		return
 	}
@@ -150,7 +149,7 @@ func (e *Engine) get(w http.ResponseWriter, r *http.Request) {
 		e.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, e.detail(s))
+	writeJSON(w, http.StatusOK, e.sandbox(s))
 }
 
 // ending serves kill and pause: the operation (which forgets what was
@@ -258,9 +257,9 @@ func (e *Engine) list(w http.ResponseWriter, r *http.Request) {
 		limit = n
 	}
 	end := min(start+limit, len(all))
-	out := make([]detailJSON, 0, end-start)
+	out := make([]e2bapi.Sandbox, 0, end-start)
 	for i := start; i < end; i++ {
-		d := e.detail(&all[i])
+		d := e.sandbox(&all[i])
 		d.EnvdAccessToken, d.TrafficAccessToken = "", "" // not part of a listed sandbox
 		out = append(out, d)
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/e2bapi"
 	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/portforward"
 	"github.com/abx-dev/abx/internal/provider"
@@ -196,7 +197,7 @@ func (e *Engine) writeError(w http.ResponseWriter, status int, err error) {
 	ae := abxerr.From(err)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(errorJSON{Code: status, Message: e.redact(ae.Message), AbxCode: string(ae.Code)})
+	_ = json.NewEncoder(w).Encode(e2bapi.Error{Code: status, Message: e.redact(ae.Message), AbxCode: string(ae.Code)})
 }
 
 // redact takes the secrets abx knows out of s.

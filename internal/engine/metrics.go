@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/e2bapi"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -46,7 +47,7 @@ func (e *Engine) metrics(w http.ResponseWriter, r *http.Request) {
 		e.fail(w, sm.Err)
 		return
 	}
-	out := []metricJSON{}
+	out := []e2bapi.Metric{}
 	if f := sm.Figures; f != nil && f.Timestamp.Unix() >= start && f.Timestamp.Unix() <= end {
 		out = append(out, metric(f))
 	}
@@ -92,7 +93,7 @@ func (e *Engine) metricsOfMany(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	_ = g.Wait()
-	out := map[string]metricJSON{}
+	out := map[string]e2bapi.Metric{}
 	for i, id := range ids {
 		switch sm := samples[i]; {
 		case sm.State == sandboxes.Paused, sm.State == sandboxes.Ended:
@@ -105,7 +106,7 @@ func (e *Engine) metricsOfMany(w http.ResponseWriter, r *http.Request) {
 			out[id] = metric(sm.Figures)
 		}
 	}
-	writeJSON(w, http.StatusOK, sandboxesMetricsJSON{Sandboxes: out})
+	writeJSON(w, http.StatusOK, e2bapi.SandboxesMetrics{Sandboxes: out})
 }
 
 // unixParam reads a query parameter of Unix seconds, 0 or more; def when
@@ -121,9 +122,4 @@ func (e *Engine) unixParam(w http.ResponseWriter, q url.Values, name string, def
 		return 0, false
 	}
 	return n, true
-}
-
-func metric(m *sandboxes.Figures) metricJSON {
-	return metricJSON{Timestamp: m.Timestamp.UTC(), TimestampUnix: m.Timestamp.Unix(), CPUCount: m.CPUCount, CPUUsedPct: m.CPUUsedPct,
-		MemUsed: m.MemUsed, MemTotal: m.MemTotal, MemCache: m.MemCache, DiskUsed: m.DiskUsed, DiskTotal: m.DiskTotal}
 }

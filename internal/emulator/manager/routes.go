@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/abx-dev/abx/internal/e2bapi"
 )
 
 // forbiddenPrefixes are the metadata key prefixes the server reserves.
@@ -88,17 +90,8 @@ func (s *Server) lockLive(w http.ResponseWriter, r *http.Request, b *Sandbox) (m
 	return 0, false
 }
 
-type newSandbox struct {
-	TemplateID          string            `json:"templateID"`
-	Timeout             int64             `json:"timeout"`
-	AutoPause           bool              `json:"autoPause"`
-	AllowInternetAccess *bool             `json:"allow_internet_access"`
-	Metadata            map[string]string `json:"metadata"`
-	EnvVars             map[string]string `json:"envVars"`
-}
-
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	var req newSandbox
+	var req e2bapi.NewSandbox
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		writeError(w, r, http.StatusInternalServerError, 0, err.Error())
 		return
@@ -255,9 +248,7 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request, b *Sandbox) {
 // readTimeout reads {"timeout": seconds}: required, 1..max. A body that does
 // not decode is a 500 with code 0; a bad value answers badStatus.
 func readTimeout(w http.ResponseWriter, r *http.Request, badStatus int) (time.Duration, bool) {
-	var body struct {
-		Timeout int64 `json:"timeout"`
-	}
+	var body e2bapi.Timeout
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		writeError(w, r, http.StatusInternalServerError, 0, err.Error())
 		return 0, false
@@ -322,7 +313,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	page := []map[string]any{}
+	page := []e2bapi.Sandbox{}
 	next := ""
 	for _, b := range s.sortedLocked() {
 		if b.seq <= after || !states[b.State] || !matches(b.Metadata, filters) {
@@ -351,24 +342,22 @@ func matches(md, filters map[string]string) bool {
 }
 
 // view is the Sandbox JSON of the real server. List items carry no token.
-func (s *Server) view(b *Sandbox, withToken bool) map[string]any {
-	v := map[string]any{
-		"templateID":  b.Template,
-		"sandboxID":   b.ID,
-		"clientID":    "",
-		"alias":       "",
-		"startedAt":   b.StartedAt.UTC().Format(time.RFC3339),
-		"endAt":       b.EndAt.UTC().Format(time.RFC3339),
-		"envdVersion": s.opts.EnvdVersion,
-		"domain":      s.opts.Domain,
-		"cpuCount":    2,
-		"memoryMB":    2048,
-		"diskSizeMB":  10240,
-		"metadata":    b.Metadata,
-		"state":       b.State,
+func (s *Server) view(b *Sandbox, withToken bool) e2bapi.Sandbox {
+	v := e2bapi.Sandbox{
+		TemplateID:  b.Template,
+		SandboxID:   b.ID,
+		StartedAt:   e2bapi.FormatTime(b.StartedAt),
+		EndAt:       e2bapi.FormatTime(b.EndAt),
+		EnvdVersion: s.opts.EnvdVersion,
+		Domain:      s.opts.Domain,
+		CPUCount:    2,
+		MemoryMB:    2048,
+		DiskSizeMB:  10240,
+		Metadata:    b.Metadata,
+		State:       b.State,
 	}
 	if withToken {
-		v["envdAccessToken"] = b.EnvdAccessToken
+		v.EnvdAccessToken = b.EnvdAccessToken
 	}
 	return v
 }
@@ -389,7 +378,7 @@ func writeError(w http.ResponseWriter, r *http.Request, status, code int, msg st
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"code": code, "headers": nil, "message": msg, "request_id": id})
+	_ = json.NewEncoder(w).Encode(e2bapi.Error{Code: code, Message: msg, Headers: e2bapi.NoHeaders, RequestID: id})
 }
 
 func readBody(r *http.Request) []byte {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/e2bapi"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -25,7 +26,7 @@ const maxPages = 1000
 
 // Create sends POST /sandboxes.
 func (c *Client) Create(ctx context.Context, req provider.CreateRequest) (*provider.Sandbox, error) {
-	body := newSandbox{
+	body := e2bapi.NewSandbox{
 		TemplateID: req.Template,
 		Timeout:    seconds(req.Timeout),
 		AutoPause:  req.AutoPause,
@@ -78,7 +79,7 @@ func (c *Client) Connect(ctx context.Context, id string, timeout time.Duration) 
 		return nil, err
 	}
 	var w *wireSandbox
-	r, err := c.call(ctx, http.MethodPost, path+"/connect", nil, timeoutBody{seconds(timeout)}, &w,
+	r, err := c.call(ctx, http.MethodPost, path+"/connect", nil, e2bapi.Timeout{Timeout: seconds(timeout)}, &w,
 		http.StatusOK, http.StatusCreated)
 	if err == nil {
 		err = w.check(http.MethodPost, path+"/connect")
@@ -254,7 +255,7 @@ func (c *Client) SetTimeout(ctx context.Context, id string, timeout time.Duratio
 	if err != nil {
 		return err
 	}
-	_, err = c.call(ctx, http.MethodPost, path+"/timeout", nil, timeoutBody{seconds(timeout)}, nil,
+	_, err = c.call(ctx, http.MethodPost, path+"/timeout", nil, e2bapi.Timeout{Timeout: seconds(timeout)}, nil,
 		http.StatusNoContent, http.StatusOK)
 	return err
 }
@@ -284,7 +285,7 @@ func (c *Client) Resume(ctx context.Context, id string, timeout time.Duration) e
 	if err != nil {
 		return err
 	}
-	_, err = c.call(ctx, http.MethodPost, path+"/resume", nil, timeoutBody{seconds(timeout)}, nil,
+	_, err = c.call(ctx, http.MethodPost, path+"/resume", nil, e2bapi.Timeout{Timeout: seconds(timeout)}, nil,
 		http.StatusNoContent, http.StatusCreated, http.StatusOK)
 	return err
 }

@@ -1,0 +1,108 @@
+// Package e2bapi is the E2B HTTP API's shapes, written once for the three
+// parts of abx that speak it: the provider's client, which sends them to a
+// sandbox-manager; the engine, which serves them to E2B's SDKs; and the
+// emulator's manager, which answers as a sandbox-manager does
+// (docs/protocol.md, "Control plane"). Names follow E2B's spec/openapi.yml
+// (NewSandbox, Sandbox, SandboxMetric, Error); where sandbox-manager's
+// answers differ from E2B's, its words are kept, since they are what a
+// client meets.
+package e2bapi
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// NewSandbox is the body of POST /sandboxes and POST /v2/sandboxes.
+// allow_internet_access is snake case on the wire, unlike its neighbours.
+type NewSandbox struct {
+	TemplateID          string            `json:"templateID"`
+	Timeout             int64             `json:"timeout,omitempty"` // seconds; 0: the server's default
+	AutoPause           bool              `json:"autoPause,omitempty"`
+	AllowInternetAccess *bool             `json:"allow_internet_access,omitempty"`
+	Metadata            map[string]string `json:"metadata,omitempty"`
+	EnvVars             map[string]string `json:"envVars,omitempty"`
+	// Lifecycle is what newer SDKs send for autoPause: onTimeout "kill"
+	// or "pause". sandbox-manager does not read it.
+	Lifecycle *Lifecycle `json:"lifecycle,omitempty"`
+}
+
+// Lifecycle says what happens to a sandbox whose timeout passes.
+type Lifecycle struct {
+	OnTimeout string `json:"onTimeout"`
+}
+
+// Timeout is the body of /connect, /resume and /timeout: seconds.
+type Timeout struct {
+	Timeout int64 `json:"timeout"`
+}
+
+// Sandbox is a sandbox as create, connect, info and the list items give
+// it. Times are strings: sandbox-manager sends "<unknown>" for a sandbox
+// without a claim time (Time reads them). A list item carries no token.
+type Sandbox struct {
+	TemplateID         string            `json:"templateID"`
+	SandboxID          string            `json:"sandboxID"`
+	ClientID           string            `json:"clientID"`
+	Alias              string            `json:"alias"`
+	StartedAt          string            `json:"startedAt"`
+	EndAt              string            `json:"endAt"`
+	EnvdVersion        string            `json:"envdVersion"`
+	EnvdAccessToken    string            `json:"envdAccessToken,omitempty"`
+	TrafficAccessToken string            `json:"trafficAccessToken,omitempty"`
+	Domain             string            `json:"domain,omitempty"`
+	CPUCount           int               `json:"cpuCount"`
+	MemoryMB           int               `json:"memoryMB"`
+	DiskSizeMB         int               `json:"diskSizeMB"`
+	Metadata           map[string]string `json:"metadata"`
+	State              string            `json:"state"`
+}
+
+// FormatTime writes a time as the API does: RFC 3339, UTC.
+func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// Time reads a time of the API; anything else ("<unknown>") is the zero
+// time, which abx shows as unknown.
+func Time(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || t.Year() <= 1 {
+		return time.Time{}
+	}
+	return t
+}
+
+// Metric is a SandboxMetric: one sample of a sandbox, sizes in bytes.
+// timestamp is deprecated in E2B's spec but still what the SDKs read.
+type Metric struct {
+	Timestamp     time.Time `json:"timestamp"`
+	TimestampUnix int64     `json:"timestampUnix"`
+	CPUCount      int       `json:"cpuCount"`
+	CPUUsedPct    float64   `json:"cpuUsedPct"`
+	MemUsed       int64     `json:"memUsed"`
+	MemTotal      int64     `json:"memTotal"`
+	MemCache      int64     `json:"memCache"`
+	DiskUsed      int64     `json:"diskUsed"`
+	DiskTotal     int64     `json:"diskTotal"`
+}
+
+// SandboxesMetrics answers GET /sandboxes/metrics: each sandbox's sample,
+// by ID.
+type SandboxesMetrics struct {
+	Sandboxes map[string]Metric `json:"sandboxes"`
+}
+
+// Error is the API's error envelope. code may disagree with the HTTP
+// status (sandbox-manager sends 0 for a body it could not decode); the
+// status is what counts. sandbox-manager adds "headers": null and its
+// request_id (Headers is then NoHeaders); abx's engine adds abxCode,
+// abx's own code.
+type Error struct {
+	Code      int             `json:"code"`
+	Message   string          `json:"message"`
+	Headers   json.RawMessage `json:"headers,omitempty"`
+	RequestID string          `json:"request_id,omitempty"`
+	AbxCode   string          `json:"abxCode,omitempty"`
+}
+
+// NoHeaders is sandbox-manager's "headers": null.
+var NoHeaders = json.RawMessage("null")
