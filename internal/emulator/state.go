@@ -29,19 +29,6 @@ const (
 	runtimeFile   = "emulator.json"
 )
 
-// DefaultStateDir is where 'abx emulator start' keeps its state:
-// $XDG_STATE_HOME/abx/emulator, or ~/.local/state/abx/emulator.
-func DefaultStateDir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "abx", "emulator"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no home directory for the state dir: %w (set --state-dir)", err)
-	}
-	return filepath.Join(home, ".local", "state", "abx", "emulator"), nil
-}
-
 type stateDir struct{ dir string }
 
 // openStateDir makes dir if needed and refuses it while another emulator

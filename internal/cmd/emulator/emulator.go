@@ -6,6 +6,7 @@ package emulator
 
 import (
 	"errors"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/localserver"
 )
 
 // NewCmdEmulator builds `abx emulator`.
@@ -72,11 +74,11 @@ func (o *ServeOptions) check() error {
 	return abxerr.New(abxerr.InvalidInput, "invalid --isolation %q: use auto, namespaces or none", o.Isolation)
 }
 
-// local is how start and exec run the emulator (cmdutil.Local).
-func (o *ServeOptions) local() cmdutil.Local {
-	return cmdutil.Local{
+// local is how start and exec run the emulator (localserver.Local).
+func (o *ServeOptions) local() localserver.Local {
+	return localserver.Local{
 		Name:     "abx emulator",
-		Start:    func(bool) (cmdutil.LocalServer, error) { return start(o) },
+		Start:    func(bool) (localserver.Server, error) { return start(o) },
 		Serving:  serving,
 		Warnings: warnings,
 	}
@@ -96,14 +98,15 @@ func start(o *ServeOptions) (*emulator.Emulator, error) {
 	return e, nil
 }
 
-// defaultStateDir is where start and env look without --state-dir.
-func defaultStateDir(dir string) (string, error) {
+// defaultStateDir is where start and env look without --state-dir: the
+// emulator directory of abx's state home (localserver.StateHome).
+func defaultStateDir(dir string, getenv func(string) string) (string, error) {
 	if dir != "" {
 		return dir, nil
 	}
-	d, err := emulator.DefaultStateDir()
+	home, err := localserver.StateHome(getenv)
 	if err != nil {
-		return "", abxerr.New(abxerr.InvalidConfig, "%v", err)
+		return "", err
 	}
-	return d, nil
+	return filepath.Join(home, "emulator"), nil
 }

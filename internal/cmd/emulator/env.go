@@ -33,7 +33,7 @@ eval in a shell; -o json prints them as one object.`,
 		Args: cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
-			if opts.StateDir, err = defaultStateDir(opts.StateDir); err != nil {
+			if opts.StateDir, err = defaultStateDir(opts.StateDir, f.Getenv); err != nil {
 				return err
 			}
 			return cmdutil.Run(cmd, opts, runF, runEnv)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/emulator"
+	"github.com/abx-dev/abx/internal/localserver"
 	"github.com/abx-dev/abx/internal/output"
 )
 
@@ -42,7 +43,7 @@ do not.`,
 				return err
 			}
 			var err error
-			if opts.StateDir, err = defaultStateDir(opts.StateDir); err != nil {
+			if opts.StateDir, err = defaultStateDir(opts.StateDir, f.Getenv); err != nil {
 				return err
 			}
 			return cmdutil.Run(cmd, opts, runF, runStart)
@@ -59,7 +60,7 @@ func runStart(ctx context.Context, opts *StartOptions) error {
 
 // serving is what stderr says once the emulator serves: it records
 // itself in its state dir for 'abx emulator env'.
-func serving(s cmdutil.LocalServer) []string {
+func serving(s localserver.Server) []string {
 	e := s.(*emulator.Emulator)
 	lines := []string{fmt.Sprintf("abx emulator serving on %s (state in %s)", e.URL, e.StateDir)}
 	if e.NotIsolated == "" {
@@ -71,7 +72,7 @@ func serving(s cmdutil.LocalServer) []string {
 
 // warnings say, whatever the form, what sandboxes' processes can reach
 // when they are not isolated.
-func warnings(s cmdutil.LocalServer) []string {
+func warnings(s localserver.Server) []string {
 	e := s.(*emulator.Emulator)
 	if e.NotIsolated == "" {
 		return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/engine"
+	"github.com/abx-dev/abx/internal/localserver"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/runfile"
@@ -85,9 +86,9 @@ func (o *ServeOptions) check() error {
 	return nil
 }
 
-// local is how serve and exec run the engine (cmdutil.Local).
-func (o *ServeOptions) local() cmdutil.Local {
-	return cmdutil.Local{Name: "abx provider engine", Start: o.start, Serving: func(s cmdutil.LocalServer) []string {
+// local is how serve and exec run the engine (localserver.Local).
+func (o *ServeOptions) local() localserver.Local {
+	return localserver.Local{Name: "abx provider engine", Start: o.start, Serving: func(s localserver.Server) []string {
 		e := s.(*engineServer)
 		return []string{fmt.Sprintf("abx provider engine serving on %s for %s; Ctrl-C stops it", e.url, e.provider)}
 	}}
@@ -95,7 +96,7 @@ func (o *ServeOptions) local() cmdutil.Local {
 
 // start opens the engine's address, builds the engine and serves it; with
 // record, it records itself for `engine env`.
-func (o *ServeOptions) start(record bool) (cmdutil.LocalServer, error) {
+func (o *ServeOptions) start(record bool) (localserver.Server, error) {
 	host, _, err := net.SplitHostPort(o.Addr)
 	if err != nil {
 		return nil, abxerr.New(abxerr.InvalidInput, "invalid --addr %q: %v", o.Addr, err)

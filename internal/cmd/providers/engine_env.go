@@ -3,13 +3,13 @@ package providers
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/localserver"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/runfile"
 )
@@ -22,21 +22,14 @@ type engineRecord struct {
 	Env      []string `json:"env"`
 }
 
-// recordPath is where serve records itself: $XDG_STATE_HOME/abx/engine.json
-// or ~/.local/state/abx/engine.json.
+// recordPath is where serve records itself: engine.json in abx's state
+// home (localserver.StateHome).
 func recordPath(getenv func(string) string) (string, error) {
-	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "abx", "engine.json"), nil
+	home, err := localserver.StateHome(getenv)
+	if err != nil {
+		return "", err
 	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", abxerr.New(abxerr.InvalidConfig, "no home directory to record the engine in: %v", err).
-				WithHint("set HOME or XDG_STATE_HOME")
-		}
-	}
-	return filepath.Join(home, ".local", "state", "abx", "engine.json"), nil
+	return filepath.Join(home, "engine.json"), nil
 }
 
 // EnvOptions are the inputs of `abx provider engine env`.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package cmdutil
+package localserver
 
 import (
 	"bufio"
@@ -20,7 +20,7 @@ import (
 // testLocal is a Local over a fake server, with signals sent by the test
 // and a terminal that is abx's foreground when foreground is true.
 func testLocal(s *fakeServer, sigs chan os.Signal, foreground bool) Local {
-	return Local{Name: "abx thing", Start: func(bool) (LocalServer, error) { return s, nil },
+	return Local{Name: "abx thing", Start: func(bool) (Server, error) { return s, nil },
 		signals: sigs, foreground: func() bool { return foreground }}
 }
 
@@ -165,7 +165,7 @@ func TestExecInterruptedWhileTheServerStarts(t *testing.T) {
 	sigs := make(chan os.Signal, 1)
 	s := &fakeServer{done: make(chan struct{})}
 	l := testLocal(s, sigs, false)
-	l.Start = func(bool) (LocalServer, error) { sigs <- os.Interrupt; return s, nil }
+	l.Start = func(bool) (Server, error) { sigs <- os.Interrupt; return s, nil }
 	io, _, out, _ := output.Test(false)
 	err := l.Exec(context.Background(), io, []string{"echo", "ran"})
 	if got := abxerr.Exit(err, true); got != abxerr.ExitInterrupted || s.closed == 0 || out.Len() != 0 {

@@ -1,4 +1,4 @@
-package cmdutil
+package localserver
 
 import (
 	"context"
@@ -26,9 +26,9 @@ func TestServeEndsWithTheServer(t *testing.T) {
 	s := &fakeServer{done: make(chan struct{}), err: errors.New("listener closed")}
 	close(s.done)
 	io, _, out, errOut := output.Test(false)
-	l := Local{Name: "abx thing", Start: func(bool) (LocalServer, error) { return s, nil },
-		Serving:  func(LocalServer) []string { return []string{"serving"} },
-		Warnings: func(LocalServer) []string { return []string{"careful"} }}
+	l := Local{Name: "abx thing", Start: func(bool) (Server, error) { return s, nil },
+		Serving:  func(Server) []string { return []string{"serving"} },
+		Warnings: func(Server) []string { return []string{"careful"} }}
 	err := l.Serve(context.Background(), output.NewPrinter(io))
 	if err == nil || !strings.Contains(err.Error(), "abx thing stopped serving: listener closed") {
 		t.Errorf("error %v", err)

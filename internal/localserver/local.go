@@ -1,4 +1,4 @@
-package cmdutil
+package localserver
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"github.com/abx-dev/abx/internal/tty"
 )
 
-// LocalServer is a server abx runs on this machine for other programs: the
+// Server is a server abx runs on this machine for other programs: the
 // emulator, the engine.
-type LocalServer interface {
+type Server interface {
 	// Env are the variables that point a program at the server.
 	Env() []string
 	// Done is closed when the server stops serving: Close, or a failure.
@@ -35,13 +35,13 @@ type Local struct {
 	Name string
 	// Start starts the server; with record, so that the env verb of
 	// another shell finds it, where the server is recorded at all.
-	Start func(record bool) (LocalServer, error)
+	Start func(record bool) (Server, error)
 	// Serving is what stderr says to people once the server serves:
 	// where, and how to point programs at it. One line each.
-	Serving func(LocalServer) []string
+	Serving func(Server) []string
 	// Warnings are what stderr says to anyone, whatever the form (a
 	// server that does not isolate its sandboxes). One line each.
-	Warnings func(LocalServer) []string
+	Warnings func(Server) []string
 
 	// signals and foreground stand in for the signals abx gets and for
 	// tty.Foreground, in tests; nil: the real ones.
