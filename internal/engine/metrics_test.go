@@ -278,3 +278,37 @@ func TestMetricsOfAProviderWithoutThem(t *testing.T) {
 		}
 	}
 }
+
+// Every route asks the operations, which check the capability before the
+// provider hears of it: kill and timeout on a provider without them are
+// E8004, as pause, resume and metrics are (the provider here would fail
+// the test if it were called at all).
+func TestRoutesNeedTheirCapabilities(t *testing.T) {
+	t.Parallel()
+	url := metricsEngine(t, &fakeEnvd{status: 200, body: envdMetrics0210}, provider.SandboxMetrics)
+	for _, r := range []struct{ method, path, capability string }{
+		{"DELETE", "/sandboxes/sb", "sandbox.lifecycle"},
+		{"POST", "/sandboxes/sb/timeout", "sandbox.timeout"},
+		{"POST", "/sandboxes/sb/pause", "sandbox.pause"},
+		{"POST", "/sandboxes/sb/resume", "sandbox.pause"},
+		{"POST", "/sandboxes/sb/connect", "sandbox.lifecycle"},
+		{"GET", "/sandboxes/sb", "sandbox.lifecycle"},
+		{"GET", "/v2/sandboxes", "sandbox.lifecycle"},
+		{"POST", "/sandboxes", "sandbox.lifecycle"},
+	} {
+		req, err := http.NewRequest(r.method, url+r.path, strings.NewReader(`{"timeout":60,"templateID":"base"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-API-Key", token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != 501 || !strings.Contains(string(b), `"abxCode":"E8004"`) || !strings.Contains(string(b), r.capability) {
+			t.Errorf("%s %s: %d %s", r.method, r.path, resp.StatusCode, b)
+		}
+	}
+}

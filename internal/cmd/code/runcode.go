@@ -37,12 +37,16 @@ type runCodeFlags struct {
 	env                     []string
 }
 
+// runCodeNames are the names of `abx run-code`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var runCodeNames = cmdutil.Names{"run-code"}
+
 // NewCmdRunCode builds `abx run-code` and its contexts subcommands.
 func NewCmdRunCode(f *cmdutil.Factory, runF func(context.Context, *RunCodeOptions) error) *cobra.Command {
 	opts := &RunCodeOptions{IO: f.IO, sandboxInterp: newSandboxInterp(f)}
 	var rf runCodeFlags
 	cmd := &cobra.Command{
-		Use:   "run-code ID [CODE | -f FILE | -]",
+		Use:   runCodeNames.Use("ID [CODE | -f FILE | -]"),
 		Short: "Run code in a sandbox's code interpreter",
 		Long: `Run a snippet in the sandbox's code interpreter (a Jupyter kernel; Python unless
 --language says otherwise) and print what it produced.

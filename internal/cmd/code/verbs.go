@@ -8,6 +8,6 @@ import (
 
 // Verbs are this group's commands, as the root lists them.
 func Verbs() []cmdutil.Verb {
-	return []cmdutil.Verb{{Names: []string{"run-code"}, Group: cmdutil.GroupInside,
+	return []cmdutil.Verb{{Names: runCodeNames, Group: cmdutil.GroupInside,
 		Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdRunCode(f, nil) }}}
 }

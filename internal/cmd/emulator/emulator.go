@@ -20,7 +20,7 @@ import (
 // NewCmdEmulator builds `abx emulator`.
 func NewCmdEmulator(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "emulator",
+		Use:   emulatorNames.Use(""),
 		Short: "Run a local sandbox-manager, so abx works without a cluster",
 		Long: `Run a local stand-in for the sandbox-manager API, its gateway, and each sandbox's
 envd and code interpreter, on one loopback address: to try abx and to test scripts

@@ -13,7 +13,7 @@ import (
 // are process groups, signals and real paths of a Unix machine.
 func NewCmdEmulator(*cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "emulator",
+		Use:   emulatorNames.Use(""),
 		Short: "Run a local sandbox-manager (Linux and macOS only)",
 	}
 	for _, name := range []string{"start", "exec", "env"} {

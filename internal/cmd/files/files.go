@@ -19,10 +19,14 @@ import (
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
+// filesNames are the names of `abx files`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var filesNames = cmdutil.Names{"files"}
+
 // NewCmdFiles builds the `abx files` group and its verbs.
 func NewCmdFiles(f *cmdutil.Factory) *cobra.Command {
 	files := &cobra.Command{
-		Use:   "files",
+		Use:   filesNames.Use(""),
 		Short: "Read, write and move files in a sandbox",
 		Long: `Work with a sandbox's files. Remote paths are absolute, or relative to the user's home.
 Transfers stream: nothing is held whole in memory, and a local file is written to a
@@ -45,7 +49,7 @@ temporary name and renamed only when complete, so an error leaves nothing half-w
 
 // Verbs are this group's commands, as the root lists them.
 func Verbs() []cmdutil.Verb {
-	return []cmdutil.Verb{{Names: []string{"files"}, Group: cmdutil.GroupInside, Build: NewCmdFiles}}
+	return []cmdutil.Verb{{Names: filesNames, Group: cmdutil.GroupInside, Build: NewCmdFiles}}
 }
 
 // addUserFlag declares the group's --user, which every verb inherits.

@@ -22,13 +22,17 @@ import (
 
 // Verbs are this group's commands, as the root lists them.
 func Verbs() []cmdutil.Verb {
-	return []cmdutil.Verb{{Names: []string{"mcp"}, Group: cmdutil.GroupLocal, Build: NewCmdMCP}}
+	return []cmdutil.Verb{{Names: mcpNames, Group: cmdutil.GroupLocal, Build: NewCmdMCP}}
 }
+
+// mcpNames are the names of `abx mcp`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var mcpNames = cmdutil.Names{"mcp"}
 
 // NewCmdMCP builds `abx mcp`.
 func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "mcp",
+		Use:   mcpNames.Use(""),
 		Short: "Serve the sandboxes as tools to agents (Model Context Protocol)",
 		Long: `Serve the provider's sandboxes as Model Context Protocol tools, for agent hosts such as
 Claude Desktop, Claude Code, Cursor or VS Code: create, list, describe and kill sandboxes,

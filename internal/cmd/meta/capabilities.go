@@ -24,11 +24,15 @@ type CapabilitiesOptions struct {
 	Selected func() (*provider.Descriptor, error)
 }
 
+// capabilitiesNames are the names of `abx capabilities`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var capabilitiesNames = cmdutil.Names{"capabilities"}
+
 // NewCmdCapabilities builds `abx capabilities`: the capability manifest.
 func NewCmdCapabilities(f *cmdutil.Factory, runF func(context.Context, *CapabilitiesOptions) error) *cobra.Command {
 	opts := &CapabilitiesOptions{Printer: f.Printer, Selected: f.Selected}
 	return &cobra.Command{
-		Use:   "capabilities",
+		Use:   capabilitiesNames.Use(""),
 		Short: "Show what the selected provider can and cannot do",
 		Long: `Show every capability of the abx family and whether the selected provider supports it.
 A command that needs an unsupported capability fails with E8004 (exit 5) before any

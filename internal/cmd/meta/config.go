@@ -57,11 +57,15 @@ type ConfigOptions struct {
 	Settings func() (*cmdutil.Settings, error)
 }
 
+// configNames are the names of `abx config`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var configNames = cmdutil.Names{"config"}
+
 // NewCmdConfig builds `abx config`.
 func NewCmdConfig(f *cmdutil.Factory, runF func(context.Context, *ConfigOptions) error) *cobra.Command {
 	opts := &ConfigOptions{Printer: f.Printer, Settings: f.Settings}
 	return &cobra.Command{
-		Use:   "config",
+		Use:   configNames.Use(""),
 		Short: "Show the effective settings and where each came from",
 		Long: `Show the provider's settings as abx would use them: the value, and whether it came
 from a flag, an environment variable, a file or the default (flag > env > default).

@@ -68,11 +68,15 @@ type VersionOptions struct {
 	Printer *output.Printer
 }
 
+// versionNames are the names of `abx version`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var versionNames = cmdutil.Names{"version"}
+
 // NewCmdVersion builds `abx version`.
 func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *VersionOptions) error) *cobra.Command {
 	opts := &VersionOptions{Printer: f.Printer}
 	cmd := &cobra.Command{
-		Use:   "version",
+		Use:   versionNames.Use(""),
 		Short: "Show abx's version, commit and build date",
 		Long: `Show abx's version, and the commit and time it was built from when they are known. A
 release shows its number; 'go install github.com/abx-dev/abx/cmd/abx@VERSION' shows VERSION;
@@ -96,8 +100,8 @@ func runVersion(_ context.Context, opts *VersionOptions) error {
 func Verbs() []cmdutil.Verb {
 	group := cmdutil.GroupSettings
 	return []cmdutil.Verb{
-		{Names: []string{"capabilities"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdCapabilities(f, nil) }},
-		{Names: []string{"config"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdConfig(f, nil) }},
-		{Names: []string{"version"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdVersion(f, nil) }},
+		{Names: capabilitiesNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdCapabilities(f, nil) }},
+		{Names: configNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdConfig(f, nil) }},
+		{Names: versionNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdVersion(f, nil) }},
 	}
 }

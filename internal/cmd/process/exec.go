@@ -39,13 +39,17 @@ type ExecOptions struct {
 	Signals <-chan os.Signal
 }
 
+// execNames are the names of `abx exec`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var execNames = cmdutil.Names{"exec"}
+
 // NewCmdExec builds `abx exec`.
 func NewCmdExec(f *cmdutil.Factory, runF func(context.Context, *ExecOptions) error) *cobra.Command {
 	opts := &ExecOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var env []string
 	var timeout string
 	cmd := &cobra.Command{
-		Use:   "exec ID [flags] -- CMD [ARG...]",
+		Use:   execNames.Use("ID [flags] -- CMD [ARG...]"),
 		Short: "Run a command in a sandbox, streaming its output",
 		Long: `Run a command in a sandbox. Its stdout and stderr stream to abx's as they arrive,
 and abx exits with the command's exit status.

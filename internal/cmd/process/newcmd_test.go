@@ -31,12 +31,44 @@ func TestNewCmdExec(t *testing.T) {
 		{Name: "bad id", Argv: []string{"..", "--", "ls"}, WantErr: `invalid sandbox ID ".."`},
 		{Name: "bad env", Argv: []string{"sb", "-e", "A", "--", "ls"}, WantErr: `invalid --env "A"`},
 		{Name: "bad timeout", Argv: []string{"sb", "--timeout", "soon", "--", "ls"}, WantErr: `invalid --timeout "soon"`},
+		{Name: "a day", Argv: []string{"sb", "--timeout", "1d", "--", "ls"}, Want: execIn{ID: "sb", Argv: []string{"ls"}, Timeout: 24 * time.Hour}},
+		{Name: "more than a day", Argv: []string{"sb", "--timeout", "25h", "--", "ls"}, WantErr: `invalid --timeout "25h": must be between 1s and 24h`},
 		{Name: "user with colon", Argv: []string{"sb", "-u", "a:b", "--", "ls"}, WantErr: `invalid --user "a:b"`},
 		{Name: "user with newline", Argv: []string{"sb", "-u", "a\nb", "--", "ls"}, WantErr: "invalid --user"},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdExec(f, func(_ context.Context, o *ExecOptions) error {
 			*got = execIn{ID: o.ID, Cwd: o.Cwd, User: o.User, Argv: o.Argv, Env: o.Env, Timeout: o.Timeout,
 				Background: o.Background, Interactive: o.Interactive}
+			return nil
+		})
+	})
+}
+
+type terminalIn struct {
+	ID, Cwd, User string
+	Argv          []string
+	Env           map[string]string
+	Attach        uint32
+}
+
+func TestNewCmdTerminal(t *testing.T) {
+	t.Parallel()
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "a shell", Argv: []string{"sb"}, Want: terminalIn{ID: "sb", Argv: []string{}}},
+		{Name: "a command and flags", Argv: []string{"sandbox/sb", "-w", "/var/log", "-u", "root", "-e", "TERM=vt100", "--", "python3", "-q"},
+			Want: terminalIn{ID: "sb", Cwd: "/var/log", User: "root", Env: map[string]string{"TERM": "vt100"}, Argv: []string{"python3", "-q"}}},
+		{Name: "attach", Argv: []string{"sb", "--attach", "42"}, Want: terminalIn{ID: "sb", Argv: []string{}, Attach: 42}},
+		{Name: "no id", Argv: nil, WantErr: "abx terminal needs a sandbox ID"},
+		{Name: "no --", Argv: []string{"sb", "bash"}, WantErr: "put -- between the sandbox ID and the command"},
+		{Name: "attach and a command", Argv: []string{"sb", "--attach", "42", "--", "bash"}, WantErr: "--attach joins a running process: give no command"},
+		{Name: "attach a word", Argv: []string{"sb", "--attach", "shell"}, WantErr: `--attach takes a process ID, a positive number, got "shell"`},
+		{Name: "attach zero", Argv: []string{"sb", "--attach", "0"}, WantErr: "--attach takes a process ID"},
+		{Name: "bad id", Argv: []string{"a/b"}, WantErr: "invalid sandbox ID"},
+		{Name: "bad env", Argv: []string{"sb", "-e", "TERM"}, WantErr: `invalid --env "TERM"`},
+		{Name: "bad user", Argv: []string{"sb", "-u", "a:b"}, WantErr: `invalid --user "a:b"`},
+	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
+		return NewCmdTerminal(f, func(_ context.Context, o *TerminalOptions) error {
+			*got = terminalIn{ID: o.ID, Cwd: o.Cwd, User: o.User, Argv: o.Argv, Env: o.Env, Attach: o.Attach}
 			return nil
 		})
 	})

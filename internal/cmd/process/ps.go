@@ -25,6 +25,10 @@ type PsOptions struct {
 	ID string
 }
 
+// psNames are the names of `abx ps`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var psNames = cmdutil.Names{"ps"}
+
 // NewCmdPs builds `abx ps` and its subcommands.
 func NewCmdPs(f *cmdutil.Factory) *cobra.Command {
 	cmd := newCmdPsList(f, nil)
@@ -35,7 +39,7 @@ func NewCmdPs(f *cmdutil.Factory) *cobra.Command {
 func newCmdPsList(f *cmdutil.Factory, runF func(context.Context, *PsOptions) error) *cobra.Command {
 	opts := &PsOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	cmd := &cobra.Command{
-		Use:   "ps ID",
+		Use:   psNames.Use("ID"),
 		Short: "List and manage the processes running in a sandbox",
 		Long: `List the processes envd runs in a sandbox, send them signals, feed their stdin,
 or attach to their output.`,

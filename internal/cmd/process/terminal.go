@@ -39,13 +39,17 @@ type TerminalOptions struct {
 // as docker's.
 var detachKeys = []byte{0x10, 0x11}
 
+// terminalNames are the names of `abx terminal`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var terminalNames = cmdutil.Names{"terminal"}
+
 // NewCmdTerminal builds `abx terminal`.
-func NewCmdTerminal(f *cmdutil.Factory) *cobra.Command {
+func NewCmdTerminal(f *cmdutil.Factory, runF func(context.Context, *TerminalOptions) error) *cobra.Command {
 	opts := &TerminalOptions{IO: f.IO, Sandboxes: f.Sandboxes}
 	var env []string
 	var attach string
 	cmd := &cobra.Command{
-		Use:   "terminal ID [flags] [-- CMD [ARG...]]",
+		Use:   terminalNames.Use("ID [flags] [-- CMD [ARG...]]"),
 		Short: "Open an interactive terminal in a sandbox",
 		Long: `Open an interactive terminal in a sandbox: a login shell (bash -i -l), or CMD, on a
 pseudo-terminal of this terminal's size. Every key goes to the sandbox as typed (Ctrl-C,
@@ -89,7 +93,7 @@ terminal on stdin (pipe input with 'abx exec -i' instead).`,
 				}
 				opts.Attach = uint32(pid)
 			}
-			return runTerminal(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, runTerminal)
 		},
 	}
 	fl := cmd.Flags()

@@ -10,8 +10,8 @@ import (
 func Verbs() []cmdutil.Verb {
 	group := cmdutil.GroupInside
 	return []cmdutil.Verb{
-		{Names: []string{"exec"}, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdExec(f, nil) }},
-		{Names: []string{"ps"}, Group: group, Build: NewCmdPs},
-		{Names: []string{"terminal"}, Group: group, Build: NewCmdTerminal},
+		{Names: execNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdExec(f, nil) }},
+		{Names: psNames, Group: group, Build: NewCmdPs},
+		{Names: terminalNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdTerminal(f, nil) }},
 	}
 }

@@ -45,3 +45,43 @@ func TestNewCmdServe(t *testing.T) {
 		})
 	})
 }
+
+type recordIn struct {
+	Record, Token, Addr string
+	AllowRemote         bool
+}
+
+// Where serve records itself, and the token it takes, come from the
+// command line's environment: the state home, ABX_ENGINE_TOKEN.
+func TestNewCmdServeReadsTheEnvironment(t *testing.T) {
+	t.Parallel()
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "the state home", Argv: nil, Env: map[string]string{"XDG_STATE_HOME": "/state"},
+			Want: recordIn{Record: "/state/abx/engine.json", Addr: "127.0.0.1:0"}},
+		{Name: "the home", Argv: []string{"--addr", "0.0.0.0:8080", "--allow-remote"}, Env: map[string]string{"HOME": "/home/u"},
+			Want: recordIn{Record: "/home/u/.local/state/abx/engine.json", Addr: "0.0.0.0:8080", AllowRemote: true}},
+		{Name: "a relative state home is not one", Argv: nil, Env: map[string]string{"XDG_STATE_HOME": "state", "HOME": "/home/u"},
+			Want: recordIn{Record: "/home/u/.local/state/abx/engine.json", Addr: "127.0.0.1:0"}},
+		{Name: "the token's variable", Argv: nil, Env: map[string]string{"HOME": "/h", "ABX_ENGINE_TOKEN": "e2b_0123"},
+			Want: recordIn{Record: "/h/.local/state/abx/engine.json", Token: "e2b_0123", Addr: "127.0.0.1:0"}},
+		{Name: "the token's flag", Argv: []string{"--token", "e2b_42"}, Env: map[string]string{"HOME": "/h", "ABX_ENGINE_TOKEN": "e2b_0123"},
+			Want: recordIn{Record: "/h/.local/state/abx/engine.json", Token: "e2b_42", Addr: "127.0.0.1:0"}},
+		{Name: "an argument", Argv: []string{"now"}, WantErr: `serve takes no arguments, got "now"`},
+	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
+		return NewCmdServe(f, func(_ context.Context, o *ServeOptions) error {
+			*got = recordIn{Record: o.Record, Token: o.Token, Addr: o.Addr, AllowRemote: o.AllowRemote}
+			return nil
+		})
+	})
+}
+
+func TestNewCmdEngineEnv(t *testing.T) {
+	t.Parallel()
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "the state home", Argv: nil, Env: map[string]string{"XDG_STATE_HOME": "/state"}, Want: "/state/abx/engine.json"},
+		{Name: "the home", Argv: nil, Env: map[string]string{"HOME": "/home/u"}, Want: "/home/u/.local/state/abx/engine.json"},
+		{Name: "an argument", Argv: []string{"x"}, WantErr: `env takes no arguments, got "x"`},
+	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
+		return NewCmdEngineEnv(f, func(_ context.Context, o *EnvOptions) error { *got = o.Record; return nil })
+	})
+}

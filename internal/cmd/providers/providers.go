@@ -8,10 +8,14 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 )
 
+// providerNames are the names of `abx provider`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var providerNames = cmdutil.Names{"provider"}
+
 // NewCmdProvider builds the `abx provider` group.
 func NewCmdProvider(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "provider",
+		Use:   providerNames.Use(""),
 		Short: "List the sandbox providers abx knows and what each can do",
 		Long: `List the sandbox providers built into abx, and show one: its settings (flags and
 environment variables) and the capabilities of the abx family it supports or not.
@@ -34,5 +38,5 @@ func yesNo(b bool) string {
 
 // Verbs are this group's commands, as the root lists them.
 func Verbs() []cmdutil.Verb {
-	return []cmdutil.Verb{{Names: []string{"provider"}, Group: cmdutil.GroupSettings, Build: NewCmdProvider}}
+	return []cmdutil.Verb{{Names: providerNames, Group: cmdutil.GroupSettings, Build: NewCmdProvider}}
 }

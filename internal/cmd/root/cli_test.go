@@ -44,6 +44,17 @@ func runWith(io *output.Streams, e env, args ...string) int {
 	return Run(ctx, io, func(k string) string { return e[k] }, args)
 }
 
+// create makes a sandbox with `abx create` and the flags args, and
+// returns its ID.
+func create(t *testing.T, e env, args ...string) string {
+	t.Helper()
+	r := run(t, e, false, append([]string{"create", "--template", "base", "-q"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("create: %d %s", r.code, r.stderr)
+	}
+	return strings.TrimSpace(r.stdout)
+}
+
 // run executes one command line as a pipe (or a terminal when tty is set).
 func run(t *testing.T, e env, tty bool, args ...string) result {
 	t.Helper()

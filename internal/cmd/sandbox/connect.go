@@ -22,12 +22,16 @@ type ConnectOptions struct {
 	Timeout time.Duration
 }
 
+// connectNames are the names of `abx connect`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var connectNames = cmdutil.Names{"connect"}
+
 // NewCmdConnect builds `abx connect`.
 func NewCmdConnect(f *cmdutil.Factory, runF func(context.Context, *ConnectOptions) error) *cobra.Command {
 	opts := &ConnectOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var timeout string
 	cmd := &cobra.Command{
-		Use:   "connect ID [--timeout D]",
+		Use:   connectNames.Use("ID [--timeout D]"),
 		Short: "Make sure a sandbox runs, resuming it if paused",
 		Long: `Connect to a sandbox: a paused sandbox is resumed, a running one is left running.
 

@@ -22,13 +22,17 @@ type CreateOptions struct {
 	Request provider.CreateRequest
 }
 
+// createNames are the names of `abx create`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var createNames = cmdutil.Names{"create"}
+
 // NewCmdCreate builds `abx create`.
 func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *CreateOptions) error) *cobra.Command {
 	opts := &CreateOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var timeout string
 	var metadata, env []string
 	cmd := &cobra.Command{
-		Use:   "create --template T [flags]",
+		Use:   createNames.Use("--template T [flags]"),
 		Short: "Create a sandbox",
 		Long: `Create a sandbox from a template and print it.
 

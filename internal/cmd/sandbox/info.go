@@ -20,11 +20,15 @@ type InfoOptions struct {
 	ID string
 }
 
+// infoNames are the names of `abx info`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var infoNames = cmdutil.Names{"info"}
+
 // NewCmdInfo builds `abx info`.
 func NewCmdInfo(f *cmdutil.Factory, runF func(context.Context, *InfoOptions) error) *cobra.Command {
 	opts := &InfoOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	cmd := &cobra.Command{
-		Use:   "info ID",
+		Use:   infoNames.Use("ID"),
 		Short: "Show one sandbox",
 		Long: `Show one sandbox: its template, state, start and end times, CPU, memory, envd version,
 domain and metadata. Piped, each row is a field<TAB>value line and times are RFC 3339;

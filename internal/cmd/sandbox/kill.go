@@ -49,12 +49,16 @@ type resultError struct {
 	RequestID string      `json:"requestID,omitempty"`
 }
 
+// killNames are the names of `abx kill`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var killNames = cmdutil.Names{"kill"}
+
 // NewCmdKill builds `abx kill`.
 func NewCmdKill(f *cmdutil.Factory, runF func(context.Context, *KillOptions) error) *cobra.Command {
 	opts := &KillOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var filter filterFlags
 	cmd := &cobra.Command{
-		Use:   "kill ID... | kill --all [--state S] [--metadata k=v]... [--yes]",
+		Use:   killNames.Use("ID... | kill --all [--state S] [--metadata k=v]... [--yes]"),
 		Short: "Kill sandboxes",
 		Long: `Kill the named sandboxes, or with --all every sandbox that matches the filters.
 

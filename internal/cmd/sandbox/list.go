@@ -21,13 +21,17 @@ type ListOptions struct {
 	Filter provider.ListOptions
 }
 
+// listNames are the names of `abx list`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var listNames = cmdutil.Names{"list", "ls"}
+
 // NewCmdList builds `abx list`.
 func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
 	opts := &ListOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var filter filterFlags
 	cmd := &cobra.Command{
-		Use:     "list [--state running,paused] [--metadata k=v]... [--limit N]",
-		Aliases: []string{"ls"},
+		Use:     listNames.Use("[--state running,paused] [--metadata k=v]... [--limit N]"),
+		Aliases: listNames.Aliases(),
 		Short:   "List sandboxes",
 		Long: `List sandboxes, oldest first, following the server's pages until --limit (default:
 all of them). Piped, the table is tab-separated without a header and times are RFC 3339.`,

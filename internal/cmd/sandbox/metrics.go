@@ -41,13 +41,17 @@ type MetricsOptions struct {
 	Count int
 }
 
+// metricsNames are the names of `abx metrics`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var metricsNames = cmdutil.Names{"metrics"}
+
 // NewCmdMetrics builds `abx metrics`.
 func NewCmdMetrics(f *cmdutil.Factory, runF func(context.Context, *MetricsOptions) error) *cobra.Command {
 	opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes, Interval: 2 * time.Second}
 	var filter filterFlags
 	var interval string
 	cmd := &cobra.Command{
-		Use:   "metrics ID... | metrics --all [--state S] [--metadata k=v]... [--watch]",
+		Use:   metricsNames.Use("ID... | metrics --all [--state S] [--metadata k=v]... [--watch]"),
 		Short: "Show sandboxes' CPU, memory and disk use",
 		Long: `Show a sample of each sandbox's CPU, memory and disk use, as envd measures them inside
 it: its CPUs, the percent of them in use, memory used and total, disk used and total.

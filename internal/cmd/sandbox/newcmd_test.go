@@ -192,4 +192,49 @@ func TestNewCmdPortForward(t *testing.T) {
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdPortForward(f, func(_ context.Context, o *PortForwardOptions) error { *got = o.Forwards; return nil })
 	})
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "loopback by default", Argv: []string{"sb", "8080"}, Want: forwardIn{ID: "sb", Address: "127.0.0.1"}},
+		{Name: "another address", Argv: []string{"sandbox/sb", "8080", "--address", "::1"}, Want: forwardIn{ID: "sb", Address: "::1"}},
+		{Name: "localhost", Argv: []string{"sb", "8080", "--address", "localhost"}, Want: forwardIn{ID: "sb", Address: "localhost"}},
+		{Name: "another name", Argv: []string{"sb", "8080", "--address", "example.com"}, WantErr: `invalid --address "example.com"`},
+	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
+		return NewCmdPortForward(f, func(_ context.Context, o *PortForwardOptions) error {
+			*got = forwardIn{ID: o.ID, Address: o.Address}
+			return nil
+		})
+	})
+}
+
+type forwardIn struct{ ID, Address string }
+
+type metricsIn struct {
+	IDs      []string
+	All      bool
+	Filter   provider.ListOptions
+	Watch    bool
+	Interval time.Duration
+	Count    int
+}
+
+func TestNewCmdMetrics(t *testing.T) {
+	t.Parallel()
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "ids", Argv: []string{"sb-1", "sandbox/sb-2"}, Want: metricsIn{IDs: []string{"sb-1", "sb-2"}, Interval: 2 * time.Second}},
+		{Name: "all, filtered", Argv: []string{"--all", "--state", "running", "--metadata", "o=ci"},
+			Want: metricsIn{IDs: []string{}, All: true, Filter: provider.ListOptions{States: []string{"running"}, Metadata: map[string]string{"o": "ci"}}, Interval: 2 * time.Second}},
+		{Name: "watch", Argv: []string{"sb-1", "-w", "--interval", "5", "-n", "3"}, Want: metricsIn{IDs: []string{"sb-1"}, Watch: true, Interval: 5 * time.Second, Count: 3}},
+		{Name: "nothing", Argv: nil, WantErr: "metrics needs sandbox IDs or --all"},
+		{Name: "ids and all", Argv: []string{"sb-1", "--all"}, WantErr: "give sandbox IDs or --all, not both"},
+		{Name: "a filter without all", Argv: []string{"sb-1", "--state", "running"}, WantErr: "--state and --metadata filter --all"},
+		{Name: "interval without watch", Argv: []string{"sb-1", "--interval", "5s"}, WantErr: "--interval and --count go with --watch"},
+		{Name: "too short an interval", Argv: []string{"sb-1", "-w", "--interval", "500ms"}, WantErr: `invalid --interval "500ms": at least 1s`},
+		{Name: "negative count", Argv: []string{"sb-1", "-w", "-n", "-1"}, WantErr: "invalid --count -1"},
+		{Name: "bad state", Argv: []string{"--all", "--state", "asleep"}, WantErr: `invalid --state "asleep"`},
+		{Name: "bad id", Argv: []string{".."}, WantErr: "invalid sandbox ID"},
+	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
+		return NewCmdMetrics(f, func(_ context.Context, o *MetricsOptions) error {
+			*got = metricsIn{IDs: o.IDs, All: o.All, Filter: o.Filter, Watch: o.Watch, Interval: o.Interval, Count: o.Count}
+			return nil
+		})
+	})
 }

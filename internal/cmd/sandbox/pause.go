@@ -19,11 +19,15 @@ type PauseOptions struct {
 	ID string
 }
 
+// pauseNames are the names of `abx pause`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var pauseNames = cmdutil.Names{"pause"}
+
 // NewCmdPause builds `abx pause`.
 func NewCmdPause(f *cmdutil.Factory, runF func(context.Context, *PauseOptions) error) *cobra.Command {
 	opts := &PauseOptions{Printer: f.Printer, Sandboxes: f.Sandboxes}
 	cmd := &cobra.Command{
-		Use:   "pause ID",
+		Use:   pauseNames.Use("ID"),
 		Short: "Pause a sandbox, keeping its memory and files",
 		Long: `Pause a sandbox. Its processes stop and its state is kept until it is resumed
 ('abx resume' or 'abx connect'). Pausing a paused sandbox succeeds.`,

@@ -48,13 +48,17 @@ type forwardResult struct {
 	URL       string `json:"url"`
 }
 
+// portForwardNames are the names of `abx port-forward`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var portForwardNames = cmdutil.Names{"port-forward"}
+
 // NewCmdPortForward builds `abx port-forward`.
 func NewCmdPortForward(f *cmdutil.Factory, runF func(context.Context, *PortForwardOptions) error) *cobra.Command {
 	opts := &PortForwardOptions{Printer: f.Printer, Sandboxes: f.Sandboxes,
 		Transport: func() http.RoundTripper { return f.HTTPClient().Transport },
 		Redact:    func(s string) string { return f.IO.Secrets.Redact(s) }}
 	cmd := &cobra.Command{
-		Use:   "port-forward ID [LOCAL:]REMOTE...",
+		Use:   portForwardNames.Use("ID [LOCAL:]REMOTE..."),
 		Short: "Serve ports of a sandbox on this machine",
 		Long: `Listen on LOCAL (on 127.0.0.1) for each [LOCAL:]REMOTE and forward every request to port
 REMOTE of the sandbox, through the gateway with the provider's URL rule and headers:

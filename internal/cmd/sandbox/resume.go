@@ -24,12 +24,16 @@ type ResumeOptions struct {
 	Timeout time.Duration
 }
 
+// resumeNames are the names of `abx resume`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var resumeNames = cmdutil.Names{"resume"}
+
 // NewCmdResume builds `abx resume`.
 func NewCmdResume(f *cmdutil.Factory, runF func(context.Context, *ResumeOptions) error) *cobra.Command {
 	opts := &ResumeOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	var timeout string
 	cmd := &cobra.Command{
-		Use:   "resume ID [--timeout D]",
+		Use:   resumeNames.Use("ID [--timeout D]"),
 		Short: "Resume a paused sandbox",
 		Long: `Resume a paused sandbox. A paused sandbox keeps no deadline, so resuming sets one:
 --timeout from now (default 5m), whatever it had before the pause; the note on stderr

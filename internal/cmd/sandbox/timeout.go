@@ -22,11 +22,15 @@ type TimeoutOptions struct {
 	Timeout time.Duration
 }
 
+// timeoutNames are the names of `abx timeout`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var timeoutNames = cmdutil.Names{"timeout"}
+
 // NewCmdTimeout builds `abx timeout`.
 func NewCmdTimeout(f *cmdutil.Factory, runF func(context.Context, *TimeoutOptions) error) *cobra.Command {
 	opts := &TimeoutOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes}
 	cmd := &cobra.Command{
-		Use:   "timeout ID DURATION",
+		Use:   timeoutNames.Use("ID DURATION"),
 		Short: "Set how long a sandbox has left to live",
 		Long: `Set a sandbox's deadline to DURATION from now. This overwrites the deadline, so it can
 shorten it as well as extend it. DURATION takes Go syntax (90s, 5m, 2h) or plain

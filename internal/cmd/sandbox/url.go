@@ -26,11 +26,15 @@ type urlResult struct {
 	URL       string `json:"url"`
 }
 
+// urlNames are the names of `abx url`, declared once: its command takes
+// them, and its group's Verbs lists them.
+var urlNames = cmdutil.Names{"url"}
+
 // NewCmdURL builds `abx url`.
 func NewCmdURL(f *cmdutil.Factory, runF func(context.Context, *URLOptions) error) *cobra.Command {
 	opts := &URLOptions{Printer: f.Printer, Sandboxes: f.Sandboxes}
 	cmd := &cobra.Command{
-		Use:   "url ID PORT",
+		Use:   urlNames.Use("ID PORT"),
 		Short: "Print the public URL of a port of a sandbox",
 		Long: `Print the URL at which PORT of a sandbox is reached through the gateway. It is computed
 from the configuration (domain, protocol, base URL) without any request.`,
