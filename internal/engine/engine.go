@@ -1,10 +1,12 @@
 // Package engine is abx's local engine: E2B's HTTP API served on loopback
 // for the configured provider, so that every E2B SDK and tool reaches the
-// provider's sandboxes through abx (docs/engine.md). The control plane is
-// translated into the provider's calls; the data plane is forwarded to the
-// sandbox's ports by the provider's URL rule. Local clients know only the
-// engine's token: the provider's API key and the sandboxes' access tokens
-// stay inside abx. It knows no cobra.
+// provider's sandboxes through abx (docs/engine.md): one of abx's three
+// doors over the sandbox operations (internal/sandboxes). The control
+// plane is translated into the operations; the data plane is forwarded to
+// the sandbox's ports by the provider's URL rule, to the endpoints the
+// operations hand out. Local clients know only the engine's token: the
+// provider's API key and the sandboxes' access tokens stay inside abx. It
+// links no command-line library.
 package engine
 
 import (

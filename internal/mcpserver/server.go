@@ -1,8 +1,9 @@
 // Package mcpserver is `abx mcp serve`'s server: the provider's sandboxes
-// as Model Context Protocol tools, over abx's own layers (the provider
-// client, internal/remoteproc, the envd client). It knows nothing of the
-// command line: the command gives it the provider and the envd clients as
-// the Factory makes them, and a transport to serve on (docs/mcp.md).
+// as Model Context Protocol tools, one of abx's three doors over the
+// sandbox operations (internal/sandboxes), with internal/remoteproc for
+// the commands it runs. It knows nothing of the command line, and links
+// none of it: the command gives it the operations and a transport to
+// serve on (docs/mcp.md).
 package mcpserver
 
 import (
