@@ -50,8 +50,8 @@ one() {
 		echo "$start $end" | awk '{printf "%.2f\n", $2 - $1}' >> "$work/$1.times"
 	else
 		echo failed >> "$work/$1.times"
-		echo "bench/testsuite.sh: a run at $1 failed; its last lines:" >&2
-		tail -5 "$work/$1.log" >&2
+		echo "bench/testsuite.sh: a run at $1 failed:" >&2
+		grep -E -- '^(--- FAIL|    --- FAIL|FAIL|panic:)' "$work/$1.log" | head -20 >&2 || tail -5 "$work/$1.log" >&2
 	fi
 }
 for _ in $(seq "$N"); do
