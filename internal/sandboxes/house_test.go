@@ -89,7 +89,9 @@ func TestCapabilitiesAreCheckedByTheOperationsOnly(t *testing.T) {
 	})
 	allowed := []string{module + "internal/sandboxes", module + "internal/provider"}
 	for _, p := range pkgs {
-		if p.Standard || !strings.HasPrefix(p.ImportPath, module) || slices.Contains(allowed, p.ImportPath) {
+		// Only a package that links the provider's can hold a descriptor.
+		if p.Standard || !strings.HasPrefix(p.ImportPath, module) || slices.Contains(allowed, p.ImportPath) ||
+			!slices.Contains(p.Deps, module+"internal/provider") {
 			continue
 		}
 		var files []*ast.File
