@@ -5,12 +5,10 @@ package process
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/creack/pty"
 
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
-	"github.com/abx-dev/abx/internal/emulator/faultproxy"
 )
 
 // A terminal session's stream is cut every 2 s while its command runs
@@ -18,10 +16,7 @@ import (
 // with the command's 7.
 func TestTerminalSurvivesCuts(t *testing.T) {
 	t.Parallel()
-	s := newSandbox(t, "0.2.10")
-	p := s.behind(t)
-	p.Add(faultproxy.Rule{Path: startRPC, Fault: faultproxy.CutAfter(2 * time.Second)})
-	p.Add(faultproxy.Rule{Path: connectRPC, Fault: faultproxy.CutAfter(2 * time.Second)})
+	s := cutTwice(t)
 	master, slave, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)
