@@ -185,7 +185,8 @@ func TestPsAttachInteractiveSurvivesCuts(t *testing.T) {
 	s := newSandbox(t, "0.2.10")
 	pid := s.backgroundShown(t, counting)
 	p := s.behind(t)
-	p.Add(faultproxy.Rule{Path: connectRPC, Times: 1, Fault: faultproxy.CutAfter(2 * time.Second)})
+	// Two cuts; the third stream sees the end.
+	p.Add(faultproxy.Rule{Path: connectRPC, Times: 2, Fault: faultproxy.CutAfter(2 * time.Second)})
 	f, out := cmdtest.NewFactory(false, s.env, "")
 	err := start(t, func() error {
 		return runPsAttach(t.Context(), &PsAttachOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes, ID: s.id, PID: pid})
