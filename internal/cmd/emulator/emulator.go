@@ -14,6 +14,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/localserver"
 )
 
@@ -58,7 +59,7 @@ func (o *ServeOptions) addFlags(c *cobra.Command, getenv func(string) string, st
 	}
 	fl.StringVar(&o.Isolation, "isolation", isolation, "auto, namespaces (required) or none: whether each sandbox's processes get a view of their own (default from $"+isolationEnv+")")
 	fl.StringVar(&o.Addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0 picks a free one)")
-	fl.StringSliceVar(&o.Templates, "templates", []string{"base", "code-interpreter"}, "templates sandboxes can be created from (code-interpreter* ones get the interpreter)")
+	fl.StringSliceVar(&o.Templates, "templates", manager.DefaultTemplates, "templates sandboxes can be created from (code-interpreter* ones get the interpreter)")
 	fl.StringVar(&o.StateDir, "state-dir", "", stateDirHelp)
 	fl.Float64Var(&o.TimeScale, "time-scale", 1, "for tests: run the sandboxes' clock this many times faster (30 makes a 30s timeout pass in 1s)")
 }

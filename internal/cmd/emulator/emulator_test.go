@@ -11,10 +11,11 @@ import (
 
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/output"
 )
 
-var defaults = ServeOptions{Addr: "127.0.0.1:0", Templates: []string{"base", "code-interpreter"}, TimeScale: 1, Isolation: "auto"}
+var defaults = ServeOptions{Addr: "127.0.0.1:0", Templates: manager.DefaultTemplates, TimeScale: 1, Isolation: "auto"}
 
 func TestNewCmdStart(t *testing.T) {
 	t.Parallel()

@@ -280,8 +280,8 @@ def result_event(data, main):
     event = {"type": "result"}
     for mime, field in FIELDS:
         value = data.pop(mime, None)
-        if field == "text" and value and value.startswith("'") and value.endswith("'"):
-            value = value[1:-1]  # the code interpreter strips one pair of quotes
+        if field == "text" and value and value[0] in "'\"" and value[-1] == value[0]:
+            value = value[1:-1]  # the code interpreter strips one pair of quotes, ' or "
         if value is not None:
             event[field] = value
     event["extra"] = data

@@ -212,8 +212,19 @@ func TestVariablesPersistAndExecutionsCount(t *testing.T) {
 	if extra, ok := res["extra"].(map[string]any); !ok || len(extra) != 0 {
 		t.Fatalf("extra: %v", res)
 	}
-	if res := find(f.run(code("'hello'")), "result"); res.str("text") != "hello" {
-		t.Fatalf("one pair of quotes is stripped: %v", res)
+	// The server strips one pair of ' or " from the text, which is the
+	// value's repr(): IPython quotes a string with " when it holds a '.
+	for src, want := range map[string]string{
+		`'hello'`:         "hello",
+		`"it's"`:          "it's",
+		`'say "hi"'`:      `say "hi"`,
+		`'both \' and "'`: `both \' and "`,
+		`["a"]`:           "['a']",
+		`"'"`:             "'",
+	} {
+		if res := find(f.run(code(src)), "result"); res.str("text") != want {
+			t.Fatalf("%s: text %q, want %q: one pair of quotes is stripped", src, res.str("text"), want)
+		}
 	}
 	if got := f.run(code("None")); find(got, "result") != nil {
 		t.Fatalf("None has no result: %v", got)

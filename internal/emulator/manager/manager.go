@@ -31,10 +31,16 @@ const (
 const ResourceKey = "e2b.agents.kruise.io/sandbox-resource"
 
 // Options configure the fake.
+// DefaultTemplates are the templates an emulator serves unless told
+// otherwise: the names the official SDKs create with when given none
+// (base; code-interpreter-v1 for the code interpreter's SDKs) and abx's own
+// short name for a sandbox with a code interpreter.
+var DefaultTemplates = []string{"base", "code-interpreter", "code-interpreter-v1"}
+
 type Options struct {
 	// APIKey is the one key accepted in X-API-Key.
 	APIKey string
-	// Templates that can be created; empty means base and code-interpreter.
+	// Templates that can be created; empty means DefaultTemplates.
 	Templates []string
 	// Domain is reported as each sandbox's domain.
 	Domain string
@@ -104,7 +110,7 @@ type event struct {
 // New returns a fake with no sandboxes.
 func New(opts Options) *Server {
 	if len(opts.Templates) == 0 {
-		opts.Templates = []string{"base", "code-interpreter"}
+		opts.Templates = DefaultTemplates
 	}
 	if opts.EnvdVersion == "" {
 		opts.EnvdVersion = "0.2.10"

@@ -77,7 +77,7 @@ func TestQuirks(t *testing.T) {
 		{"v2 connect under /kruise/api too", "POST", "/kruise/api/v2/sandboxes/anything/connect", "{}", 405, "Method Not Allowed"},
 		{"timeout floor", "POST", "/sandboxes", `{"templateID":"base","timeout":29}`, 400, "timeout should between 30 and 2592000"},
 		{"timeout ceiling", "POST", "/sandboxes", `{"templateID":"base","timeout":2592001}`, 400, "timeout should between 30 and 2592000"},
-		{"unknown template", "POST", "/sandboxes", `{"templateID":"nope"}`, 400, "Template or Checkpoint not found (this server's templates: base, code-interpreter)"},
+		{"unknown template", "POST", "/sandboxes", `{"templateID":"nope"}`, 400, "Template or Checkpoint not found (this server's templates: base, code-interpreter, code-interpreter-v1)"},
 		{"reserved metadata", "POST", "/sandboxes", `{"templateID":"base","metadata":{"agents.kruise.io/x":"1"}}`, 400, "Forbidden metadata key"},
 		{"undecodable body is 500 code 0", "POST", "/sandboxes", `{`, 500, `"code":0`},
 		{"limit 0", "GET", "/v2/sandboxes?limit=0", "", 400, "Invalid limit: 0, must be between 1 and 100"},

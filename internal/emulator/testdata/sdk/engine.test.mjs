@@ -176,11 +176,12 @@ await step('kill', async () => {
 })
 
 let code
-await step('CodeInterpreter.create', async () => {
-  code = await CodeSandbox.create('code-interpreter', { metadata: tag })
+await step('CodeInterpreter.create with the default template (code-interpreter-v1)', async () => {
+  code = await CodeSandbox.create({ metadata: tag })
 })
 await step('runCode: value, stdout, error', async () => {
   equal((await code.runCode('6 * 7')).text, '42', 'value')
+  equal((await code.runCode('"it\'s"')).text, "it's", 'a string quoted with " loses its quotes')
   equal((await code.runCode('print("p")')).logs.stdout.join(''), 'p\n', 'stdout')
   equal((await code.runCode('1/0')).error.name, 'ZeroDivisionError', 'error')
 })
