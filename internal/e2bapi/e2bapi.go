@@ -58,8 +58,9 @@ type Sandbox struct {
 	State              string            `json:"state"`
 }
 
-// FormatTime writes a time as the API does: RFC 3339, UTC.
-func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+// FormatTime writes a time as the API does: RFC 3339 with its fraction of
+// a second (Go's encoding of a time.Time, which the servers use), UTC.
+func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // Time reads a time of the API; anything else ("<unknown>") is the zero
 // time, which abx shows as unknown.

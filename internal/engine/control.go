@@ -2,12 +2,9 @@ package engine
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -28,7 +25,7 @@ func (e *Engine) routes() {
 	m.HandleFunc("GET /sandboxes/{id}", e.get)
 	m.HandleFunc("DELETE /sandboxes/{id}", e.ending(e.svc.Kill))
 	m.HandleFunc("POST /sandboxes/{id}/timeout", e.setTimeout)
-	m.HandleFunc("POST /sandboxes/{id}/pause", e.ending(e.svc.Pause))
+	m.HandleFunc("POST /sandboxes/{id}/pause", e.pause)
 	m.HandleFunc("POST /sandboxes/{id}/resume", e.resume)
 	m.HandleFunc("POST /sandboxes/{id}/connect", e.connect)
 	m.HandleFunc("POST /v2/sandboxes/{id}/connect", e.connect)
@@ -152,9 +149,9 @@ func (e *Engine) get(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, e.sandbox(s))
 }
 
-// ending serves kill and pause: the operation (which forgets what was
-// kept of the sandbox's ports: its address or tokens may change), then
-// 204.
+// ending serves kill: the operation (which forgets what was kept of the
+// sandbox's ports), then 204; a sandbox that is not there is 404, as
+// E2B's API answers a second kill.
 func (e *Engine) ending(do func(ctx context.Context, id string) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := do(r.Context(), r.PathValue("id")); err != nil {
@@ -177,12 +174,50 @@ func (e *Engine) setTimeout(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// pause answers as E2B's API does: 409 for a sandbox already paused,
+// which the SDKs turn into false. sandbox-manager pauses a paused sandbox
+// again and says nothing; the engine reads the state first.
+func (e *Engine) pause(w http.ResponseWriter, r *http.Request) {
+	if err := e.svc.Check(provider.SandboxPause); err != nil {
+		e.fail(w, err) // before the read, which needs another capability
+		return
+	}
+	id := r.PathValue("id")
+	s, err := e.svc.Get(r.Context(), id)
+	switch {
+	case err != nil:
+		e.fail(w, err)
+		return
+	case s.State == provider.StatePaused:
+		e.writeError(w, http.StatusConflict, abxerr.New(abxerr.Rejected, "sandbox %s is already paused", id))
+		return
+	}
+	if err := e.svc.Pause(r.Context(), id); err != nil {
+		e.fail(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// resume answers as E2B's API does: 409 for a sandbox that is not
+// paused, then the sandbox it resumed.
 func (e *Engine) resume(w http.ResponseWriter, r *http.Request) {
+	if err := e.svc.Check(provider.SandboxPause); err != nil {
+		e.fail(w, err)
+		return
+	}
 	timeout, ok := e.readTimeout(w, r)
 	if !ok {
 		return
 	}
 	id := r.PathValue("id")
+	if s, err := e.svc.Get(r.Context(), id); err != nil {
+		e.fail(w, err)
+		return
+	} else if s.State != provider.StatePaused {
+		e.writeError(w, http.StatusConflict, abxerr.New(abxerr.Rejected, "sandbox %s is already running", id))
+		return
+	}
 	if err := e.svc.Resume(r.Context(), id, timeout); err != nil {
 		e.fail(w, err)
 		return
@@ -210,61 +245,4 @@ func (e *Engine) connect(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusCreated
 	}
 	writeJSON(w, status, e.sandbox(&c.Sandbox))
-}
-
-// list serves both list routes: metadata and state filters, and pages of
-// limit items with an opaque x-next-token.
-func (e *Engine) list(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	opts := provider.ListOptions{Metadata: map[string]string{}}
-	for _, raw := range q["metadata"] {
-		// The SDKs send metadata=k1%3Dv1%26k2%3Dv2: a query of its own.
-		pairs, err := url.ParseQuery(raw)
-		if err != nil {
-			e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid metadata filter %q", raw))
-			return
-		}
-		for k, vs := range pairs {
-			opts.Metadata[k] = vs[len(vs)-1]
-		}
-	}
-	for _, s := range q["state"] {
-		opts.States = append(opts.States, strings.Split(s, ",")...)
-	}
-	if r.URL.Path == "/sandboxes" && len(opts.States) == 0 {
-		opts.States = []string{"running"} // the v1 list shows running sandboxes
-	}
-	all, err := e.svc.List(r.Context(), opts)
-	if err != nil {
-		e.fail(w, err)
-		return
-	}
-	start, limit := 0, len(all)
-	if t := q.Get("nextToken"); t != "" {
-		b, decodeErr := base64.RawURLEncoding.DecodeString(t)
-		var err error
-		if start, err = strconv.Atoi(string(b)); decodeErr != nil || err != nil || start < 0 || start > len(all) {
-			e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid nextToken"))
-			return
-		}
-	}
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 {
-			e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "invalid limit %q", l))
-			return
-		}
-		limit = n
-	}
-	end := min(start+limit, len(all))
-	out := make([]e2bapi.Sandbox, 0, end-start)
-	for i := start; i < end; i++ {
-		d := e.sandbox(&all[i])
-		d.EnvdAccessToken, d.TrafficAccessToken = "", "" // not part of a listed sandbox
-		out = append(out, d)
-	}
-	if end < len(all) {
-		w.Header().Set("X-Next-Token", base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end))))
-	}
-	writeJSON(w, http.StatusOK, out)
 }

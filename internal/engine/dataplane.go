@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/abx-dev/abx/internal/abxerr"
+
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/httpclient"
 	"github.com/abx-dev/abx/internal/loopback"
@@ -27,6 +29,13 @@ func (e *Engine) forward(w http.ResponseWriter, r *http.Request) {
 	id, port, _ := dataPlaneTarget(r, e.domain)
 	fw, err := e.forwarderFor(r, id, port)
 	if err != nil {
+		if c := abxerr.From(err).Code; c == abxerr.NotFound || c == abxerr.Paused {
+			// As E2B's proxy answers for a sandbox it has no running route
+			// to: the SDKs read a 502 as "not running" (isRunning is
+			// false), not as a failure.
+			e.writeError(w, http.StatusBadGateway, err)
+			return
+		}
 		e.fail(w, err)
 		return
 	}

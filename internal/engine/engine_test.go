@@ -156,7 +156,7 @@ func TestOfficialSDKsThroughTheEngine(t *testing.T) {
 	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain,
 		"SERVE_PORT="+strconv.Itoa(fakenet.FreePort(t)))
 	out, err := cmd.CombinedOutput()
-	sdktest.Steps(t, out, err, 18)
+	sdktest.Steps(t, out, err, 22)
 	for _, r := range fx.emu.Manager.Requests() {
 		if r.Header.Get("X-API-Key") != fx.emu.APIKey {
 			t.Errorf("a control-plane request without the provider's key: %s %s", r.Method, r.Path)

@@ -57,7 +57,7 @@ func TestOfficialSDKsThroughTheEngineOverTheNativeProtocol(t *testing.T) {
 		"ABX_ALICLOUD_CONTAINER_DOMAIN=abx.test", "ABX_ALICLOUD_CONTAINER_PROTOCOL=native",
 		"HTTPS_PROXY="+proxy.URL, "SSL_CERT_FILE="+ca, "SERVE_PORT="+strconv.Itoa(port), "SERVE_PUBLIC=1")
 	out, err := cmd.CombinedOutput()
-	sdktest.Steps(t, out, err, 18)
+	sdktest.Steps(t, out, err, 22)
 
 	// Everything went through the proxy, by the native names.
 	var api, envd, served bool

@@ -59,17 +59,18 @@ func runPsAttach(ctx context.Context, opts *PsAttachOptions) error {
 	noteDiscarded(ctx, opts, c)
 	out := newSink(opts.Printer, false)
 	x, err := remoteproc.Attach(ctx, c, opts.PID, out)
+	if e := abxerr.From(err); e != nil && e.Code == abxerr.NotFound {
+		// envd knows no such process (a sandbox gone is said below).
+		cp := *e
+		cp.Message = fmt.Sprintf("no running process %d in sandbox %s", opts.PID, opts.ID)
+		cp.Hint = "it may have ended already; run 'abx ps " + opts.ID + "'"
+		return &cp
+	}
 	note, err := sandboxEnded(ctx, opts.Sandboxes, opts.ID, x, err)
 	if note != "" {
 		opts.Printer.Note("%s", note)
 	}
 	if err != nil {
-		if e := abxerr.From(err); e.Code == abxerr.NotFound {
-			cp := *e
-			cp.Message = fmt.Sprintf("no running process %d in sandbox %s", opts.PID, opts.ID)
-			cp.Hint = "it may have ended already; run 'abx ps " + opts.ID + "'"
-			return &cp
-		}
 		return cutHint(err, opts.ID)
 	}
 	if err := out.ended(x); err != nil {

@@ -413,7 +413,7 @@ func (h *processService) Start(ctx context.Context, req *connect.Request[pb.Star
 		Start: &pb.ProcessEvent_StartEvent{Pid: p.pid}}}}); err != nil {
 		return err
 	}
-	return forward(ctx, events, keepaliveOf(req.Header()), func(ev *pb.ProcessEvent) error { return stream.Send(&pb.StartResponse{Event: ev}) })
+	return forward(ctx, events, keepaliveOf(req.Header()), h.s.isClosed, func(ev *pb.ProcessEvent) error { return stream.Send(&pb.StartResponse{Event: ev}) })
 }
 
 func (h *processService) Connect(ctx context.Context, req *connect.Request[pb.ConnectRequest], stream *connect.ServerStream[pb.ConnectResponse]) error {
@@ -427,7 +427,7 @@ func (h *processService) Connect(ctx context.Context, req *connect.Request[pb.Co
 		Start: &pb.ProcessEvent_StartEvent{Pid: p.pid}}}}); err != nil {
 		return err
 	}
-	return forward(ctx, events, keepaliveOf(req.Header()), func(ev *pb.ProcessEvent) error { return stream.Send(&pb.ConnectResponse{Event: ev}) })
+	return forward(ctx, events, keepaliveOf(req.Header()), h.s.isClosed, func(ev *pb.ProcessEvent) error { return stream.Send(&pb.ConnectResponse{Event: ev}) })
 }
 
 // forward sends events until the end; a client that goes away only
@@ -445,8 +445,10 @@ func keepaliveOf(h http.Header) time.Duration {
 }
 
 // forward sends the process's events as they come, and a keepalive event
-// whenever none came for the interval, as envd does.
-func forward(ctx context.Context, events chan *pb.ProcessEvent, keepalive time.Duration, send func(*pb.ProcessEvent) error) error {
+// whenever none came for the interval, as envd does. A process that ended
+// because its sandbox was killed (gone) has no end event: envd went with
+// the sandbox, and its clients see the connection drop, as a cluster's do.
+func forward(ctx context.Context, events chan *pb.ProcessEvent, keepalive time.Duration, gone func() bool, send func(*pb.ProcessEvent) error) error {
 	tick := time.NewTicker(keepalive)
 	defer tick.Stop()
 	for {
@@ -456,6 +458,9 @@ func forward(ctx context.Context, events chan *pb.ProcessEvent, keepalive time.D
 				return err
 			}
 		case ev := <-events:
+			if ev.GetEnd() != nil && gone() {
+				panic(http.ErrAbortHandler) // the server closes the connection, and says nothing
+			}
 			if err := send(ev); err != nil {
 				return err
 			}

@@ -36,6 +36,41 @@ await step('list with a metadata filter, over two pages', async () => {
   equal(ids.join(','), [sbx.sandboxId, other.sandboxId].sort().join(','), 'ids')
   await other.kill()
 })
+await step('list: newest first by default, in order across pages, by start time and template', async () => {
+  const own = { suite: 'engine-order', run: String(process.pid) }
+  const a = await Sandbox.create('base', { metadata: own })
+  const since = new Date()
+  await new Promise((r) => setTimeout(r, 20))
+  const b = await Sandbox.create('base', { metadata: own })
+  const c = await Sandbox.create('code-interpreter', { metadata: own })
+  const ids = async (opts) => {
+    const pager = Sandbox.list({ ...opts, query: { metadata: own, ...(opts.query || {}) } })
+    const got = []
+    while (pager.hasNext) got.push(...(await pager.nextItems()).map((s) => s.sandboxId))
+    return got.join(',')
+  }
+  equal(await ids({}), [c, b, a].map((s) => s.sandboxId).join(','), 'default order')
+  equal(await ids({ order: 'asc', limit: 1 }), [a, b, c].map((s) => s.sandboxId).join(','), 'ascending, a page each')
+  equal(await ids({ order: 'desc', limit: 2 }), [c, b, a].map((s) => s.sandboxId).join(','), 'descending, two a page')
+  equal(await ids({ query: { startedAfter: since } }), [c, b].map((s) => s.sandboxId).join(','), 'startedAfter')
+  equal(await ids({ query: { template: 'code-interpreter' } }), c.sandboxId, 'template')
+  for (const s of [a, b, c]) await s.kill()
+})
+await step('files: several files in one write', async () => {
+  const infos = await sbx.files.write([
+    { path: '/home/user/many/one.txt', data: 'one' },
+    { path: '/home/user/many/two.txt', data: 'two' },
+  ])
+  equal(infos.map((i) => i.path).sort().join(','), '/home/user/many/one.txt,/home/user/many/two.txt', 'written')
+  equal(await sbx.files.read('/home/user/many/two.txt'), 'two', 'two')
+})
+await step('files: a directory\'s mode is its permission bits', async () => {
+  await sbx.files.makeDir('/home/user/modes')
+  await sbx.commands.run('chmod 750 /home/user/modes')
+  const info = await sbx.files.getInfo('/home/user/modes')
+  equal(info.type, 'dir', 'type')
+  equal(info.mode, 0o750, 'mode')
+})
 await step('setTimeout', async () => {
   await sbx.setTimeout(600_000)
 })
@@ -163,11 +198,21 @@ await step('getHost: a server started in the sandbox answers through the engine,
   await sbx.commands.kill(server.pid)
 })
 await step('pause, isRunning, connect resumes', async () => {
-  await sbx.pause()
+  equal(await sbx.pause(), true, 'the first pause')
+  equal(await sbx.pause(), false, 'a second pause (E2B answers 409)')
   expect(!(await sbx.isRunning()), 'running after pause')
   equal((await Sandbox.getMetrics(sbx.sandboxId)).length, 0, 'samples of a paused sandbox')
   const again = await Sandbox.connect(sbx.sandboxId)
   equal((await again.commands.run('echo back')).stdout, 'back\n', 'after connect')
+})
+await step('a sandbox killed under a running command: the command fails, isRunning is false', async () => {
+  const victim = await Sandbox.create('base', { metadata: tag })
+  const running = victim.commands.run('sleep 60').then(() => new Error('the command ended'), (e) => e)
+  await new Promise((r) => setTimeout(r, 500))
+  await victim.kill()
+  const got = await running
+  expect(!(got instanceof CommandExitError) && got.message !== 'the command ended', `the command ended with ${got}`)
+  equal(await victim.isRunning(), false, 'isRunning after the kill')
 })
 await step('kill', async () => {
   await sbx.kill()
