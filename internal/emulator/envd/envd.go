@@ -65,6 +65,9 @@ type Server struct {
 	// meter keeps the last CPU sample, for /metrics.
 	meter cpuMeter
 
+	// watchers are the polling watches (CreateWatcher).
+	watchers watchers
+
 	log reqlog.Log
 }
 
@@ -129,6 +132,7 @@ func (s *Server) Close() {
 	if b != nil {
 		b.Kill()
 	}
+	s.watchers.closeAll()
 	s.procs.killAll()
 	s.procs.wait(5 * time.Second)
 	if s.view.root != nil {

@@ -23,8 +23,8 @@ import (
 )
 
 // filesystemService implements envd's Filesystem service on the sandbox
-// directory: WatchDir is in watch.go; the polling watcher calls
-// (CreateWatcher and the rest) are not offered.
+// directory: WatchDir is in watch.go, the polling watcher (CreateWatcher
+// and the rest) in watchers.go.
 type filesystemService struct {
 	filesystemconnect.UnimplementedFilesystemHandler
 	s *Server

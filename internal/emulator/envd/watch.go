@@ -80,30 +80,43 @@ func (h *filesystemService) WatchDir(ctx context.Context, req *connect.Request[p
 			if !ok {
 				return connect.NewError(connect.CodeInternal, errors.New("watcher event channel closed"))
 			}
-			name, ok := w.name(ev)
-			if !ok {
-				continue
-			}
-			if recursive && ev.Op.Has(fsnotify.Create) {
-				// A new directory is watched too, before its creation is
-				// told, so that a client that saw it sees what is made in
-				// it; what was made before the watch was in place is not
-				// told, as with inotifywait -r.
-				if err := w.addTree(path.Join(l.path, name)); err != nil {
-					return err
-				}
-			}
-			for _, k := range eventKinds {
-				if !ev.Op.Has(k.op) {
-					continue
-				}
-				if err := send(name, k.typ); err != nil {
+			if err := w.told(ev, recursive, func(name string, typ pb.EventType) error {
+				if err := send(name, typ); err != nil {
 					return err
 				}
 				tick.Reset(keepalive)
+				return nil
+			}); err != nil {
+				return err
 			}
 		}
 	}
+}
+
+// told hands emit each change one fsnotify event carries, in envd's order
+// of kinds, named relative to the watched directory; an event of nothing
+// the sandbox sees is none. With recursive, a new directory is watched
+// too, before its creation is told, so that a client that saw it sees
+// what is made in it; what was made before the watch was in place is not
+// told, as with inotifywait -r.
+func (w *watch) told(ev fsnotify.Event, recursive bool, emit func(name string, typ pb.EventType) error) error {
+	name, ok := w.name(ev)
+	if !ok {
+		return nil
+	}
+	if recursive && ev.Op.Has(fsnotify.Create) {
+		if err := w.addTree(path.Join(w.root, name)); err != nil {
+			return err
+		}
+	}
+	for _, k := range eventKinds {
+		if ev.Op.Has(k.op) {
+			if err := emit(name, k.typ); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // sandboxPoll is how often a watch looks whether its sandbox was killed.
