@@ -21,6 +21,8 @@ import ast
 import base64
 import builtins
 import codecs
+import importlib.abc
+import importlib.util
 import inspect
 import io
 import json
@@ -267,6 +269,8 @@ def mimebundle(obj):
             value = call_formatter(method)
             if value is not None:
                 data[mime] = value
+    if "image/png" not in data and is_figure(obj):
+        data["image/png"] = figure_png(obj)  # as IPython's inline backend formats a Figure
     if "text/plain" not in data:
         data["text/plain"] = repr(obj)
     for mime in BINARY:
@@ -305,6 +309,98 @@ def no_input(prompt=""):
         "raw_input was called, but this frontend does not support input requests."
     )
 
+
+# matplotlib, as the code interpreter's IPython shows it (its inline
+# backend): plt.show() displays every open figure as a PNG result and
+# closes it, and so does the end of a cell for the figures still open; a
+# Figure as a cell's value is its PNG. The backend is set in this process
+# when user code imports matplotlib (not by MPLBACKEND, which its
+# subprocesses would inherit without the module), and is this driver's.
+
+INLINE = "abx_inline"
+INLINE_BACKEND = "module://" + INLINE
+
+
+def is_figure(obj):
+    cls = type(obj)
+    return cls.__name__ == "Figure" and cls.__module__.startswith("matplotlib.")
+
+
+def figure_png(fig):
+    buf = io.BytesIO()
+    fig.canvas.print_figure(buf, format="png", bbox_inches="tight")
+    return buf.getvalue()
+
+
+def show_figures(*args, **kwargs):
+    """The backend's show(): each open figure displayed, then closed."""
+    from matplotlib._pylab_helpers import Gcf
+
+    managers = Gcf.get_all_fig_managers()
+    try:
+        for manager in managers:
+            display(manager.canvas.figure)
+    finally:
+        for manager in managers:
+            Gcf.destroy(manager)
+
+
+def flush_figures():
+    """What the inline backend does as a cell ends."""
+    if "matplotlib.pyplot" not in sys.modules:
+        return
+    import matplotlib
+
+    if matplotlib.rcParams.get("backend") == INLINE_BACKEND:
+        show_figures()
+
+
+class InlineLoader(importlib.abc.Loader):
+    """Makes the backend module, from matplotlib's own Agg canvas."""
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        from matplotlib.backend_bases import FigureManagerBase
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        module.FigureCanvas = FigureCanvasAgg
+        module.FigureManager = FigureManagerBase
+        module.show = show_figures
+
+
+class AfterLoad(importlib.abc.Loader):
+    """A loader that sets the backend once matplotlib is loaded."""
+
+    def __init__(self, loader):
+        self.loader = loader
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+        module.rcParams["backend"] = INLINE_BACKEND
+
+
+class MatplotlibHook(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == INLINE:
+            return importlib.util.spec_from_loader(name, InlineLoader())
+        if name != "matplotlib":
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None and spec.loader is not None:
+                spec.loader = AfterLoad(spec.loader)
+                return spec
+        return None
+
+
+sys.meta_path.insert(0, MatplotlibHook())
 
 builtins.display = display
 builtins.input = no_input
@@ -476,6 +572,7 @@ def run_cell(code, count):
             if value is not None:
                 USER.__dict__["_"] = value
                 emit(result_event(mimebundle(value), True))
+        flush_figures()
         STDOUT.flush()
         STDERR.flush()
     except BaseException as exc:  # KeyboardInterrupt and SystemExit too, as IPython
