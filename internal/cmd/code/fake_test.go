@@ -109,8 +109,8 @@ func TestFakeContexts(t *testing.T) {
 		}
 		return streams.Out.String()
 	}
-	if names := strings.Fields(list(output.Name)); len(names) != 2 || !slices.Contains(names, cx) {
-		t.Errorf("list -o name: %q, want the default context and %s, bare", names, cx)
+	if names := strings.Fields(list(output.Name)); len(names) != 3 || !slices.Contains(names, cx) {
+		t.Errorf("list -o name: %q, want the default contexts (python, javascript) and %s, bare", names, cx)
 	}
 	var contexts []codeinterp.Context
 	if out := list(output.JSON); json.Unmarshal([]byte(out), &contexts) != nil ||

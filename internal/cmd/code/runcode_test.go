@@ -288,4 +288,15 @@ func TestErrorText(t *testing.T) {
 	if got := errorText(e, false); got != "Traceback (most recent call last):\n  File \"x\"\nKeyError: 'x'\n" {
 		t.Errorf("traceback without the last line: %q", got)
 	}
+	// The JavaScript kernel's stack, its lines joined with nothing by the
+	// server: a line a frame again.
+	js := &codeinterp.ExecError{Name: "ReferenceError", Value: "nope is not defined",
+		Traceback: "ReferenceError: nope is not defined    at evalmachine.<anonymous>:1:1    at Script.runInThisContext (node:vm:137:12)"}
+	if got := errorText(js, false); got != "ReferenceError: nope is not defined\n    at evalmachine.<anonymous>:1:1\n    at Script.runInThisContext (node:vm:137:12)\n" {
+		t.Errorf("a JavaScript stack: %q", got)
+	}
+	// The Bash kernel names no error; its value is the cell's status.
+	if got := errorText(&codeinterp.ExecError{Value: "2"}, false); got != "exit status 2\n" {
+		t.Errorf("a Bash status: %q", got)
+	}
 }

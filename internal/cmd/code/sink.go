@@ -151,15 +151,20 @@ func (g execution) Result() any { return g.x }
 // errorText is how a raised error reads on stderr: IPython's traceback
 // (which ends with "Name: value"), colours kept only for a terminal.
 func errorText(e *codeinterp.ExecError, color bool) string {
-	// The server joins IPython's traceback chunks with nothing, which glues
-	// the opening rule and the header to the lines after them; put the line
-	// breaks back.
+	// The server joins a kernel's traceback chunks with nothing, which glues
+	// IPython's opening rule and header to the lines after them, and a
+	// JavaScript stack's lines to each other; put the line breaks back.
 	tb := tracebackRule().ReplaceAllString(e.Traceback, "$1\n$2")
 	tb = tracebackHeader().ReplaceAllString(tb, "$1\n$2")
+	tb = stackFrame().ReplaceAllString(tb, "$1\n$2")
 	if !color {
 		tb = output.StripANSI(tb)
 	}
 	last := e.Name + ": " + e.Value
+	if e.Name == "" {
+		// The Bash kernel names no error: its value is the cell's status.
+		last = "exit status " + e.Value
+	}
 	if !strings.Contains(output.StripANSI(tb), last) {
 		tb = strings.TrimRight(tb, "\n")
 		if tb != "" {
@@ -178,6 +183,10 @@ var (
 	})
 	tracebackRule = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^((?:\x1b\[[0-9;]*m)*-{20,}(?:\x1b\[[0-9;]*m)*)([^\n])`)
+	})
+	// stackFrame is where a JavaScript stack's next frame begins.
+	stackFrame = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`([^\n])(    at )`)
 	})
 )
 

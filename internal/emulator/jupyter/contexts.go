@@ -87,8 +87,12 @@ func (s *Server) kernel(cx *codeContext) (*kernel, error) {
 	if cx.k != nil && !cx.k.isEnded() {
 		return cx.k, nil
 	}
+	argv, ok := s.argv(cx.language)
+	if !ok {
+		return nil, errors.New(noKernel(cx.language))
+	}
 	k, err := startKernel(func(extra []*os.File) (*exec.Cmd, error) {
-		return s.opts.Command(cx.path, []string{s.opts.Python, "-u", "-c", driver}, extra)
+		return s.opts.Command(cx.path, argv, extra)
 	})
 	if errors.Is(err, errCwd) {
 		return nil, err
@@ -115,6 +119,10 @@ func kernelError(w http.ResponseWriter, id string, err error) {
 func (s *Server) add(cx *codeContext) *codeContext {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.addLocked(cx)
+}
+
+func (s *Server) addLocked(cx *codeContext) *codeContext {
 	if s.closed {
 		cx.gone = true
 	}
@@ -129,14 +137,28 @@ func (s *Server) lookup(id string) *codeContext {
 	return s.byID[id]
 }
 
-func (s *Server) defaultContext() *codeContext {
+// defaultContext is the default context of language, made on first use:
+// the one code given only a language runs in.
+func (s *Server) defaultContext(language string) *codeContext {
+	s.mu.Lock()
+	cx := s.defaults[language]
+	s.mu.Unlock()
+	if cx != nil {
+		return cx
+	}
+	cx = newContext(language, "")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.python
+	if had := s.defaults[language]; had != nil {
+		return had // made meanwhile
+	}
+	s.defaults[language] = s.addLocked(cx)
+	return cx
 }
 
-// remove forgets a context. The default one is replaced at once, so that
-// there always is a python context to list and to run code in.
+// remove forgets a context. The default python one is replaced at once, so
+// that there always is a python context to list and to run code in; the
+// default of another language is made again on its next use.
 func (s *Server) remove(cx *codeContext) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -147,10 +169,11 @@ func (s *Server) remove(cx *codeContext) {
 			break
 		}
 	}
-	if s.python == cx {
-		s.python = newContext("python", "")
-		s.contexts = append(s.contexts, s.python)
-		s.byID[s.python.id] = s.python
+	if s.defaults[cx.language] == cx {
+		delete(s.defaults, cx.language)
+		if cx.language == "python" {
+			s.defaults["python"] = s.addLocked(newContext("python", ""))
+		}
 	}
 }
 
@@ -169,7 +192,7 @@ func normalize(language string) string {
 }
 
 func noKernel(language string) string {
-	return "Failed to create context: no " + language + " kernel in the emulator"
+	return "Failed to create context: no " + language + " kernel in the emulator (it has python, javascript, typescript and bash)"
 }
 
 type contextJSON struct {
@@ -192,7 +215,7 @@ func (s *Server) createContext(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	language := normalize(req.Language)
-	if language != "python" {
+	if _, ok := s.argv(language); !ok {
 		writeText(w, http.StatusInternalServerError, noKernel(language))
 		return
 	}

@@ -77,19 +77,19 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 	var cx *codeContext
 	switch {
 	case req.Language != "":
-		// The default context of a language; python is the only one here.
-		if language := normalize(req.Language); language != "python" {
+		language := normalize(req.Language)
+		if _, ok := s.argv(language); !ok {
 			writeText(w, http.StatusInternalServerError, noKernel(language))
 			return
 		}
-		cx = s.defaultContext()
+		cx = s.defaultContext(language)
 	case req.ContextID != "":
 		if cx = s.lookup(req.ContextID); cx == nil {
 			writeText(w, http.StatusNotFound, "Context "+req.ContextID+" not found")
 			return
 		}
 	default:
-		cx = s.defaultContext()
+		cx = s.defaultContext("python")
 	}
 	if _, err := s.kernel(cx); err != nil {
 		kernelError(w, cx.id, err)

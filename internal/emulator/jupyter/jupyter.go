@@ -7,8 +7,9 @@
 // an IPython kernel closely enough for clients: persistent variables,
 // execution counts, results through the display protocol, coloured
 // tracebacks, and output that streams as the code runs. Like the real
-// server, it lets the code run on when the client goes away. Python is the
-// only language.
+// server, it lets the code run on when the client goes away. JavaScript
+// (and TypeScript, on the same kernel) and Bash kernels imitate the
+// template's ijavascript and bash_kernel (driver.js, driver_bash.py).
 package jupyter
 
 import (
@@ -35,8 +36,10 @@ type Options struct {
 	// not a directory a kernel can run in. Nil runs argv on this machine,
 	// dir a path of it, with this process's environment.
 	Command func(dir string, argv []string, extra []*os.File) (*exec.Cmd, error)
-	// Python is the interpreter kernels run (default python3, from PATH).
-	Python string
+	// Python is the interpreter the python and bash kernels run (default
+	// python3), Node the JavaScript kernel's (default node), each from the
+	// sandbox's PATH.
+	Python, Node string
 	// Keepalive is the interval of keepalive lines in /execute (default 5s).
 	Keepalive time.Duration
 	// BodyIdle bounds each read of a request's body (default 60s, abx's
@@ -57,7 +60,7 @@ type Server struct {
 	mu       sync.Mutex
 	contexts []*codeContext // in creation order
 	byID     map[string]*codeContext
-	python   *codeContext // the default context
+	defaults map[string]*codeContext // the default context of each language used
 	closed   bool
 
 	log reqlog.Log
@@ -72,14 +75,19 @@ func New(opts Options) *Server {
 	if opts.Python == "" {
 		opts.Python = "python3"
 	}
+	if opts.Node == "" {
+		opts.Node = "node"
+	}
 	if opts.Keepalive <= 0 {
 		opts.Keepalive = 5 * time.Second
 	}
 	if opts.BodyIdle <= 0 {
 		opts.BodyIdle = 60 * time.Second
 	}
-	s := &Server{opts: opts, mux: http.NewServeMux(), byID: map[string]*codeContext{}}
-	s.python = s.add(newContext("python", ""))
+	s := &Server{opts: opts, mux: http.NewServeMux(), byID: map[string]*codeContext{}, defaults: map[string]*codeContext{}}
+	// The real server starts a default python and javascript context.
+	s.defaultContext("python")
+	s.defaultContext("javascript")
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, "OK") })
 	s.mux.HandleFunc("POST /execute", s.execute)
 	s.mux.HandleFunc("POST /contexts", s.createContext)

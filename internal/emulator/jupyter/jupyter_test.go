@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -369,10 +370,10 @@ func TestRequestErrors(t *testing.T) {
 	}{
 		{"POST", "/execute", `{"code":"1","context_id":"a","language":"python"}`, 400, "Only one of context_id or language can be provided"},
 		{"POST", "/execute", `{"code":"1","context_id":"nope"}`, 404, "Context nope not found"},
-		{"POST", "/execute", `{"code":"1","language":"js"}`, 500, "Failed to create context: no javascript kernel in the emulator"},
+		{"POST", "/execute", `{"code":"1","language":"java"}`, 500, "Failed to create context: no java kernel in the emulator (it has python, javascript, typescript and bash)"},
 		{"POST", "/contexts/nope/restart", ``, 404, "Context nope not found"},
 		{"DELETE", "/contexts/nope", ``, 404, "Context nope not found"},
-		{"POST", "/contexts", `{"language":"r"}`, 500, "Failed to create context: no r kernel in the emulator"},
+		{"POST", "/contexts", `{"language":"r"}`, 500, "Failed to create context: no r kernel in the emulator (it has python, javascript, typescript and bash)"},
 		{"POST", "/contexts", `{"cwd":"no/such/dir"}`, 500, "Failed to set working directory"},
 		{"POST", "/contexts", `{"cwd":"/no/such/dir"}`, 500, "Failed to set working directory"},
 		{"GET", "/nothing", ``, 404, `{"detail":"Not Found"}`},
@@ -403,9 +404,16 @@ func TestContexts(t *testing.T) {
 		}
 		return out
 	}
+	// The default python and javascript contexts are listed before use, as
+	// the real server starts them.
 	before := list()
-	if len(before) != 1 {
-		t.Fatalf("the default context is listed before use: %v", before)
+	langs := []string{}
+	for _, v := range before {
+		langs = append(langs, v)
+	}
+	slices.Sort(langs)
+	if !slices.Equal(langs, []string{"javascript /home/user", "python /home/user"}) {
+		t.Fatalf("the default contexts: %v", before)
 	}
 	cwd := find(f.run(code("import os; os.getcwd()")), "result")
 	if cwd.str("text") != f.cwd {
@@ -417,12 +425,12 @@ func TestContexts(t *testing.T) {
 		t.Fatalf("cwd: %v", cwd)
 	}
 	after := list()
-	if len(after) != 2 || after[id] != "python proj" {
+	if len(after) != 3 || after[id] != "python proj" {
 		t.Fatalf("list: %v", after)
 	}
 	for k, v := range before {
-		if after[k] != v || v != "python /home/user" {
-			t.Fatalf("default context: %v then %v", before, after)
+		if after[k] != v {
+			t.Fatalf("default contexts: %v then %v", before, after)
 		}
 	}
 

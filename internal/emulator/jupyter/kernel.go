@@ -4,7 +4,6 @@ package jupyter
 
 import (
 	"bufio"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,9 +15,6 @@ import (
 	"syscall"
 	"time"
 )
-
-//go:embed driver.py
-var driver string
 
 const (
 	// startTimeout bounds how long a kernel may take to say it is ready.
