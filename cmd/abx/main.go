@@ -5,11 +5,10 @@ import (
 	"os"
 
 	"github.com/abx-dev/abx/internal/cmd/root"
-	"github.com/abx-dev/abx/internal/emulator/jail"
 )
 
 func main() {
-	// abx started as the emulator's sandbox init never gets further.
-	jail.Init()
+	// abx started as an emulated sandbox's init never gets here: package
+	// boxinit takes the process over as it is initialised.
 	os.Exit(root.Main())
 }

@@ -29,7 +29,6 @@ import (
 // The scripts in testdata/script are user stories: real command lines run
 // against the real binary and a fake sandbox-manager started per script.
 func TestMain(m *testing.M) {
-	jail.Init() // the emulator's sandbox processes start this binary
 	commands := map[string]func(){
 		"abx": func() { os.Exit(root.Main()) },
 		"jq":  func() { os.Exit(jqMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },

@@ -9,7 +9,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/abx-dev/abx/internal/emulator/envd"
 	"github.com/abx-dev/abx/internal/emulator/jupyter"
 	"github.com/abx-dev/abx/internal/emulator/manager"
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 	envdclient "github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/loopback"
 )
@@ -116,8 +116,8 @@ func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 			// Its kernels run as envd's processes do: the same view, the
 			// same user, the same environment.
 			b.jupyter = jupyter.New(jupyter.Options{
-				Command: func(dir string, argv []string, extra []*os.File) (*exec.Cmd, error) {
-					return e.Command(envd.User, dir, argv, nil, extra)
+				Command: func(dir string, argv []string) (*spawn.Cmd, error) {
+					return e.Command(envd.User, dir, argv, nil)
 				},
 			})
 		}

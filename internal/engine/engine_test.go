@@ -21,7 +21,6 @@ import (
 	"github.com/abx-dev/abx/internal/cmd/root"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator"
-	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/sdktest"
 	"github.com/abx-dev/abx/internal/engine"
 	"github.com/abx-dev/abx/internal/fakenet"
@@ -31,7 +30,6 @@ import (
 // The emulator's sandbox processes start this test binary as their init.
 // Under the name abx it is the command line (sdktest.SelfAsABX).
 func TestMain(m *testing.M) {
-	jail.Init()
 	if filepath.Base(os.Args[0]) == "abx" {
 		os.Exit(root.Main())
 	}

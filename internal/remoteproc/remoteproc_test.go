@@ -1,8 +1,10 @@
 package remoteproc
 
 import (
+	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/abx-dev/abx/internal/envd"
 )
@@ -72,6 +74,35 @@ func TestShownLeavesOtherProcessesAlone(t *testing.T) {
 	} {
 		if got := Shown(p); !reflect.DeepEqual(got, p) {
 			t.Errorf("%q became %q", append([]string{p.Cmd}, p.Args...), append([]string{got.Cmd}, got.Args...))
+		}
+	}
+}
+
+// envd may report its kill at --timeout's deadline as the command's end
+// before the stream ends: that is the timeout, and only a SIGKILL after
+// the deadline is.
+func TestAKillAtTheDeadlineIsTheTimeout(t *testing.T) {
+	killed := &Exit{Code: 137, Status: "signal: killed"}
+	passed, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+	defer cancel()
+	ahead, cancel2 := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel2()
+	spec := Spec{Timeout: time.Second}
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		spec Spec
+		x    *Exit
+		want bool
+	}{
+		{"killed after the deadline", passed, spec, killed, true},
+		{"killed before the deadline", ahead, spec, killed, false},
+		{"ended by itself after it", passed, spec, &Exit{Code: 1, Status: "exit status 1"}, false},
+		{"terminated after it", passed, spec, &Exit{Code: 143, Status: "signal: terminated"}, false},
+		{"no --timeout", passed, Spec{}, killed, false},
+	} {
+		if got := killedByDeadline(c.ctx, c.spec, c.x); got != c.want {
+			t.Errorf("%s: killedByDeadline = %v, want %v", c.name, got, c.want)
 		}
 	}
 }

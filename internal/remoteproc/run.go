@@ -113,10 +113,25 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 	if err := impossible(x); err != nil {
 		return nil, err
 	}
+	if killedByDeadline(streamCtx, spec, x) {
+		// envd killed it at the deadline and said so before the stream
+		// ended: the same --timeout as when the deadline ends the stream.
+		return nil, abxerr.New(abxerr.Timeout, "the command did not finish within %s and was killed", spec.Timeout)
+	}
 	if interrupted {
 		return x, abxerr.New(abxerr.Interrupted, "interrupted: the command ended with %s", end.Status)
 	}
 	return x, nil
+}
+
+// killedByDeadline tells envd's kill at --timeout's deadline from a
+// command's own end: SIGKILL, once the deadline has passed (envd's
+// deadline is counted from when the request arrived, so it is never
+// earlier than abx's).
+func killedByDeadline(ctx context.Context, spec Spec, x *Exit) bool {
+	deadline, ok := ctx.Deadline()
+	return spec.Timeout > 0 && ok && !time.Now().Before(deadline) &&
+		x.Code == abxerr.SignalStatus(int(syscall.SIGKILL))
 }
 
 // StopWait is how long abx waits for a command's end after the first

@@ -7,12 +7,10 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
-	"github.com/abx-dev/abx/internal/emulator/jail"
 )
 
 // The emulator's sandbox processes start this test binary as their init.
 func TestMain(m *testing.M) {
-	jail.Init()
 	cmdtest.RaiseParallel()
 	os.Exit(m.Run())
 }

@@ -7,14 +7,12 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
-	"github.com/abx-dev/abx/internal/emulator/jail"
 )
 
 // The emulator's sandbox processes start this test binary as their init.
 // The tests wait on sandbox processes far more than they compute: they run
 // side by side.
 func TestMain(m *testing.M) {
-	jail.Init()
 	cmdtest.RaiseParallel()
 	os.Exit(m.Run())
 }

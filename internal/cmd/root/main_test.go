@@ -6,14 +6,12 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
-	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
 )
 
 // These tests wait on fake servers, child processes and deadlines far more
 // than they compute: run them side by side.
 func TestMain(m *testing.M) {
-	jail.Init() // the test cluster's sandbox processes start this binary
 	cmdtest.RaiseParallel()
 	// The stalled-stream cases wait out an idle bound of testIdle rather
 	// than the shortest a user may set.

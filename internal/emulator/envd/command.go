@@ -18,22 +18,23 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 )
 
 // Command makes (without starting it) the command argv, run as user in
 // the sandbox directory dir ("" is the user's home) with the sandbox's
-// environment and env, inheriting extra as descriptors 3, 4, .... When
-// isolated it runs in the sandbox's view; otherwise on this machine, in
-// the sandbox's directories. Its process leads a process group of its
-// own. The code interpreter starts its kernels with it.
-func (s *Server) Command(user, dir string, argv []string, env map[string]string, extra []*os.File) (*exec.Cmd, error) {
-	return s.command(user, dir, argv, env, extra, false)
+// environment and env. When isolated it runs in the sandbox's box, forked
+// by its init; otherwise on this machine, in the sandbox's directories.
+// Its process leads a session of its own. The code interpreter starts
+// its kernels with it.
+func (s *Server) Command(user, dir string, argv []string, env map[string]string) (*spawn.Cmd, error) {
+	return s.command(user, dir, argv, env, false)
 }
 
 // command is Command; with tty, the process starts on a terminal: the
 // caller sets its standard streams to a pty's slave end (openPTY), which
 // becomes the controlling terminal of the session the process leads.
-func (s *Server) command(user, dir string, argv []string, env map[string]string, extra []*os.File, tty bool) (*exec.Cmd, error) {
+func (s *Server) command(user, dir string, argv []string, env map[string]string, tty bool) (*spawn.Cmd, error) {
 	user, err := checkUser(user)
 	if err != nil {
 		return nil, err
@@ -56,21 +57,17 @@ func (s *Server) command(user, dir string, argv []string, env map[string]string,
 		}
 		cmd := exec.Command(name, argv[1:]...)
 		cmd.Args[0] = argv[0]
-		cmd.Dir, cmd.Env, cmd.ExtraFiles = l.host, procEnv, extra
+		cmd.Dir, cmd.Env = l.host, procEnv
 		// Its own session: not the emulator's terminal, but its own pty's
 		// (descriptor 0 of the child) where it has one.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: tty, Ctty: 0}
-		return cmd, nil
+		return spawn.New(spawn.Host(cmd)), nil
 	}
 	b, err := s.box()
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInternal, err)
 	}
-	cmd, err := b.Command(jail.Spec{Root: user == Root, Dir: l.path, Args: argv, Tty: tty}, procEnv, extra)
-	if err != nil {
-		return nil, connect.NewError(connect.CodeInternal, err)
-	}
-	return cmd, nil
+	return b.Command(jail.Spec{Root: user == Root, Dir: l.path, Args: argv, Env: procEnv, Tty: tty}), nil
 }
 
 // Boot starts the sandbox's box in the background, as a real sandbox
@@ -111,24 +108,6 @@ func (s *Server) box() (*jail.Box, error) {
 	}
 	s.jail, s.jailAt = b, started
 	return b, nil
-}
-
-// sandboxPID is the pid a started process has in its sandbox: in the box,
-// or on this machine for a sandbox without one.
-func (s *Server) sandboxPID(cmd *exec.Cmd) uint32 {
-	s.boxMu.Lock()
-	b := s.jail
-	s.boxMu.Unlock()
-	if b == nil {
-		return uint32(cmd.Process.Pid)
-	}
-	pid, err := b.PID(cmd.Process.Pid)
-	if err != nil || pid == 0 {
-		// It never started in the box (its relay ends with the reason):
-		// the relay's pid stands for it until then.
-		return uint32(cmd.Process.Pid)
-	}
-	return uint32(pid)
 }
 
 // processEnv is the environment of a user's processes: envd's defaults,

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 	"github.com/abx-dev/abx/internal/envd"
 	pb "github.com/abx-dev/abx/internal/envd/gen/process"
 	"github.com/abx-dev/abx/internal/envd/gen/process/processconnect"
@@ -40,7 +40,7 @@ type proc struct {
 	pid   uint32
 	tag   string
 	cfg   *pb.ProcessConfig
-	cmd   *exec.Cmd
+	cmd   *spawn.Cmd
 	stdin io.WriteCloser
 
 	stdout, stderr io.Reader
@@ -116,7 +116,7 @@ func (ps *processes) start(req *pb.StartRequest, user string) (*proc, error) {
 		}
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("error starting process: %w", notFound))
 	}
-	cmd, err := s.command(user, cfg.GetCwd(), append([]string{name}, args...), cfg.GetEnvs(), nil, tty != nil)
+	cmd, err := s.command(user, cfg.GetCwd(), append([]string{name}, args...), cfg.GetEnvs(), tty != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func (ps *processes) start(req *pb.StartRequest, user string) (*proc, error) {
 
 // add puts a started process in the table, by its pid in the sandbox.
 func (ps *processes) add(p *proc) {
-	p.pid = ps.s.sandboxPID(p.cmd)
+	p.pid = uint32(p.cmd.Process.Pid())
 	ps.mu.Lock()
 	ps.byID[p.pid] = p
 	ps.live[p] = true
@@ -242,16 +242,10 @@ func (p *proc) run(ps *processes) {
 	// process's, which no signal meant for this one must reach. (0.2.10
 	// keeps no end event after exit either.)
 	ps.forget(p)
-	end := &pb.ProcessEvent_EndEvent{ExitCode: 0, Exited: true, Status: "exit status 0"}
-	if st := p.cmd.ProcessState; st != nil {
-		end.Status = st.String()
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			end.ExitCode, end.Exited = -1, false
-		} else {
-			end.ExitCode = int32(st.ExitCode())
-		}
-	}
-	if err != nil && p.cmd.ProcessState == nil {
+	ws := p.cmd.Status
+	end := &pb.ProcessEvent_EndEvent{ExitCode: int32(ws.ExitStatus()), Exited: !ws.Signaled(), Status: spawn.StatusString(ws)}
+	var exit *spawn.ExitError
+	if err != nil && !errors.As(err, &exit) {
 		msg := err.Error()
 		end.Error = &msg
 	}
@@ -283,7 +277,7 @@ func (ps *processes) killGroup(p *proc) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.byID[p.pid] == p {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.cmd.Process.SignalGroup(syscall.SIGKILL)
 	}
 }
 
@@ -333,15 +327,19 @@ func (ps *processes) wait(limit time.Duration) {
 // processes lead: each is started in a session of its own, and a command
 // may put its children in process groups of their own (abx's exec does),
 // which a signal to the leader's group would miss. Pausing a sandbox
-// stops all of it, as freezing a real one does.
+// stops all of it, as freezing a real one does. (A sandbox with a box
+// freezes and kills the box instead: its pids are the box's, which the
+// scan of this machine's sessions must not take for its own.)
 func (ps *processes) signalAll(sig syscall.Signal) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	sessions := map[int]bool{}
 	for _, p := range ps.byID {
-		pid := p.cmd.Process.Pid
-		sessions[pid] = true
-		_ = syscall.Kill(-pid, sig)
+		p.cmd.Process.SignalGroup(sig)
+		sessions[p.cmd.Process.Pid()] = true
+	}
+	if ps.s.opts.Isolated {
+		return
 	}
 	for _, pid := range sessionMembers(sessions) {
 		_ = syscall.Kill(pid, sig)

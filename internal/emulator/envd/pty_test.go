@@ -20,6 +20,8 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/abx-dev/abx/internal/emulator/jail/jailtest"
+	"github.com/abx-dev/abx/internal/emulator/spawn"
+	client "github.com/abx-dev/abx/internal/envd"
 	pb "github.com/abx-dev/abx/internal/envd/gen/process"
 	"github.com/abx-dev/abx/internal/envd/gen/process/processconnect"
 )
@@ -386,5 +388,38 @@ func TestTerminalStdinCannotBeClosed(t *testing.T) {
 	sh.write(t, "abc\r\x04")
 	if end := sh.waitEnd(t); end.GetExitCode() != 0 || !strings.Contains(sh.output(), "abc\r\n") {
 		t.Errorf("^D: end %v, output %q", end, sh.output())
+	}
+}
+
+// An emulator started with SIGINT ignored and signals blocked (a script's
+// `abx emulator start &`, nohup, a CI runner) starts a sandbox's
+// processes with neither, with or without a box: Ctrl-C on a terminal
+// still interrupts its job.
+func TestSandboxTerminalUnderInheritedSignals(t *testing.T) {
+	t.Parallel()
+	jailtest.Rerun(t, "^(TestSandboxTerminal|TestTerminalWithoutIsolation|TestSandboxProcessesStartWithDefaultSignals)$")
+}
+
+// A sandbox's process starts with every signal's default disposition and
+// none blocked, as under a real init, in a box or not.
+func TestSandboxProcessesStartWithDefaultSignals(t *testing.T) {
+	t.Parallel()
+	if jailtest.IsRerun() && !spawn.InheritsSignals() {
+		t.Fatal("started with signals ignored and blocked, yet a child of this process would not inherit them")
+	}
+	for _, isolated := range []bool{false, true} {
+		t.Run(fmt.Sprintf("isolated=%v", isolated), func(t *testing.T) {
+			t.Parallel()
+			var c *client.Client
+			if isolated {
+				c, _ = startIsolated(t, "user")
+			} else {
+				c, _, _ = start(t, "0.2.10", "user")
+			}
+			out, end, err := run(t, c, "grep -E '^Sig(Blk|Ign):' /proc/self/status")
+			if err != nil || end.ExitCode != 0 || out != "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n" {
+				t.Errorf("%v, %v:\n%s", err, end, out)
+			}
+		})
 	}
 }

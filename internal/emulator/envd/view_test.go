@@ -14,15 +14,9 @@ import (
 
 	"connectrpc.com/connect"
 
-	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/jail/jailtest"
 	client "github.com/abx-dev/abx/internal/envd"
 )
-
-func TestMain(m *testing.M) {
-	jail.Init()
-	os.Exit(m.Run())
-}
 
 // startIsolated serves an envd whose processes run in the sandbox's view,
 // with the state directory (two sandboxes' parent) hidden, and returns a

@@ -34,3 +34,14 @@ func BenchmarkBox(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCommand is a further command of a running box, to its end:
+// the init's fork of it in a user namespace of its own, and its exec.
+func BenchmarkCommand(b *testing.B) {
+	bx := newBoxWith(b, true)
+	for b.Loop() {
+		if err := bx.command(b, false, "true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

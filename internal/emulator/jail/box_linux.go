@@ -15,6 +15,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/abx-dev/abx/internal/emulator/jail/boxinit"
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 )
 
 // Box is a sandbox's processes: an init that is PID 1 of a PID namespace
@@ -85,7 +88,13 @@ func StartBox(spec BoxSpec) (*Box, error) {
 	}
 	// In the environment, not argv: the spec names paths, which argv would
 	// show every user of the machine.
-	cmd.Env = []string{specEnv + "=" + string(js)}
+	cmd.Env = []string{boxinit.SpecEnv + "=" + string(js)}
+	if spawn.InheritsSignals() {
+		// Signals this process was started with ignored or blocked would
+		// pass to the init and on to every command: the trampoline
+		// starts the init without them.
+		cmd.Path, cmd.Args, cmd.Env = boxinit.ExecArgs(selfExe, cmd.Args, cmd.Env)
+	}
 	err = cmd.Start()
 	_ = lifeR.Close()
 	_ = readyW.Close()
@@ -131,43 +140,119 @@ func (b *Box) startError(status string) error {
 	return errors.New(strings.TrimPrefix(msg, InitName+": "))
 }
 
-// Command makes (without starting it) the relay of a command to run in
-// the box, with env, inheriting extra as descriptors 3, 4, .... The
-// caller sets its standard streams and starts it, as any exec.Cmd; PID
-// then says the command's pid in the box.
-func (b *Box) Command(spec Spec, env []string, extra []*os.File) (*exec.Cmd, error) {
-	if len(spec.Args) == 0 {
+// Command makes (without starting it) a command to run in the box, as
+// spec says; Start of the Cmd returned starts it with the Cmd's streams.
+func (b *Box) Command(spec Spec) *spawn.Cmd {
+	return spawn.New(func(files []*os.File, endGroup bool) (spawn.Process, error) {
+		spec.EndGroup = endGroup
+		p, err := b.Start(spec, files)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	})
+}
+
+// Start starts a command in the box with files as its descriptors (0, 1
+// and 2, then 3, 4, ...), of which the command gets copies: the caller
+// closes its own after. The command runs until it ends, or until the
+// Process is dropped by Kill, which ends its group.
+func (b *Box) Start(spec Spec, files []*os.File) (*Process, error) {
+	if len(spec.Args) == 0 || len(files) < 3 {
 		return nil, errors.New("jail: no command")
 	}
-	spec.Socket, spec.Env, spec.ExtraFiles = b.spec.Socket, env, len(extra)
-	js, err := json.Marshal(spec)
+	nc, c, err := b.dial(startWait)
 	if err != nil {
 		return nil, err
 	}
-	cmd := &exec.Cmd{Path: selfExe, Args: []string{RunName}, ExtraFiles: extra}
-	cmd.Env = []string{specEnv + "=" + string(js)}
-	// Its own session, as the command's in the box: a signal to the
-	// relay's group reaches the relay, which passes it on.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	return cmd, nil
+	if err := c.Send(boxinit.Message{Op: boxinit.OpSpec, Spec: &spec}, files...); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("the sandbox's init: %w", err)
+	}
+	m, fs, err := c.Recv()
+	boxinit.CloseFiles(fs)
+	switch {
+	case err != nil:
+		c.Close()
+		return nil, errors.New("the sandbox's init has ended")
+	case m.Op == boxinit.OpExit && m.Error != "":
+		c.Close()
+		return nil, errors.New(m.Error)
+	case m.Op != boxinit.OpPID:
+		c.Close()
+		return nil, fmt.Errorf("the sandbox's init answered %q", m.Op)
+	}
+	_ = nc.SetDeadline(time.Time{}) // the command runs as long as it runs
+	p := &Process{pid: m.PID, c: c, done: make(chan struct{})}
+	go p.await()
+	return p, nil
 }
 
-// pidWait bounds the wait for a command's pid: the relay has connected
-// and the init started the command, or the command never started.
-const pidWait = 10 * time.Second
+// Process is a command the box's init runs, held by its connection.
+type Process struct {
+	pid  int
+	c    *boxinit.Conn
+	done chan struct{} // closed when its end is known
+	ws   syscall.WaitStatus
+}
 
-// PID is the pid in the box of the command whose relay has pid relay on
-// this machine, once the init has started it.
-func (b *Box) PID(relay int) (int, error) {
-	m, err := b.ask(message{Op: opPIDOf, PID: relay}, pidWait)
+// Pid is the command's pid in the box.
+func (p *Process) Pid() int { return p.pid }
+
+// Signal sends sig to the command; os.ErrProcessDone once it has ended.
+// The init signals only a command it has not reaped: no other process
+// that took its pid is reached.
+func (p *Process) Signal(sig syscall.Signal) error { return p.signal(sig, false) }
+
+// SignalGroup sends sig to the command's process group, and to the
+// command, until it is reaped.
+func (p *Process) SignalGroup(sig syscall.Signal) { _ = p.signal(sig, true) }
+
+func (p *Process) signal(sig syscall.Signal, group bool) error {
+	select {
+	case <-p.done:
+		return os.ErrProcessDone
+	default:
+	}
+	err := p.c.Send(boxinit.Message{Op: boxinit.OpSignal, Signal: int(sig), Group: group})
 	if err != nil {
-		return 0, err
+		select {
+		case <-p.done:
+			return os.ErrProcessDone
+		default:
+		}
 	}
-	if m.Error != "" {
-		return 0, errors.New(m.Error)
-	}
-	return m.PID, nil
+	return err
 }
+
+// Wait waits for the command's end. A box that ends first ends it as
+// killed, as it was.
+func (p *Process) Wait() (syscall.WaitStatus, error) {
+	<-p.done
+	return p.ws, nil
+}
+
+// await reads the init's word on the command's end, then lets the
+// connection go.
+func (p *Process) await() {
+	p.ws = syscall.WaitStatus(syscall.SIGKILL)
+	for {
+		m, fs, err := p.c.Recv()
+		boxinit.CloseFiles(fs)
+		if err != nil {
+			break
+		}
+		if m.Op == boxinit.OpExit && m.Status != nil {
+			p.ws = syscall.WaitStatus(*m.Status)
+			break
+		}
+	}
+	p.c.Close()
+	close(p.done)
+}
+
+// askWait bounds a control message's answer.
+const askWait = 10 * time.Second
 
 // Freeze stops every process of the box at once, as pausing a real
 // sandbox freezes it; Thaw lets them go on.
@@ -175,7 +260,7 @@ func (b *Box) Freeze() error {
 	if b.cg != nil && b.cg.freeze(true) == nil {
 		return nil
 	}
-	_, err := b.ask(message{Op: opStop}, pidWait)
+	_, err := b.ask(boxinit.Message{Op: boxinit.OpStop}, askWait)
 	return err
 }
 
@@ -184,7 +269,7 @@ func (b *Box) Thaw() error {
 	if b.cg != nil && b.cg.frozen() {
 		return b.cg.freeze(false)
 	}
-	_, err := b.ask(message{Op: opCont}, pidWait)
+	_, err := b.ask(boxinit.Message{Op: boxinit.OpCont}, askWait)
 	return err
 }
 
@@ -224,20 +309,35 @@ func (b *Box) Kill() {
 }
 
 // ask sends the init one control message and reads its answer.
-func (b *Box) ask(m message, limit time.Duration) (message, error) {
+func (b *Box) ask(m boxinit.Message, limit time.Duration) (boxinit.Message, error) {
+	_, c, err := b.dial(limit)
+	if err != nil {
+		return boxinit.Message{}, err
+	}
+	defer c.Close()
+	if err := c.Send(m); err != nil {
+		return boxinit.Message{}, err
+	}
+	answer, files, err := c.Recv()
+	boxinit.CloseFiles(files)
+	return answer, err
+}
+
+// dial connects to the init's socket, within limit; the connection's
+// reads and writes are bounded by limit too, until the caller lifts it
+// (net.Conn.SetDeadline).
+func (b *Box) dial(limit time.Duration) (net.Conn, *boxinit.Conn, error) {
 	nc, err := net.DialTimeout("unixpacket", b.spec.Socket, limit)
 	if err != nil {
-		return message{}, fmt.Errorf("the sandbox's init: %w", err)
+		return nil, nil, fmt.Errorf("the sandbox's init: %w", err)
 	}
 	_ = nc.SetDeadline(time.Now().Add(limit))
-	c := &conn{c: nc.(*net.UnixConn)}
-	defer c.close()
-	if err := c.send(m); err != nil {
-		return message{}, err
+	c, err := boxinit.NewConn(nc.(*net.UnixConn))
+	if err != nil {
+		_ = nc.Close()
+		return nil, nil, err
 	}
-	answer, files, err := c.recv()
-	closeAll(files)
-	return answer, err
+	return nc, c, nil
 }
 
 // limitedBuffer keeps the first max bytes written to it.

@@ -4,6 +4,7 @@ package jail_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 )
 
 // detachers are the ways a process leaves the command that started it:
@@ -158,9 +160,9 @@ func TestFreezeStopsTheWholeBox(t *testing.T) {
 	}
 }
 
-// Signals reach the command through its relay, and a killed relay takes
-// its command's process group with it.
-func TestTheRelayStandsForTheCommand(t *testing.T) {
+// Signals reach the command and its group through the init, which tells
+// how the command ended; a signal after the end reaches no one.
+func TestTheInitHoldsTheCommandForTheEmulator(t *testing.T) {
 	t.Parallel()
 	b := newBox(t)
 	mark := marker(91)
@@ -171,23 +173,54 @@ func TestTheRelayStandsForTheCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the sleeper", 5*time.Second, func() bool { return len(sleepers(mark)) == 1 })
-	pid, err := b.b.PID(cmd.Process.Pid)
-	if err != nil || pid < 2 || pid > 100 {
-		t.Errorf("the command's pid in the box: %d, %v", pid, err)
+	if pid := cmd.Process.Pid(); pid < 2 || pid > 100 {
+		t.Errorf("the command's pid in the box: %d", pid)
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
-	err = cmd.Wait()
-	if cmd.ProcessState.ExitCode() != 3 || out.String() != "got TERM\n" {
+	err := cmd.Wait()
+	if cmd.Status.ExitStatus() != 3 || out.String() != "got TERM\n" {
 		t.Errorf("TERM: %v, %q", err, out.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); !errors.Is(err, os.ErrProcessDone) {
+		t.Errorf("a signal after the end: %v", err)
 	}
 
 	mark = marker(92)
-	cmd = b.command(t, false, "sleep "+mark)
+	cmd = b.command(t, false, "sleep "+mark+" & sleep "+mark+"; wait")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the sleeper", 5*time.Second, func() bool { return len(sleepers(mark)) == 1 })
-	_ = cmd.Process.Kill()
+	waitFor(t, "the sleepers", 5*time.Second, func() bool { return len(sleepers(mark)) == 2 })
+	cmd.Process.SignalGroup(syscall.SIGKILL)
 	_ = cmd.Wait()
-	waitFor(t, "the killed relay's command ended", 2*time.Second, func() bool { return len(sleepers(mark)) == 0 })
+	if !cmd.Status.Signaled() || cmd.Status.Signal() != syscall.SIGKILL {
+		t.Errorf("the group's KILL: %s", spawn.StatusString(cmd.Status))
+	}
+	waitFor(t, "the group's sleepers ended", 2*time.Second, func() bool { return len(sleepers(mark)) == 0 })
+}
+
+// A command started with EndGroup takes its process group with it when it
+// ends; one without leaves it running, as a shell's background job.
+func TestEndGroupEndsWhatTheCommandStarted(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	for _, endGroup := range []bool{false, true} {
+		mark := marker(94)
+		if endGroup {
+			mark = marker(95)
+		}
+		cmd := b.command(t, false, "sleep "+mark+" >/dev/null 2>&1 </dev/null & exit 0")
+		cmd.EndGroup = endGroup
+		if err := cmd.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if endGroup {
+			waitFor(t, "the group ended", 2*time.Second, func() bool { return len(sleepers(mark)) == 0 })
+			continue
+		}
+		time.Sleep(200 * time.Millisecond)
+		if len(sleepers(mark)) != 1 {
+			t.Errorf("without EndGroup the background sleep ended with the command")
+		}
+	}
 }

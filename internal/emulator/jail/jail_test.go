@@ -6,20 +6,14 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/jail/jailtest"
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 )
-
-func TestMain(m *testing.M) {
-	jail.Init()
-	os.Exit(m.Run())
-}
 
 // box is one sandbox's directories on this machine, and its box.
 type box struct {
@@ -60,13 +54,11 @@ func newBoxWith(t testing.TB, cgroups bool) *box {
 }
 
 // command makes a shell line's command in the box.
-func (b *box) command(t testing.TB, root bool, line string, extra ...*os.File) *exec.Cmd {
+func (b *box) command(t testing.TB, root bool, line string, extra ...*os.File) *spawn.Cmd {
 	t.Helper()
-	cmd, err := b.b.Command(jail.Spec{Root: root, Dir: "/home/user", Args: []string{"sh", "-c", line}},
-		[]string{"PATH=/usr/bin:/bin", "HOME=/home/user"}, extra)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd := b.b.Command(jail.Spec{Root: root, Dir: "/home/user", Args: []string{"sh", "-c", line},
+		Env: []string{"PATH=/usr/bin:/bin", "HOME=/home/user"}})
+	cmd.ExtraFiles = extra
 	return cmd
 }
 
@@ -80,10 +72,10 @@ func (b *box) run(t *testing.T, root bool, line string) (string, int) {
 	if err == nil {
 		err = cmd.Wait()
 	}
-	var exit *exec.ExitError
+	var exit *spawn.ExitError
 	switch {
 	case errors.As(err, &exit):
-		if ws := exit.Sys().(syscall.WaitStatus); ws.Signaled() {
+		if ws := exit.Status; ws.Signaled() {
 			return out.String(), 128 + int(ws.Signal())
 		}
 		return out.String(), exit.ExitCode()
@@ -178,18 +170,15 @@ func TestExtraFilesReachTheCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = r.Close() }()
-	cmd, err := b.b.Command(jail.Spec{Dir: "/tmp", Args: []string{"sh", "-c", "echo via3 >&3; pwd >&3"}},
-		[]string{"PATH=/usr/bin:/bin"}, []*os.File{w})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd := b.b.Command(jail.Spec{Dir: "/tmp", Args: []string{"sh", "-c", "echo via3 >&3; pwd >&3"}, Env: []string{"PATH=/usr/bin:/bin"}})
+	cmd.ExtraFiles = []*os.File{w}
 	err = cmd.Start()
 	_ = w.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := new(bytes.Buffer)
-	_, _ = got.ReadFrom(r) // EOF once the command is gone: the relay keeps no copy
+	_, _ = got.ReadFrom(r) // EOF once the command is gone: no one else keeps a copy
 	if err := cmd.Wait(); err != nil || got.String() != "via3\n/tmp\n" {
 		t.Fatalf("%v, %q", err, got.String())
 	}

@@ -3,21 +3,12 @@
 package jail
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
+	"syscall"
 	"time"
+
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 )
-
-func runBox(BoxSpec) int {
-	fmt.Fprintln(os.Stderr, InitName+":", ErrUnsupported)
-	return exitSetup
-}
-
-func relay(Spec) int {
-	fmt.Fprintln(os.Stderr, RunName+":", ErrUnsupported)
-	return exitSetup
-}
 
 // Box exists on Linux only.
 type Box struct{}
@@ -26,10 +17,27 @@ type Box struct{}
 func StartBox(BoxSpec) (*Box, error) { return nil, ErrUnsupported }
 
 // Command is never reached: no box starts here.
-func (*Box) Command(Spec, []string, []*os.File) (*exec.Cmd, error) { return nil, ErrUnsupported }
+func (*Box) Command(Spec) *spawn.Cmd {
+	return spawn.New(func([]*os.File, bool) (spawn.Process, error) { return nil, ErrUnsupported })
+}
 
-// PID is never reached.
-func (*Box) PID(int) (int, error) { return 0, ErrUnsupported }
+// Start is never reached.
+func (*Box) Start(Spec, []*os.File) (*Process, error) { return nil, ErrUnsupported }
+
+// Process exists on Linux only.
+type Process struct{}
+
+// Pid is never reached.
+func (*Process) Pid() int { return 0 }
+
+// Signal is never reached.
+func (*Process) Signal(syscall.Signal) error { return ErrUnsupported }
+
+// SignalGroup is never reached.
+func (*Process) SignalGroup(syscall.Signal) {}
+
+// Wait is never reached.
+func (*Process) Wait() (ws syscall.WaitStatus, err error) { return ws, ErrUnsupported }
 
 // OpenPTY is never reached.
 func (*Box) OpenPTY() (master, slave *os.File, err error) { return nil, nil, ErrUnsupported }

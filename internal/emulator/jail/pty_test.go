@@ -5,7 +5,6 @@ package jail_test
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/emulator/jail/jailtest"
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 )
 
 // terminal is a pty's master end and everything read from it.
@@ -98,11 +99,8 @@ func TestBoxRunsACommandOnATerminal(t *testing.T) {
 read a; stty size
 trap 'echo caught' INT; sh -c 'echo sleeping; exec sleep 30'; echo "after $?"
 read b; echo "got $b"; exit 3`
-	cmd, err := b.b.Command(jail.Spec{Dir: "/home/user", Args: []string{"bash", "-c", script}, Tty: true},
-		[]string{"PATH=/usr/bin:/bin", "HOME=/home/user"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd := b.b.Command(jail.Spec{Dir: "/home/user", Args: []string{"bash", "-c", script}, Tty: true,
+		Env: []string{"PATH=/usr/bin:/bin", "HOME=/home/user"}})
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -125,7 +123,7 @@ read b; echo "got $b"; exit 3`
 	tm.write(t, "one two\n")
 	tm.waitOutput(t, "got one two")
 	err = cmd.Wait()
-	var exit *exec.ExitError
+	var exit *spawn.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 3 {
 		t.Errorf("exit: %v", err)
 	}
@@ -136,5 +134,29 @@ read b; echo "got $b"; exit 3`
 		}
 	case <-time.After(10 * time.Second):
 		t.Error("the master did not end within 10 s of the command's")
+	}
+}
+
+// A box started by an emulator that was itself started with SIGINT
+// ignored and signals blocked (a script's `abx emulator start &`, a CI
+// runner) starts its commands as a real init does, with neither: Ctrl-C on
+// a terminal still interrupts.
+func TestBoxTerminalUnderInheritedSignals(t *testing.T) {
+	t.Parallel()
+	jailtest.Need(t)
+	jailtest.Rerun(t, "^(TestBoxRunsACommandOnATerminal|TestBoxCommandsStartWithDefaultSignals)$")
+}
+
+// A command of a box starts with every signal's default disposition and
+// none blocked, whatever the emulator was started with.
+func TestBoxCommandsStartWithDefaultSignals(t *testing.T) {
+	t.Parallel()
+	if jailtest.IsRerun() && !spawn.InheritsSignals() {
+		t.Fatal("started with signals ignored and blocked, yet a child of this process would not inherit them")
+	}
+	b := newBox(t)
+	out, code := b.run(t, false, "grep -E '^Sig(Blk|Ign):' /proc/self/status")
+	if code != 0 || out != "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n" {
+		t.Errorf("exit %d:\n%s", code, out)
 	}
 }

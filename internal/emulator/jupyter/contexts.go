@@ -8,10 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
+
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 )
 
 // A context's working directory follows the fake envd's path rule (real
@@ -91,9 +91,7 @@ func (s *Server) kernel(cx *codeContext) (*kernel, error) {
 	if !ok {
 		return nil, errors.New(noKernel(cx.language))
 	}
-	k, err := startKernel(func(extra []*os.File) (*exec.Cmd, error) {
-		return s.opts.Command(cx.path, argv, extra)
-	})
+	k, err := startKernel(func() (*spawn.Cmd, error) { return s.opts.Command(cx.path, argv) })
 	if errors.Is(err, errCwd) {
 		return nil, err
 	}

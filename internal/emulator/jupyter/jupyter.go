@@ -25,17 +25,18 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/emulator/reqlog"
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 	"github.com/abx-dev/abx/internal/loopback"
 )
 
 // Options configure a fake code interpreter.
 type Options struct {
 	// Command makes a kernel's command, not started: argv run in the
-	// sandbox directory dir (a context's cwd; "~" is the default), the
-	// kernel inheriting extra as descriptors 3, .... An error means dir is
-	// not a directory a kernel can run in. Nil runs argv on this machine,
-	// dir a path of it, with this process's environment.
-	Command func(dir string, argv []string, extra []*os.File) (*exec.Cmd, error)
+	// sandbox directory dir (a context's cwd; "~" is the default), leading
+	// a session of its own. An error means dir is not a directory a kernel
+	// can run in. Nil runs argv on this machine, dir a path of it, with
+	// this process's environment.
+	Command func(dir string, argv []string) (*spawn.Cmd, error)
 	// Python is the interpreter the python and bash kernels run (default
 	// python3), Node the JavaScript kernel's (default node), each from the
 	// sandbox's PATH.
@@ -170,7 +171,7 @@ func invalid(w http.ResponseWriter, err error) {
 
 // hostCommand is the Command of a server with no sandbox: paths of this
 // machine, "~" the user's home, the interpreter behind a shim.
-func hostCommand(dir string, argv []string, extra []*os.File) (*exec.Cmd, error) {
+func hostCommand(dir string, argv []string) (*spawn.Cmd, error) {
 	var err error
 	switch dir {
 	case "~", "":
@@ -189,7 +190,7 @@ func hostCommand(dir string, argv []string, extra []*os.File) (*exec.Cmd, error)
 		return nil, err
 	}
 	cmd := exec.Command(path, argv[1:]...)
-	cmd.Dir, cmd.ExtraFiles = dir, extra
+	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // its own session: not the emulator's terminal
-	return cmd, nil
+	return spawn.New(spawn.Host(cmd)), nil
 }

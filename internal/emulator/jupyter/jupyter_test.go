@@ -22,14 +22,10 @@ import (
 
 	"github.com/abx-dev/abx/internal/emulator/envd"
 	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 )
 
 const token = "tok-123"
-
-func TestMain(m *testing.M) {
-	jail.Init()
-	os.Exit(m.Run())
-}
 
 type fixture struct {
 	t    *testing.T
@@ -55,8 +51,8 @@ func start(t *testing.T, opts Options) *fixture {
 	// this machine allows it.
 	e := envd.New(envd.Options{Root: root, Isolated: jail.Available() == nil, Hide: []string{root}})
 	if opts.Command == nil {
-		opts.Command = func(dir string, argv []string, extra []*os.File) (*exec.Cmd, error) {
-			return e.Command(envd.User, dir, argv, nil, extra)
+		opts.Command = func(dir string, argv []string) (*spawn.Cmd, error) {
+			return e.Command(envd.User, dir, argv, nil)
 		}
 	}
 	s := New(opts)

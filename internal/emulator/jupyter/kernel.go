@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 )
 
 const (
@@ -64,8 +65,7 @@ func (r *run) deliver(ev event) {
 // driver.py), so what reaches our stderr pipe is only what the
 // interpreter said before that: why it could not start.
 type kernel struct {
-	pid    int
-	cmd    *exec.Cmd
+	cmd    *spawn.Cmd
 	stdin  io.WriteCloser
 	stderr tail
 	ready  chan struct{}
@@ -74,16 +74,20 @@ type kernel struct {
 
 	mu     sync.Mutex
 	run    *run
-	reaped bool // from here on its pid may be another process's
 	ended  bool
 	reason []byte // the error line the execution in progress ends with
 }
 
 // tail keeps the last bytes written to it.
-type tail struct{ b []byte }
+type tail struct {
+	mu sync.Mutex
+	b  []byte
+}
 
 func (t *tail) Write(p []byte) (int, error) {
 	const keep = 2 << 10
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.b = append(t.b, p...)
 	if len(t.b) > keep {
 		t.b = t.b[len(t.b)-keep:]
@@ -91,22 +95,27 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
+
 // startKernel starts a kernel, made by command with its event pipe as
 // descriptor 3, and waits until the driver is ready. An error of command
 // is errCwd.
-func startKernel(command func(extra []*os.File) (*exec.Cmd, error)) (*kernel, error) {
+func startKernel(command func() (*spawn.Cmd, error)) (*kernel, error) {
+	cmd, err := command()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errCwd, err)
+	}
 	protoR, protoW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := command([]*os.File{protoW})
-	if err != nil {
-		_, _ = protoR.Close(), protoW.Close()
-		return nil, fmt.Errorf("%w: %w", errCwd, err)
-	}
 	k := &kernel{ready: make(chan struct{}), done: make(chan struct{})}
-	cmd.Stderr = &k.stderr
-	cmd.WaitDelay = grace
+	// What the kernel started goes with it, as when Jupyter restarts one.
+	cmd.ExtraFiles, cmd.Stderr, cmd.EndGroup, cmd.WaitDelay = []*os.File{protoW}, &k.stderr, true, grace
 	stdin, err := cmd.StdinPipe()
 	if err == nil {
 		err = cmd.Start()
@@ -116,7 +125,7 @@ func startKernel(command func(extra []*os.File) (*exec.Cmd, error)) (*kernel, er
 		_ = protoR.Close()
 		return nil, err
 	}
-	k.pid, k.cmd, k.stdin = cmd.Process.Pid, cmd, stdin
+	k.cmd, k.stdin = cmd, stdin
 	read := make(chan struct{})
 	go func() { k.readEvents(protoR); close(read) }()
 	go k.wait(read, protoR)
@@ -127,8 +136,8 @@ func startKernel(command func(extra []*os.File) (*exec.Cmd, error)) (*kernel, er
 	case <-k.ready:
 		return k, nil
 	case <-k.done:
-		msg := "the kernel exited as it started: " + cmd.ProcessState.String()
-		if s := strings.TrimSpace(string(k.stderr.b)); s != "" {
+		msg := "the kernel exited as it started: " + spawn.StatusString(cmd.Status)
+		if s := strings.TrimSpace(k.stderr.String()); s != "" {
 			msg += ": " + s
 		}
 		return nil, errors.New(msg)
@@ -140,14 +149,7 @@ func startKernel(command func(extra []*os.File) (*exec.Cmd, error)) (*kernel, er
 
 // wait reaps the process, then ends the execution in progress.
 func (k *kernel) wait(read <-chan struct{}, protoR *os.File) {
-	// What the kernel started goes with it, as when Jupyter restarts one:
-	// its group is killed while its pid is still its own, then it is
-	// reaped.
-	awaitExit(k.pid)
-	k.mu.Lock()
-	_ = syscall.Kill(-k.pid, syscall.SIGKILL)
-	k.reaped = true
-	k.mu.Unlock()
+	// Its group is killed with it (EndGroup), then it is reaped.
 	_ = k.cmd.Wait()
 	// Events written before the end are still in the pipe; a process that
 	// escaped the group may hold it open, though.
@@ -242,13 +244,8 @@ func (k *kernel) begin(code string, env map[string]string) (*run, error) {
 	return r, nil
 }
 
-func (k *kernel) signal(sig syscall.Signal) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if !k.reaped {
-		_ = syscall.Kill(-k.pid, sig)
-	}
-}
+// signal signals the kernel's process group, until the kernel is reaped.
+func (k *kernel) signal(sig syscall.Signal) { k.cmd.Process.SignalGroup(sig) }
 
 func (k *kernel) isEnded() bool {
 	k.mu.Lock()

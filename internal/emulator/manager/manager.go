@@ -30,13 +30,13 @@ const (
 // ResourceKey is the metadata key every sandbox carries.
 const ResourceKey = "e2b.agents.kruise.io/sandbox-resource"
 
-// Options configure the fake.
 // DefaultTemplates are the templates an emulator serves unless told
 // otherwise: the names the official SDKs create with when given none
 // (base; code-interpreter-v1 for the code interpreter's SDKs) and abx's own
 // short name for a sandbox with a code interpreter.
 var DefaultTemplates = []string{"base", "code-interpreter", "code-interpreter-v1"}
 
+// Options configure the fake.
 type Options struct {
 	// APIKey is the one key accepted in X-API-Key.
 	APIKey string

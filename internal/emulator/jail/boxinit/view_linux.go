@@ -1,13 +1,13 @@
 //go:build linux
 
-package jail
+package boxinit
 
 import (
 	"bufio"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 	"strconv"
 	"strings"
 
@@ -270,9 +270,9 @@ func unescapeOctal(s string) string {
 
 // under reports whether p is one of dirs or inside one.
 func under(p string, dirs []string) bool {
-	p = filepath.Clean(p)
+	p = path.Clean(p)
 	for _, d := range dirs {
-		d = filepath.Clean(d)
+		d = path.Clean(d)
 		if p == d || strings.HasPrefix(p, d+"/") || d == "/" {
 			return true
 		}
