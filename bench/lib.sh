@@ -12,17 +12,20 @@ stop() {
 	done
 }
 
-# start_body LINE: a Connect Start request in the binary codec, enveloped,
-# for /bin/bash -c LINE: what abx sends, less its process-group wrapper.
+# start_body LINE [FLAG...]: a Connect Start request in the binary codec,
+# enveloped, for /bin/bash FLAG... -c LINE: what abx sends, less its
+# process-group wrapper (-l: what the official SDKs send).
 start_body() {
-	python3 - "$1" <<'PY'
+	python3 - "$@" <<'PY'
 import struct, sys
 def field(n, b):  # a length-delimited protobuf field
     out, size = bytes([n << 3 | 2]), len(b)
     while size >= 0x80:
         out += bytes([size & 0x7f | 0x80]); size >>= 7
     return out + bytes([size]) + b
-config = field(1, b"/bin/bash") + field(2, b"-c") + field(2, sys.argv[1].encode())
+config = field(1, b"/bin/bash")
+for flag in sys.argv[2:] + ["-c", sys.argv[1]]:
+    config += field(2, flag.encode())
 sys.stdout.buffer.write(b"\x00" + struct.pack(">I", len(field(1, config))) + field(1, config))
 PY
 }

@@ -19,8 +19,8 @@
 #    (past it: the most a call holds), while the server's VmRSS is sampled
 #    from /proc; then its VmHWM. Target: ≤ 50 MiB with 10 calls at once.
 #
-# On the emulator, whose sandboxes start each command through a relay;
-# ABX_EMULATOR_ISOLATION=none runs them without it. RTT_MS puts the
+# On the emulator, whose sandboxes run each command in a box;
+# ABX_EMULATOR_ISOLATION=none runs them without one. RTT_MS puts the
 # emulator that many milliseconds away, as a cluster is: every abx and the
 # bench's envd client then reach it through a proxy that delays each byte
 # half of that each way, and a new connection by a whole round trip.
