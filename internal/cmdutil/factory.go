@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/profile"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
@@ -36,7 +37,12 @@ type Factory struct {
 
 	// Made on first use, once per run.
 
-	// Selected is the provider --provider or ABX_PROVIDER names.
+	// Profile is the profile this run uses (--profile, ABX_PROFILE, or the
+	// config file's current one), nil for none; an error for a config file
+	// that cannot be read or a profile it does not have.
+	Profile func() (*Profile, error)
+	// Selected is the provider --provider, ABX_PROVIDER or the profile
+	// names.
 	Selected func() (*provider.Descriptor, error)
 	// Settings are the selected provider's settings, bound from flags,
 	// variables and defaults and checked; their secrets are known to the
@@ -56,13 +62,33 @@ type Factory struct {
 	Debug func() bool
 }
 
-// ProviderName is the provider --provider or ABX_PROVIDER names; "" when
-// neither does.
+// ProviderName is the provider --provider, ABX_PROVIDER or the selected
+// profile names, in that order; "" when none does.
 func (f *Factory) ProviderName() string {
 	if fl := f.Flags.Lookup("provider"); fl != nil && fl.Value.String() != "" {
 		return fl.Value.String()
 	}
-	return f.Getenv("ABX_PROVIDER")
+	if p := f.Getenv("ABX_PROVIDER"); p != "" {
+		return p
+	}
+	if f.Profile != nil {
+		if p, err := f.Profile(); err == nil && p != nil {
+			return p.Provider
+		}
+	}
+	return ""
+}
+
+// Profile is the profile a run uses: its name, what selected it, and
+// what it holds.
+type Profile struct {
+	Name string
+	// By is what selected it: "flag" (--profile), "env" (ABX_PROFILE) or
+	// "current" (the config file's).
+	By string
+	// Path is the config file's.
+	Path string
+	*profile.Profile
 }
 
 // ProviderLabel names the selected provider in a message, or says that

@@ -22,16 +22,36 @@ const (
 	sourceFlag    = "flag"
 	sourceEnv     = "env"
 	sourceFile    = "file"
+	// SourceProfile is a setting from the selected profile; `abx config`
+	// shows it with the profile's name.
+	SourceProfile = "profile"
 	sourceDefault = "default"
 	sourceUnset   = "unset"
 )
 
+// Layer is the selected profile's part of a run's settings, between the
+// environment and the defaults (flag > env > profile > default).
+type Layer struct {
+	// Profile is the profile's name.
+	Profile string
+	// Values are its settings by key.
+	Values map[string]string
+	// Key reads its API key and says where it came from (keyring, file,
+	// emulator), when neither a flag nor a variable gives one; nil for a
+	// profile with no key stored. Its error is the run's: the key was to
+	// come from there.
+	Key func() (key, source string, err error)
+}
+
 // BoundSetting is one setting after binding: its value and its source
-// (flag, env, file, default or unset).
+// (flag, env, file, profile, default or unset; for a key from a profile,
+// the store it came from: keyring, file or emulator).
 type BoundSetting struct {
 	provider.Setting
 	Value  string
 	Source string
+	// Profile names the profile a value of Source "profile" came from.
+	Profile string
 }
 
 // Settings are a provider's settings as a run binds them: each value and
@@ -41,6 +61,8 @@ type BoundSetting struct {
 type Settings struct {
 	Descriptor *provider.Descriptor
 	Bound      []BoundSetting
+	// Profile is the profile the settings were bound with, "" for none.
+	Profile string
 	v          *viper.Viper
 	// fromStdin is the setting whose file is '-', "" for none.
 	fromStdin string
@@ -52,13 +74,15 @@ type Settings struct {
 // stdin and has not been.
 const StdinPlaceholder = "(stdin)"
 
-// Bind fills a fresh viper from the provider's flags and variables (flag >
-// env > default). Nothing but the provider's own variables is read,
-// through getenv: they make viper's config layer, which ranks between
-// flags and defaults as the environment would. Values are checked per
-// setting, so an error names the variable and flag to fix; the Settings
-// returned with it hold what was bound until then.
-func Bind(d *provider.Descriptor, flags *pflag.FlagSet, getenv func(string) string) (*Settings, error) {
+// Bind fills a fresh viper from the provider's flags, variables, the
+// selected profile (layer, nil for none) and defaults, in that order of
+// precedence. Nothing but the provider's own variables is read, through
+// getenv: they make viper's config layer, which ranks between flags and
+// defaults as the environment would; a profile's values stand in for the
+// defaults they replace. Values are checked per setting, so an error names
+// the variable and flag to fix; the Settings returned with it hold what
+// was bound until then.
+func Bind(d *provider.Descriptor, flags *pflag.FlagSet, getenv func(string) string, layer *Layer) (*Settings, error) {
 	v := viper.New()
 	env := map[string]any{}
 	for _, s := range d.Settings {
@@ -66,18 +90,28 @@ func Bind(d *provider.Descriptor, flags *pflag.FlagSet, getenv func(string) stri
 			env[s.Key] = val
 		}
 		v.SetDefault(s.Key, s.Default)
+		if val, ok := layer.value(s.Key); ok {
+			v.SetDefault(s.Key, val)
+		}
 	}
 	if err := v.MergeConfigMap(env); err != nil {
 		return nil, err
 	}
 	st := &Settings{Descriptor: d, v: v, Bound: make([]BoundSetting, 0, len(d.Settings))}
+	if layer != nil {
+		st.Profile = layer.Profile
+	}
 	for _, s := range d.Settings {
 		if fl := flags.Lookup(s.Flag); fl != nil {
 			if err := v.BindPFlag(s.Key, fl); err != nil {
 				return nil, err
 			}
 		}
-		st.Bound = append(st.Bound, BoundSetting{Setting: s, Value: v.GetString(s.Key), Source: sourceOf(s, flags, env)})
+		b := BoundSetting{Setting: s, Value: v.GetString(s.Key), Source: sourceOf(s, flags, env, layer)}
+		if b.Source == SourceProfile {
+			b.Profile = layer.Profile
+		}
+		st.Bound = append(st.Bound, b)
 	}
 	if err := st.resolveFiles(); err != nil {
 		return st, err
@@ -87,7 +121,40 @@ func Bind(d *provider.Descriptor, flags *pflag.FlagSet, getenv func(string) stri
 			return st, err
 		}
 	}
+	if err := st.keyOf(layer); err != nil {
+		return st, err
+	}
 	return st, nil
+}
+
+// value is the profile's value of a setting, if it has one.
+func (l *Layer) value(key string) (string, bool) {
+	if l == nil {
+		return "", false
+	}
+	v, ok := l.Values[key]
+	return v, ok && v != ""
+}
+
+// keyOf fills the secret settings the command line and the environment
+// left unset from the profile's store: the keyring is asked only then.
+func (st *Settings) keyOf(layer *Layer) error {
+	if layer == nil || layer.Key == nil {
+		return nil
+	}
+	for i := range st.Bound {
+		b := &st.Bound[i]
+		if !b.Secret || b.Source != sourceUnset {
+			continue
+		}
+		key, source, err := layer.Key()
+		if err != nil {
+			return err
+		}
+		st.v.Set(b.Key, key)
+		b.Value, b.Source = key, source
+	}
+	return nil
 }
 
 // ReadsStdin tells whether a setting is to be read from stdin.
@@ -109,12 +176,15 @@ func (st *Settings) Config(stdin io.Reader) (provider.Config, error) {
 	return cfg, nil
 }
 
-func sourceOf(s provider.Setting, flags *pflag.FlagSet, env map[string]any) string {
+func sourceOf(s provider.Setting, flags *pflag.FlagSet, env map[string]any, layer *Layer) string {
 	if fl := flags.Lookup(s.Flag); fl != nil && fl.Changed {
 		return sourceFlag
 	}
 	if _, ok := env[s.Key]; ok {
 		return sourceEnv
+	}
+	if _, ok := layer.value(s.Key); ok {
+		return SourceProfile
 	}
 	if s.Default != "" {
 		return sourceDefault
@@ -188,8 +258,11 @@ func fileError(fileSetting BoundSetting, err error) error {
 // givenAs names a setting as the user gave it: its flag when the command
 // line gave it, else its variable.
 func (b BoundSetting) givenAs() string {
-	if b.Source == sourceFlag {
+	switch b.Source {
+	case sourceFlag:
 		return "--" + b.Flag
+	case SourceProfile:
+		return fmt.Sprintf("%s of profile %s", b.Key, b.Profile)
 	}
 	return b.Env
 }
@@ -197,8 +270,11 @@ func (b BoundSetting) givenAs() string {
 // setTo is how a hint says to give the setting another value, in the
 // place it came from: "give --x" or "set ABX_X to".
 func (b BoundSetting) setTo() string {
-	if b.Source == sourceFlag {
+	switch b.Source {
+	case sourceFlag:
 		return "give --" + b.Flag
+	case SourceProfile:
+		return fmt.Sprintf("run 'abx login --profile %s --%s VALUE' with", b.Profile, b.Flag)
 	}
 	return "set " + b.Env + " to"
 }

@@ -101,7 +101,7 @@ func (r *Registry) Lookup(name string) (*Descriptor, error) {
 	known := strings.Join(r.Names(), ", ")
 	if name == "" {
 		return nil, abxerr.New(abxerr.UnknownProvider, "no provider selected").
-			WithHint("pass --provider NAME or set ABX_PROVIDER; known providers: %s", known)
+			WithHint("run 'abx login' to make a profile, or pass --provider NAME or set ABX_PROVIDER; known providers: %s", known)
 	}
 	d, ok := r.byName[name]
 	if !ok {

@@ -6,24 +6,40 @@ import (
 	"context"
 	"fmt"
 	"os/user"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/localserver"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/profile"
+	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
 )
 
 // StartOptions are the inputs of `abx emulator start`.
 type StartOptions struct {
 	Printer *output.Printer
 	ServeOptions
+	// Profile is the profile kept pointing at this emulator ("" for
+	// none): --profile, else "emulator"; --no-profile keeps none.
+	Profile string
+	// Files are the config file's, where the profile is kept.
+	Files profileFiles
+}
+
+// profileFiles are where the emulator's profile is written.
+type profileFiles struct {
+	Path  string
+	Known profile.Known
 }
 
 // NewCmdStart builds `abx emulator start`.
 func NewCmdStart(f *cmdutil.Factory, runF func(context.Context, *StartOptions) error) *cobra.Command {
 	opts := &StartOptions{Printer: f.Printer}
+	var noProfile bool
 	cmd := &cobra.Command{
 		Use:   "start",
 		Short: "Serve until interrupted, printing the environment that points abx at it",
@@ -33,7 +49,11 @@ object); 'abx emulator env' prints them again from another shell.
 
 Sandboxes are kept in the state dir and come back when the emulator starts again:
 their records, deadlines and files survive, their processes and interpreter variables
-do not.`,
+do not.
+
+It also keeps a profile pointing at it, "emulator" (or --profile NAME; --no-profile
+for none), so that 'abx --profile emulator list' works from any shell while it runs; the
+profile reads the emulator's address and key from the state dir each time.`,
 		Example: `  abx emulator start                      # then, in another shell:
   eval "$(abx emulator env)"
   abx create --template code-interpreter`,
@@ -46,16 +66,57 @@ do not.`,
 			if opts.StateDir, err = defaultStateDir(opts.StateDir, f.Getenv); err != nil {
 				return err
 			}
+			if opts.StateDir, err = filepath.Abs(opts.StateDir); err != nil {
+				return err
+			}
+			opts.Profile = profile.EmulatorName
+			if fl := f.Flags.Lookup("profile"); fl != nil && fl.Changed {
+				opts.Profile = fl.Value.String()
+			}
+			if noProfile {
+				opts.Profile = ""
+			} else if err := profile.CheckName(opts.Profile); err != nil {
+				return err
+			}
+			opts.Files = profileFiles{Path: profile.Path(f.Getenv), Known: profile.SettingsOf(f.Registry)}
 			return cmdutil.Run(cmd, opts, runF, runStart)
 		},
 	}
 	opts.addFlags(cmd, f.Getenv, "where sandboxes are kept across restarts (default $XDG_STATE_HOME/abx/emulator or ~/.local/state/abx/emulator)")
 	cmd.Flags().StringVar(&opts.APIKey, "api-key", "", "API key to require (default: the state dir's, or a new random key)")
+	cmd.Flags().BoolVar(&noProfile, "no-profile", false, "keep no profile pointing at this emulator")
 	return cmd
 }
 
 func runStart(ctx context.Context, opts *StartOptions) error {
-	return opts.local().Serve(ctx, opts.Printer)
+	l := opts.local()
+	lines := l.Serving
+	l.Serving = func(s localserver.Server) []string {
+		out := lines(s)
+		if opts.Profile == "" {
+			return out
+		}
+		if err := opts.register(s.(*emulator.Emulator)); err != nil {
+			return append(out, fmt.Sprintf("warning: cannot keep profile %s pointing at it: %s", opts.Profile, abxerr.From(err).Message))
+		}
+		return append(out, fmt.Sprintf("Profile %s points at it: abx --profile %s list", opts.Profile, opts.Profile))
+	}
+	return l.Serve(ctx, opts.Printer)
+}
+
+// register keeps the profile pointing at this emulator: its state dir,
+// where a run reads the address and key it has now, and the address for
+// people reading the file. A profile of that name that is not an
+// emulator's is left alone.
+func (opts *StartOptions) register(e *emulator.Emulator) error {
+	return profile.Update(opts.Files.Path, opts.Files.Known, func(file *profile.File) error {
+		if old := file.Profiles[opts.Profile]; old != nil && old.Emulator == "" {
+			return abxerr.New(abxerr.InvalidInput, "profile %s is a cluster's, not an emulator's", opts.Profile)
+		}
+		file.Profiles[opts.Profile] = &profile.Profile{Provider: alicloudcontainer.Name, Emulator: opts.StateDir,
+			Settings: map[string]string{"base_url": e.URL + "/kruise/api", "protocol": "private"}}
+		return nil
+	})
 }
 
 // serving is what stderr says once the emulator serves: it records

@@ -51,6 +51,7 @@ func New(io *output.Streams, getenv func(string) string, opts Options) *cmdutil.
 	}
 	w := &wiring{f: f, opts: opts}
 	f.Debug = w.debug
+	f.Profile = sync.OnceValues(w.profile)
 	f.Selected = sync.OnceValues(w.selected)
 	f.Settings = sync.OnceValues(w.settings)
 	f.Provider = sync.OnceValues(w.provider)
@@ -65,6 +66,7 @@ func New(io *output.Streams, getenv func(string) string, opts Options) *cmdutil.
 func globalFlags(reg *provider.Registry) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("abx", pflag.ContinueOnError)
 	fs.String("provider", "", "sandbox provider (or ABX_PROVIDER): "+strings.Join(reg.Names(), ", "))
+	fs.String("profile", "", "profile to use (or ABX_PROFILE; default: the current one, see 'abx profile list')")
 	fs.Bool("debug", false, "trace each HTTP request and response on stderr, secrets redacted")
 	cmdutil.AddProviderFlags(fs, reg)
 	return fs
@@ -85,6 +87,9 @@ func (w *wiring) debug() bool {
 }
 
 func (w *wiring) selected() (*provider.Descriptor, error) {
+	if _, err := w.f.Profile(); err != nil {
+		return nil, err
+	}
 	return w.f.Registry.Lookup(w.f.ProviderName())
 }
 
@@ -95,7 +100,14 @@ func (w *wiring) settings() (*cmdutil.Settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := cmdutil.Bind(d, w.f.Flags, w.f.Getenv)
+	p, err := w.f.Profile()
+	if err != nil {
+		return nil, err
+	}
+	if p != nil && p.Provider != d.Name {
+		p = nil // a profile of another provider has nothing for this one
+	}
+	st, err := cmdutil.Bind(d, w.f.Flags, w.f.Getenv, w.layer(p))
 	if st != nil {
 		st.RegisterSecrets(w.f.IO.Secrets, w.f.Getenv)
 	}

@@ -24,8 +24,12 @@ import (
 // ConfigOptions are the inputs of `abx mcp config`.
 type ConfigOptions struct {
 	IO *output.Streams
-	// ProviderName is what --provider or ABX_PROVIDER names, "" for none.
+	// ProviderName is what --provider, ABX_PROVIDER or the profile names,
+	// "" for none.
 	ProviderName func() string
+	// ProviderFromProfile tells whether the provider is the profile's
+	// (neither --provider nor ABX_PROVIDER names one).
+	ProviderFromProfile func() bool
 	// Settings are the selected provider's, bound; stdin is left unread.
 	Settings func() (*cmdutil.Settings, error)
 	// Self is the path of this abx, as a host should start it.
@@ -49,7 +53,11 @@ type ConfigOptions struct {
 
 // NewCmdConfig builds `abx mcp config`.
 func NewCmdConfig(f *cmdutil.Factory, runF func(context.Context, *ConfigOptions) error) *cobra.Command {
-	opts := &ConfigOptions{IO: f.IO, ProviderName: f.ProviderName, Settings: f.Settings, Self: self}
+	opts := &ConfigOptions{IO: f.IO, ProviderName: f.ProviderName, Settings: f.Settings, Self: self,
+		ProviderFromProfile: func() bool {
+			fl := f.Flags.Lookup("provider")
+			return (fl == nil || fl.Value.String() == "") && f.Getenv("ABX_PROVIDER") == ""
+		}}
 	var emulator bool
 	cmd := &cobra.Command{
 		Use:   "config [flags]",
@@ -60,7 +68,8 @@ claude (Claude Desktop), claude-code (a 'claude mcp add' line), cursor, vscode o
 (the mcpServers block most hosts read, the default). stdout has the block alone; stderr
 says where the host keeps it. abx writes no host's file.
 
-The block names the provider and every setting given by a flag or a variable, with its
+The block names the profile in use (--profile NAME: its settings, and its key from its
+store), then the provider and every setting given by a flag or a variable, with its
 value. The API key never appears: a key file is given by its path (an absolute one);
 a key given by its variable is left out, and stderr says how the host's server gets it.
 The command is this abx by its absolute path, since a host's PATH is seldom the
@@ -253,7 +262,17 @@ func (opts *ConfigOptions) settingsEnv(b *block) error {
 	if err != nil {
 		return err
 	}
-	b.env = map[string]string{"ABX_PROVIDER": st.Descriptor.Name}
+	b.env = map[string]string{}
+	if st.Profile != "" {
+		// The profile carries the provider, its settings and its key
+		// (from its store, which the host's server reads as abx does):
+		// the block names it rather than copying them.
+		b.args = append([]string{"--profile", st.Profile}, b.args...)
+		b.notes = append(b.notes, fmt.Sprintf("the server uses profile %s: what 'abx profile show %s' shows, its key from its store", st.Profile, st.Profile))
+	}
+	if st.Profile == "" || !opts.ProviderFromProfile() {
+		b.env["ABX_PROVIDER"] = st.Descriptor.Name
+	}
 	for _, s := range st.Bound {
 		// Sources as abx config names them: defaults the server has too.
 		if s.Source != "flag" && s.Source != "env" || s.Value == "" {

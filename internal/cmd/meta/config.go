@@ -29,8 +29,18 @@ type problemJSON struct {
 
 type configJSON struct {
 	Provider string        `json:"provider"`
+	Profile  *profileJSON  `json:"profile"`
 	Settings []settingJSON `json:"settings"`
 	Problems []problemJSON `json:"problems"`
+}
+
+// profileJSON is the profile the settings were bound with.
+type profileJSON struct {
+	Name string `json:"name"`
+	// SelectedBy is what chose it: flag (--profile), env (ABX_PROFILE) or
+	// current (the config file's).
+	SelectedBy string `json:"selectedBy"`
+	Path       string `json:"path"`
 }
 
 // redacted stands for a secret that is set; the value itself is never shown.
@@ -50,11 +60,16 @@ func shownValue(b cmdutil.BoundSetting) string {
 	return b.Value
 }
 
+// selectedWords say what chose the profile.
+var selectedWords = map[string]string{"flag": "--profile", "env": "ABX_PROFILE", "current": "the current one"}
+
 // ConfigOptions are the inputs of `abx config`.
 type ConfigOptions struct {
 	Printer *output.Printer
 	// Settings are the selected provider's, bound; stdin is left unread.
 	Settings func() (*cmdutil.Settings, error)
+	// Profile is the profile the run uses, nil for none.
+	Profile func() (*cmdutil.Profile, error)
 }
 
 // configNames are the names of `abx config`, declared once: its command takes
@@ -63,13 +78,14 @@ var configNames = cmdutil.Names{"config"}
 
 // NewCmdConfig builds `abx config`.
 func NewCmdConfig(f *cmdutil.Factory, runF func(context.Context, *ConfigOptions) error) *cobra.Command {
-	opts := &ConfigOptions{Printer: f.Printer, Settings: f.Settings}
+	opts := &ConfigOptions{Printer: f.Printer, Settings: f.Settings, Profile: f.Profile}
 	return &cobra.Command{
 		Use:   configNames.Use(""),
 		Short: "Show the effective settings and where each came from",
 		Long: `Show the provider's settings as abx would use them: the value, and whether it came
-from a flag, an environment variable, a file or the default (flag > env > default).
-The API key is never shown. Missing or invalid settings are listed with what to set;
+from a flag, an environment variable, the selected profile or the default (flag > env >
+profile > default), and where the API key came from (flag, env, file, or the profile's
+store: keyring, file, emulator). The API key is never shown. Missing or invalid settings are listed with what to set;
 abx config itself succeeds even when the configuration is incomplete.`,
 		Example: `  abx config
   abx config -o json | jq '.problems'`,
@@ -90,6 +106,9 @@ func runConfig(_ context.Context, opts *ConfigOptions) error {
 		cfg, err = st.Config(nil)
 	}
 	out := configJSON{Provider: st.Descriptor.Name, Settings: []settingJSON{}, Problems: []problemJSON{}}
+	if p, perr := opts.Profile(); perr == nil && p != nil && st.Profile == p.Name {
+		out.Profile = &profileJSON{Name: p.Name, SelectedBy: p.By, Path: p.Path}
+	}
 	for _, b := range st.Bound {
 		v := shownValue(b)
 		out.Settings = append(out.Settings, settingJSON{b.Key, b.Env, "--" + b.Flag, v, b.Source})
@@ -109,9 +128,16 @@ func runConfig(_ context.Context, opts *ConfigOptions) error {
 		out.Problems = append(out.Problems, problemJSON{e.Code, e.Message, e.Hint})
 	}
 	return opts.Printer.Print(out, keys, func() error {
+		if out.Profile != nil {
+			opts.Printer.Note("Profile %s (%s) from %s", out.Profile.Name, selectedWords[out.Profile.SelectedBy], out.Profile.Path)
+		}
 		t := opts.Printer.Table("setting", "value", "source", "variable")
 		for _, s := range out.Settings {
-			t.Row(s.Key, output.Dash(s.Value), s.Source, s.Env)
+			source := s.Source
+			if source == cmdutil.SourceProfile {
+				source += " " + st.Profile
+			}
+			t.Row(s.Key, output.Dash(s.Value), source, s.Env)
 		}
 		if err := t.Render(); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmd/mcp"
 	"github.com/abx-dev/abx/internal/cmd/meta"
 	"github.com/abx-dev/abx/internal/cmd/process"
+	"github.com/abx-dev/abx/internal/cmd/profiles"
 	"github.com/abx-dev/abx/internal/cmd/providers"
 	"github.com/abx-dev/abx/internal/cmd/sandbox"
 	"github.com/abx-dev/abx/internal/cmdutil"
@@ -32,7 +33,7 @@ func verbs() []cmdutil.Verb {
 
 // verbGroups are the command groups, each declaring its verbs.
 var verbGroups = []func() []cmdutil.Verb{sandbox.Verbs, process.Verbs, files.Verbs, code.Verbs, mcp.Verbs,
-	emulator.Verbs, providers.Verbs, meta.Verbs}
+	emulator.Verbs, profiles.Verbs, providers.Verbs, meta.Verbs}
 
 // tree is the command tree as far as it is built.
 type tree struct {
