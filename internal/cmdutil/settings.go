@@ -19,9 +19,9 @@ import (
 
 // Where a setting's value came from, as `abx config` shows it.
 const (
-	sourceFlag    = "flag"
-	sourceEnv     = "env"
-	sourceFile    = "file"
+	sourceFlag = "flag"
+	sourceEnv  = "env"
+	sourceFile = "file"
 	// SourceProfile is a setting from the selected profile; `abx config`
 	// shows it with the profile's name.
 	SourceProfile = "profile"
@@ -63,7 +63,7 @@ type Settings struct {
 	Bound      []BoundSetting
 	// Profile is the profile the settings were bound with, "" for none.
 	Profile string
-	v          *viper.Viper
+	v       *viper.Viper
 	// fromStdin is the setting whose file is '-', "" for none.
 	fromStdin string
 	// readFromStdin is what Config read there.

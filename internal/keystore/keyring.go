@@ -42,7 +42,7 @@ func (k *Keyring) Available() error {
 	if err == nil || errors.Is(err, ErrNotFound) {
 		return nil
 	}
-	return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
 }
 
 // hasBus tells whether Secret Service can be reached at all: only where

@@ -3,6 +3,7 @@
 package profile
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -16,7 +17,7 @@ func lock(path string) (unlock func(), err error) {
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
+		if !errors.Is(err, syscall.EINTR) {
 			break
 		}
 	}

@@ -69,6 +69,10 @@ func (w *wiring) layer(p *cmdutil.Profile) *cmdutil.Layer {
 	case profile.KeyFile:
 		store = keys.File()
 	default:
+		l.Key = func() (string, string, error) {
+			return "", "", abxerr.New(abxerr.MissingConfig, "profile %s has no key stored", p.Name).
+				WithHint("run 'abx login --profile %s', or give the key with ABX_ALICLOUD_CONTAINER_API_KEY or --api-key-file", p.Name)
+		}
 		return l
 	}
 	l.Key = func() (string, string, error) {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
@@ -103,7 +103,7 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 			WithHint("log in to another profile (--profile NAME)")
 	}
 	p := &profile.Profile{Provider: d.Name, Settings: given(f.Flags, d, old)}
-	key, err := opts.key(f, d, p, name)
+	key, err := opts.key(ctx, f, d, p, name)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func given(flags *pflag.FlagSet, d *provider.Descriptor, old *profile.Profile) m
 
 // key is the key to log in with: --api-key or --api-key-file (read as a
 // run reads them), --with-key from stdin, or typed on the terminal.
-func (opts *LoginOptions) key(f *cmdutil.Factory, d *provider.Descriptor, p *profile.Profile, name string) (string, error) {
+func (opts *LoginOptions) key(ctx context.Context, f *cmdutil.Factory, d *provider.Descriptor, p *profile.Profile, name string) (string, error) {
 	for _, s := range d.Settings {
 		fl := f.Flags.Lookup(s.Flag)
 		if (!s.Secret && s.FileOf == "") || fl == nil || !fl.Changed {
@@ -207,18 +207,16 @@ func (opts *LoginOptions) key(f *cmdutil.Factory, d *provider.Descriptor, p *pro
 		}
 		return strings.TrimSpace(string(data)), nil
 	}
-	fd, ok := f.IO.In.(interface{ Fd() uintptr })
+	in, ok := f.IO.In.(*os.File)
 	if !f.IO.StdinTTY || !ok {
 		return "", abxerr.New(abxerr.MissingConfig, "no API key given, and stdin is not a terminal to type it on").
 			WithHint("pipe it in with --with-key, or give --api-key-file PATH")
 	}
-	_, _ = fmt.Fprintf(f.IO.ErrOut, "API key for profile %s: ", name)
-	b, err := term.ReadPassword(int(fd.Fd()))
-	_, _ = fmt.Fprintln(f.IO.ErrOut)
+	key, err := readHidden(ctx, in, f.IO.ErrOut, fmt.Sprintf("API key for profile %s: ", name))
 	if err != nil {
-		return "", abxerr.New(abxerr.InvalidInput, "cannot read the key from the terminal: %v", err)
+		return "", err
 	}
-	return strings.TrimSpace(string(b)), nil
+	return strings.TrimSpace(key), nil
 }
 
 func noEnv(string) string { return "" }
@@ -299,4 +297,3 @@ func storeWords(key string) string {
 	}
 	return key
 }
-
