@@ -7,6 +7,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/profile"
 )
 
 // addCompletion declares the completion command and what completes the
@@ -32,6 +33,13 @@ func addCompletion(root *cobra.Command, f *cmdutil.Factory) {
 	_ = root.RegisterFlagCompletionFunc("jq", cobra.NoFileCompletions)
 	_ = root.RegisterFlagCompletionFunc("output", cmdutil.Choices(formats...))
 	_ = root.RegisterFlagCompletionFunc("provider", cmdutil.Choices(f.Registry.Names()...))
+	_ = root.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		file, err := profile.Load(profile.Path(f.Getenv), profile.SettingsOf(f.Registry))
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return file.Names(), cobra.ShellCompDirectiveNoFileComp
+	})
 }
 
 const completionLong = `Print the script that lets your shell complete abx's commands, flags, sandbox IDs
