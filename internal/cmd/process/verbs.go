@@ -10,6 +10,7 @@ import (
 func Verbs() []cmdutil.Verb {
 	group := cmdutil.GroupInside
 	return []cmdutil.Verb{
+		{Names: runNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdRun(f, nil) }},
 		{Names: execNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdExec(f, nil) }},
 		{Names: psNames, Group: group, Build: NewCmdPs},
 		{Names: terminalNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdTerminal(f, nil) }},
