@@ -1,0 +1,81 @@
+//go:build linux
+
+package process
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/emulator/faultproxy"
+	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
+)
+
+// timeoutRPC is a lease's renewal.
+const timeoutRPC = `/sandboxes/[^/]+/timeout$`
+
+// The API is cut while the command runs: the first renewals of the lease
+// fail (the connection is reset), the ones a second later get through, and
+// the job ends as it would have, its sandbox killed.
+func TestRunRidesOutACutOfTheAPI(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, "0.2.10")
+	p := s.behind(t)
+	p.Add(faultproxy.Rule{Method: "POST", Path: timeoutRPC, Times: 2, Fault: faultproxy.Reset()})
+	opts, out := s.runIn(t, "sleep 14; echo done")
+	err := start(t, func() error { return runRun(t.Context(), opts) })()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.ErrOut)
+	}
+	if got := out.Out.String(); got != "done\n" {
+		t.Fatalf("stdout %q", got)
+	}
+	// Two refused and at least one renewal through, within the lease.
+	if n := p.Count("POST", timeoutRPC); n < 3 {
+		t.Fatalf("%d renewals tried: %v", n, p.Seen())
+	}
+	if strings.Contains(out.ErrOut.String(), "may be gone") {
+		t.Fatalf("stderr %q", out.ErrOut)
+	}
+	f, _ := s.factory(t)
+	left, err := f.Sandboxes.List(t.Context(), provider.ListOptions{})
+	if err != nil || len(left) != 1 || left[0].SandboxID != s.id {
+		t.Fatalf("sandboxes left: %v, %v", left, err)
+	}
+}
+
+// runIn makes the options of 'abx run --template base --lease 30s -- line'
+// against s's cluster.
+func (s *sandbox) runIn(t *testing.T, line string) (*RunOptions, cmdtest.Streams) {
+	t.Helper()
+	f, io := s.factory(t)
+	return &RunOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes,
+		Request: provider.CreateRequest{Template: "base", Timeout: sandboxes.MinLease}, Lease: sandboxes.MinLease,
+		KeepFor: 5 * time.Minute, Argv: []string{line}, Signals: make(chan os.Signal)}, io
+}
+
+// No renewal gets through for the whole lease: abx stops the command
+// rather than wait on a sandbox that may be gone, and says so (E5001, 125).
+func TestRunStopsWhenTheLeaseIsLost(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, "0.2.10")
+	p := s.behind(t)
+	p.Add(faultproxy.Rule{Method: "POST", Path: timeoutRPC, Fault: faultproxy.Reset()})
+	opts, out := s.runIn(t, "sleep 600")
+	// A lease shorter than a new sandbox's lifetime, so that it runs out
+	// in seconds: renewals set 3 s, and none gets through.
+	opts.Lease = 3 * time.Second
+	err := start(t, func() error { return runRun(t.Context(), opts) })()
+	e := abxerr.From(err)
+	if e.Code != abxerr.Network || !strings.Contains(e.Message, "lease could not be renewed for 3s") ||
+		abxerr.Exit(err, true) != abxerr.ExitOwnFailure {
+		t.Fatalf("error %v (exit %d)\n%s", err, abxerr.Exit(err, true), out.ErrOut)
+	}
+	if !strings.Contains(out.ErrOut.String(), "killed") {
+		t.Fatalf("stderr %q says nothing of the sandbox's end", out.ErrOut)
+	}
+}
