@@ -22,7 +22,7 @@ import (
 
 // mcpSDKSteps is how many steps testdata/mcpsdk/mcp.test.mjs reports: a
 // run that says less stopped early.
-const mcpSDKSteps = 22
+const mcpSDKSteps = 23
 
 // The official MCP TypeScript SDK, pinned in testdata/mcpsdk, is the agent
 // host: it spawns `abx mcp serve` on stdio (and once more with --sandbox)

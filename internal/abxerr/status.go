@@ -84,11 +84,11 @@ func StatusTable() []StatusRow {
 // exec, provider engine exec) mean: the rule Exit applies.
 func PassThroughTable() []StatusRow {
 	return []StatusRow{
-		{Status: "the remote status", Meaning: "`exec`, `terminal`, `ps attach`, `emulator exec`, `provider engine exec`: the command's own, 128+n when signal n ended it; `run-code`: 0 when the code ran, **1 when it raised an error**"},
+		{Status: "the remote status", Meaning: "`exec`, `run`, `terminal`, `ps attach`, `emulator exec`, `provider engine exec`: the command's own, 128+n when signal n ended it; `run-code`: 0 when the code ran, **1 when it raised an error**; `run`: a sandbox that could not be made exits as `create` does (3, 4, 2)"},
 		{Status: strconv.Itoa(ExitTimeout), Meaning: "a deadline passed: the command's `--timeout`, or `--request-timeout`"},
 		{Status: strconv.Itoa(ExitOwnFailure), Meaning: "abx itself failed: bad usage or input, missing configuration, a sandbox or context that does not exist, a refused key, an unsupported capability, the service or the network, a cut-off or stalled stream (`--idle-timeout`), a remote exit status outside 0..255 (E5004: no process has one, and passing it on would wrap it modulo 256), a process that ended while its stream was cut, so that its status is unknown (E5006: abx never makes one up), a result that could not be saved. The error keeps its code (`E1002`, `E3001`, `E5001`, ...), so a script that needs the reason reads it from `-o json`'s `error.code`"},
 		{Status: strconv.Itoa(ExitCannotRun), Meaning: "`emulator exec`, `provider engine exec`: the program is there but cannot run (no x bit, a directory, permission denied), as a shell says; the error names it. (`exec` passes on the 126 of the sandbox's shell as the remote status)"},
 		{Status: strconv.Itoa(ExitCommandNotFound), Meaning: "`exec`: the sandbox found no such command; `emulator exec`, `provider engine exec`: no such program on this machine (not on `PATH`, or no such file), as a shell says; the error names it"},
-		{Status: strconv.Itoa(ExitInterrupted), Meaning: "interrupted (Ctrl-C); `emulator exec` and `provider engine exec` leave a Ctrl-C to the program and exit as it does (130 when it ends of it), and give 130 themselves only for one that comes before the program starts"},
+		{Status: strconv.Itoa(ExitInterrupted), Meaning: "interrupted (Ctrl-C; for `run`, SIGTERM and SIGHUP too, its results fetched and its sandbox killed); `emulator exec` and `provider engine exec` leave a Ctrl-C to the program and exit as it does (130 when it ends of it), and give 130 themselves only for one that comes before the program starts"},
 	}
 }

@@ -52,6 +52,11 @@ type Local struct {
 // Serve starts the server, prints the lines that point programs at it
 // (export lines, or JSON), and serves until ctx ends.
 func (l Local) Serve(ctx context.Context, p *output.Printer) error {
+	// Caught from before the server starts, whatever it does before it
+	// waits (print, keep its profile): a Ctrl-C once it has said where it
+	// is stops it the same way, never by the signal's default action,
+	// which would leave its sandboxes' processes behind.
+	interrupted := ctx.Done()
 	s, err := l.Start(true)
 	if err != nil {
 		return err
@@ -69,7 +74,7 @@ func (l Local) Serve(ctx context.Context, p *output.Printer) error {
 		}
 	}
 	select {
-	case <-ctx.Done():
+	case <-interrupted:
 	case <-s.Done():
 		return fmt.Errorf("%s stopped serving: %w", l.Name, s.Close())
 	}

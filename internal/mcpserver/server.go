@@ -101,6 +101,7 @@ func (s *server) addTools(srv *mcp.Server) {
 	s.addLifecycleTools(srv)
 	s.addMetricsTool(srv)
 	s.addExecTool(srv)
+	s.addRunTool(srv)
 	s.addProcessTools(srv)
 	s.addFilesTools(srv)
 	s.addCodeTool(srv)
@@ -108,7 +109,8 @@ func (s *server) addTools(srv *mcp.Server) {
 
 const instructions = `Tools over the sandboxes of abx's provider. Create a sandbox with sandbox_create, ` +
 	`run shell lines in it with exec and code with run_code, read, write and list its files with ` +
-	`files_read, files_write and files_list, and kill it with sandbox_kill when done. Errors carry abx's code (E3001: not found, E4001: the key ` +
+	`files_read, files_write and files_list, and kill it with sandbox_kill when done; or run a whole job ` +
+	`in a throwaway sandbox with sandbox_run. Errors carry abx's code (E3001: not found, E4001: the key ` +
 	`was refused, E8004: the provider lacks the capability).`
 
 // begin checks the configuration and the capability a tool needs, before

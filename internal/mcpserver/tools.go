@@ -21,7 +21,7 @@ type ToolInfo struct {
 }
 
 // lifecycle names the tools a pinned server does not offer.
-var lifecycle = []string{"sandbox_create", "sandbox_list", "sandbox_kill", "sandbox_pause", "sandbox_resume"}
+var lifecycle = []string{"sandbox_create", "sandbox_list", "sandbox_kill", "sandbox_pause", "sandbox_resume", "sandbox_run"}
 
 // Tools lists every tool of the server, in the order it lists them.
 func Tools() []ToolInfo {

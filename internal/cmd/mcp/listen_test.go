@@ -166,7 +166,7 @@ func TestServeOverHTTPWithTheToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cs.Close() }()
-	if got := toolNames(t, cs); len(got) != 16 {
+	if got := toolNames(t, cs); len(got) != 17 {
 		t.Errorf("%d tools over HTTP: %v", len(got), got)
 	}
 	id := create(t, cs, "base")

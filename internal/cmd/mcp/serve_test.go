@@ -122,6 +122,8 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 		"process_kill":        {args: []string{"sandbox_id", "pid", "signal"}, destructive: true, idempotent: true, output: []string{"pid", "signal"}},
 		"run_code": {args: []string{"sandbox_id", "code", "language", "context_id", "timeout_seconds"}, destructive: true,
 			output: []string{"stdout", "stderr", "results", "error", "truncated"}},
+		"sandbox_run": {args: []string{"template", "command", "files", "collect", "cwd", "envs", "timeout_seconds"},
+			output: []string{"sandboxID", "exitCode", "stdout", "stderr", "files", "killed"}},
 	}
 	if len(tools) != len(want) {
 		t.Errorf("tools %v, want %d", tools, len(want))

@@ -17,7 +17,7 @@ const httpToken = process.env.MCP_TOKEN
 const allTools = [
   'sandbox_create', 'sandbox_list', 'sandbox_info', 'sandbox_kill', 'sandbox_set_timeout',
   'sandbox_pause', 'sandbox_resume', 'sandbox_url', 'sandbox_metrics', 'exec', 'process_list', 'process_kill',
-  'files_read', 'files_write', 'files_list', 'run_code',
+  'files_read', 'files_write', 'files_list', 'run_code', 'sandbox_run',
 ]
 const readOnly = ['sandbox_list', 'sandbox_info', 'sandbox_url', 'sandbox_metrics', 'process_list', 'files_read', 'files_list']
 const destructive = ['sandbox_kill', 'process_kill', 'files_write']
@@ -85,7 +85,7 @@ await step('stdio: initialize', async () => {
   expect(client.getServerCapabilities()?.tools, 'no tools capability')
 })
 
-await step('stdio: listTools has the 16 tools with schemas and annotations', async () => {
+await step('stdio: listTools has the 17 tools with schemas and annotations', async () => {
   const { tools } = await client.listTools()
   const byName = new Map(tools.map((t) => [t.name, t]))
   equal([...byName.keys()].sort().join(','), [...allTools].sort().join(','), 'tools')
@@ -118,6 +118,23 @@ await step('stdio: exec answers stdout, stderr and a non-zero exit code', async 
   equal(s.stderr, 'err\n', 'stderr')
   equal(s.truncated, false, 'truncated')
   expect(text(res).includes('exit code 3'), `text ${JSON.stringify(text(res))}`)
+})
+
+await step('stdio: sandbox_run writes files, runs, collects after a failure and kills its sandbox', async () => {
+  const res = await call(client, 'sandbox_run', {
+    template: 'base',
+    files: { 'job/in.txt': 'data\n' },
+    command: 'tr a-z A-Z < job/in.txt > job/out.txt; echo ran; exit 4',
+    collect: ['job/out.txt', 'job/none.txt'],
+  })
+  const s = res.structuredContent
+  equal(s.exitCode, 4, 'exitCode')
+  equal(s.stdout, 'ran\n', 'stdout')
+  equal(s.files['job/out.txt'], 'DATA\n', 'collected file')
+  expect(s.missing?.length === 1 && s.missing[0].startsWith('job/none.txt: '), `missing ${JSON.stringify(s.missing)}`)
+  equal(s.killed, true, 'killed')
+  const list = await call(client, 'sandbox_list', {})
+  expect(!list.structuredContent.sandboxes.some((b) => b.sandboxID === s.sandboxID), 'the job\'s sandbox is still listed')
 })
 
 await step('stdio: files_write and files_read of a text file', async () => {

@@ -1,0 +1,189 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/remoteproc"
+	"github.com/abx-dev/abx/internal/sandboxes"
+)
+
+// RunArgs are sandbox_run's arguments.
+type RunArgs struct {
+	Template       string            `json:"template" jsonschema:"the template to start from, e.g. base or code-interpreter"`
+	Command        string            `json:"command" jsonschema:"a shell line, run by bash -l -c; stdin is /dev/null"`
+	Files          map[string]string `json:"files,omitempty" jsonschema:"files to write before the command: path to text content (relative paths are under the user's home)"`
+	Collect        []string          `json:"collect,omitempty" jsonschema:"files to read after the command, also when it failed: their text comes back in files (each capped)"`
+	Cwd            string            `json:"cwd,omitempty" jsonschema:"working directory (default: the user's home)"`
+	Envs           map[string]string `json:"envs,omitempty" jsonschema:"environment variables for the sandbox's processes"`
+	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"kill the command after this many seconds (default 600, at most 86400)"`
+}
+
+// RunResult is sandbox_run's structured result.
+type RunResult struct {
+	SandboxID string            `json:"sandboxID" jsonschema:"the sandbox the job ran in, killed since"`
+	ExitCode  int               `json:"exitCode" jsonschema:"the command's exit status, 128+n when signal n ended it"`
+	Status    string            `json:"status" jsonschema:"how the command ended, in envd's words"`
+	Stdout    string            `json:"stdout" jsonschema:"what the command wrote to stdout, up to the cap"`
+	Stderr    string            `json:"stderr" jsonschema:"what the command wrote to stderr, up to the cap"`
+	Truncated bool              `json:"truncated" jsonschema:"true when stdout, stderr or a collected file passed the cap and was cut"`
+	Files     map[string]string `json:"files" jsonschema:"each collected file's text, by the path asked for"`
+	Missing   []string          `json:"missing,omitempty" jsonschema:"collected paths that could not be read, with why"`
+	Killed    bool              `json:"killed" jsonschema:"true when the sandbox was killed afterwards (else its lease ends it within 60 s)"`
+}
+
+// runLease is sandbox_run's lease: as abx run's default.
+const runLease = 60 * time.Second
+
+func (s *server) addRunTool(srv *mcp.Server) {
+	add(s, srv, &mcp.Tool{
+		Name: "sandbox_run",
+		Description: "Run one job in a throwaway sandbox, in one call: create it from template, write files, run command, " +
+			"read the collect files (also when the command failed), kill it. Its exit code, stdout, stderr and the files come " +
+			"back. The sandbox lives on a 60 s lease renewed while the call runs: if the server dies, it ends by itself.",
+		Annotations: &mcp.ToolAnnotations{Title: "Run a job in a throwaway sandbox", DestructiveHint: ptr(false)},
+	}, s.run)
+}
+
+func (s *server) run(ctx context.Context, req *mcp.CallToolRequest, in RunArgs) (*mcp.CallToolResult, *RunResult, error) {
+	if err := s.begin(provider.SandboxLifecycle); err != nil {
+		return nil, nil, s.fail(err)
+	}
+	if err := s.opts.Sandboxes.Check(provider.ExecRun); err != nil {
+		return nil, nil, s.fail(err)
+	}
+	if in.Template == "" {
+		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "template is empty").WithHint("e.g. base"))
+	}
+	if strings.TrimSpace(in.Command) == "" || strings.ContainsRune(in.Command, 0) {
+		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "command is empty or holds NUL").WithHint("give a shell line, e.g. 'make test'"))
+	}
+	if err := sandboxes.CheckEnv("envs", in.Envs); err != nil {
+		return nil, nil, s.fail(err)
+	}
+	for p := range in.Files {
+		if p == "" || strings.ContainsRune(p, 0) {
+			return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid path %q in files", p))
+		}
+	}
+	timeout := s.opts.ExecTimeout
+	if in.TimeoutSeconds != 0 {
+		timeout = time.Duration(in.TimeoutSeconds) * time.Second
+		if err := sandboxes.CheckProcessTimeout("timeout_seconds", strconv.Itoa(in.TimeoutSeconds), timeout); err != nil {
+			return nil, nil, s.fail(err)
+		}
+	}
+	start := time.Now()
+	sb, err := s.opts.Sandboxes.Create(ctx, provider.CreateRequest{Template: in.Template, Timeout: runLease, Env: in.Envs})
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	id := sb.SandboxID
+	lease := s.opts.Sandboxes.Hold(id, runLease, start)
+	res := &RunResult{SandboxID: id, Files: map[string]string{}}
+	jobErr := s.job(ctx, req, lease, id, in, timeout, res)
+	lease.Stop()
+	// Killed whatever happened, the call's cancellation included, within
+	// a bound: the lease ends it anyway.
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := s.opts.Sandboxes.Kill(kctx, id); err == nil || abxerr.From(err).Code == abxerr.NotFound {
+		res.Killed = true
+	}
+	if jobErr != nil {
+		return nil, nil, s.fail(jobErr)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: runText(res, s.opts.MaxOutput)}}}, res, nil
+}
+
+// job writes the files, runs the command and reads the collect files
+// into res; a lost lease stops it.
+func (s *server) job(ctx context.Context, req *mcp.CallToolRequest, lease *sandboxes.Lease, id string, in RunArgs, timeout time.Duration, res *RunResult) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-lease.Lost():
+			cancel(abxerr.New(abxerr.Network, "the sandbox's lease could not be renewed for %s: sandbox %s may be gone", runLease, id))
+		case <-ctx.Done():
+		}
+	}()
+	c, err := s.envd(ctx, id, provider.ExecRun)
+	if err != nil {
+		return err
+	}
+	paths := make([]string, 0, len(in.Files))
+	for p := range in.Files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if err := c.Write(ctx, p, strings.NewReader(in.Files[p])); err != nil {
+			return err
+		}
+	}
+	out := &capture{max: s.opts.MaxOutput}
+	stop := heartbeat(ctx, req, s.opts.ProgressEvery, timeout, out.status)
+	x, err := remoteproc.Run(ctx, c, remoteproc.Spec{Argv: []string{in.Command}, Cwd: in.Cwd, Timeout: timeout,
+		Signals: make(chan os.Signal)}, out)
+	stop()
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	if err != nil {
+		return out.annotate(err)
+	}
+	res.ExitCode, res.Status = x.Code, x.Status
+	res.Stdout, res.Stderr, res.Truncated = out.result()
+	for _, p := range in.Collect {
+		w := &capped{max: s.opts.MaxOutput + 1}
+		if _, err := c.Read(ctx, p, w); err != nil && w.buf.Len() <= s.opts.MaxOutput {
+			res.Missing = append(res.Missing, p+": "+abxerr.From(err).Message)
+			continue
+		}
+		data := w.buf.Bytes()
+		if len(data) > s.opts.MaxOutput {
+			data, res.Truncated = data[:s.opts.MaxOutput], true
+		}
+		if !isText(data, false) {
+			res.Missing = append(res.Missing, p+": not text (read it with files_read from a sandbox of your own)")
+			continue
+		}
+		res.Files[p] = string(data)
+	}
+	return nil
+}
+
+// runText is the result for hosts that show text only.
+func runText(r *RunResult, limit int) string {
+	var b strings.Builder
+	b.WriteString(execText(&ExecResult{ExitCode: r.ExitCode, Stdout: r.Stdout, Stderr: r.Stderr, Truncated: r.Truncated}, limit))
+	names := make([]string, 0, len(r.Files))
+	for p := range r.Files {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		fmt.Fprintf(&b, "\nfile %s:\n%s", p, r.Files[p])
+	}
+	for _, m := range r.Missing {
+		fmt.Fprintf(&b, "\nnot collected: %s", m)
+	}
+	fmt.Fprintf(&b, "\nsandbox %s ", r.SandboxID)
+	if r.Killed {
+		b.WriteString("killed")
+	} else {
+		b.WriteString("left to its lease")
+	}
+	return b.String()
+}
