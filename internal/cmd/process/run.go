@@ -301,12 +301,14 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		lease.Stop()
 		return opts.finish(st, id, err)
 	}
+	watched := make(chan struct{})
+	defer close(watched)
 	go func() {
 		select {
 		case <-lease.Lost():
 			st.stop(abxerr.New(abxerr.Network, "the sandbox's lease could not be renewed for %s: sandbox %s may be gone", opts.Lease, id).
 				WithHint("check the network and 'abx info %s'", id), os.Interrupt)
-		case <-st.ctx.Done():
+		case <-watched:
 		}
 	}()
 	ran, cmdErr := opts.job(st, out, id, start)
