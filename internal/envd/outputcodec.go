@@ -71,13 +71,27 @@ func reuseOutput(b []byte, ev *pb.ProcessEvent) bool {
 	if m < 0 || n+m != len(out) {
 		return false
 	}
+	// The same stream as the last event: its bytes, in its own wrapper,
+	// which stays (a new wrapper an event was one allocation each).
 	var buf []byte
 	switch o := data.Data.GetOutput().(type) {
 	case *pb.ProcessEvent_DataEvent_Stdout:
+		if num == 1 {
+			o.Stdout = append(o.Stdout[:0], chunk...)
+			return true
+		}
 		buf = o.Stdout
 	case *pb.ProcessEvent_DataEvent_Stderr:
+		if num == 2 {
+			o.Stderr = append(o.Stderr[:0], chunk...)
+			return true
+		}
 		buf = o.Stderr
 	case *pb.ProcessEvent_DataEvent_Pty:
+		if num == 3 {
+			o.Pty = append(o.Pty[:0], chunk...)
+			return true
+		}
 		buf = o.Pty
 	}
 	buf = append(buf[:0], chunk...)

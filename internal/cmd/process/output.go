@@ -3,6 +3,7 @@
 package process
 
 import (
+	"encoding/json"
 	"errors"
 	"time"
 	"unicode/utf8"
@@ -17,13 +18,6 @@ type (
 	startEvent struct {
 		Type string `json:"type"`
 		PID  uint32 `json:"pid"`
-	}
-	// dataEvent carries output: text when it is UTF-8, base64 otherwise,
-	// so that any bytes survive a JSON reader.
-	dataEvent struct {
-		Type       string `json:"type"`
-		Data       string `json:"data,omitempty"`
-		DataBase64 []byte `json:"dataBase64,omitempty"`
 	}
 	endEvent struct {
 		Type     string `json:"type"`
@@ -42,11 +36,27 @@ type (
 	}
 )
 
-func newDataEvent(kind string, b []byte) dataEvent {
-	if utf8.Valid(b) {
-		return dataEvent{Type: kind, Data: string(b)}
+// dataEvent carries a chunk of output: as text when it is UTF-8, else as
+// base64, so that any bytes survive a JSON reader. It is made into JSON
+// only when it is printed as JSON: people's form writes the chunk as it
+// came, and a copy of every chunk (string(b)) was most of what exec
+// allocated.
+type dataEvent struct {
+	kind string
+	b    []byte
+}
+
+func (e dataEvent) MarshalJSON() ([]byte, error) {
+	if utf8.Valid(e.b) {
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			Data string `json:"data,omitempty"`
+		}{e.kind, string(e.b)})
 	}
-	return dataEvent{Type: kind, DataBase64: b}
+	return json.Marshal(struct {
+		Type       string `json:"type"`
+		DataBase64 []byte `json:"dataBase64,omitempty"`
+	}{e.kind, e.b})
 }
 
 // sink hands a process's events to the printer's stream: for people its
@@ -56,6 +66,8 @@ type sink struct {
 	// announce prints the start event: exec's, not attach's, whose process
 	// started long ago.
 	announce bool
+	// ev is the output event Stdout and Stderr fill.
+	ev *dataEvent
 }
 
 var _ remoteproc.ReconnectSink = sink{}
@@ -63,7 +75,7 @@ var _ remoteproc.ReconnectSink = sink{}
 // newSink starts the stream of a process's events; exec's JSON is always
 // JSON Lines.
 func newSink(p *output.Printer, announce bool) sink {
-	return sink{st: p.Stream(output.StreamSpec{}), announce: announce}
+	return sink{st: p.Stream(output.StreamSpec{}), announce: announce, ev: &dataEvent{}}
 }
 
 func (s sink) Started(pid uint32) error {
@@ -73,9 +85,18 @@ func (s sink) Started(pid uint32) error {
 	return s.st.Event(startEvent{Type: "start", PID: pid})
 }
 
-func (s sink) Stdout(b []byte) error { return s.st.Output(newDataEvent("stdout", b), b) }
+// Stdout and Stderr hand the stream one event, reused: it is printed
+// before they return, and an event boxed anew for each chunk was one
+// allocation a chunk.
+func (s sink) Stdout(b []byte) error {
+	*s.ev = dataEvent{"stdout", b}
+	return s.st.Output(s.ev, b)
+}
 
-func (s sink) Stderr(b []byte) error { return s.st.ErrOutput(newDataEvent("stderr", b), b) }
+func (s sink) Stderr(b []byte) error {
+	*s.ev = dataEvent{"stderr", b}
+	return s.st.ErrOutput(s.ev, b)
+}
 
 // Reconnected says that the stream was cut and taken up again: for people
 // one line on stderr, for programs an event.

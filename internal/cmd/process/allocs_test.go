@@ -1,0 +1,135 @@
+//go:build !race
+
+// Allocation counts under the race detector are its own, not abx's: these
+// tests run without it (CI's allocation step).
+
+package process
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/abx-dev/abx/internal/envd"
+	pb "github.com/abx-dev/abx/internal/envd/gen/process"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/remoteproc"
+)
+
+// maxAllocsPerEvent bounds what one output event costs abx on the way from
+// envd's stream to abx's stdout: the envelope read, the decode into the
+// reused message, the follower, the sink. Two are connect-go's own (its
+// envelope reader copies each message through an io.LimitReader), which
+// abx does not patch; any one more of abx's fails. Allocation counts do
+// not depend on the machine's speed: a change that copies each chunk again
+// (as string(b) for people's form once did, a quarter of exec's speed)
+// fails here before any benchmark would notice.
+const maxAllocsPerEvent = 2.5
+
+// outputStream is envd's answer to Start, enveloped in the Connect
+// streaming protocol: a start event, n output events of size bytes each,
+// an end event and the end of the stream.
+func outputStream(t testing.TB, n, size int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	envelope := func(flags byte, msg []byte) {
+		var head [5]byte
+		head[0] = flags
+		binary.BigEndian.PutUint32(head[1:], uint32(len(msg)))
+		b.Write(head[:])
+		b.Write(msg)
+	}
+	event := func(ev *pb.ProcessEvent) {
+		msg, err := proto.Marshal(&pb.StartResponse{Event: ev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		envelope(0, msg)
+	}
+	event(&pb.ProcessEvent{Event: &pb.ProcessEvent_Start{Start: &pb.ProcessEvent_StartEvent{Pid: 7}}})
+	chunk := bytes.Repeat([]byte("x"), size)
+	for range n {
+		event(&pb.ProcessEvent{Event: &pb.ProcessEvent_Data{Data: &pb.ProcessEvent_DataEvent{
+			Output: &pb.ProcessEvent_DataEvent_Stdout{Stdout: chunk}}}})
+	}
+	event(&pb.ProcessEvent{Event: &pb.ProcessEvent_End{End: &pb.ProcessEvent_EndEvent{Exited: true, Status: "exit status 0"}}})
+	envelope(2, []byte("{}"))
+	return b.Bytes()
+}
+
+// envdServing answers every Start with body.
+func envdServing(t testing.TB, body []byte) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/connect+proto")
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// allocsOfExec counts the allocations of one exec of a command that prints
+// n chunks, through the path a real exec takes: envd's client, the
+// follower of remoteproc.Run and exec's sink, to stdout in people's form
+// (format "") or JSON Lines.
+func allocsOfExec(t *testing.T, n int, format output.Format) uint64 {
+	t.Helper()
+	url := envdServing(t, outputStream(t, n, 4096))
+	c := envd.New(&http.Client{}, envd.Endpoint{URL: url, Version: "0.2.10"}, "user")
+	io2 := &output.Streams{In: bytes.NewReader(nil), Out: io.Discard, ErrOut: io.Discard, Now: time.Now, Secrets: &output.Secrets{}}
+	p := output.NewPrinter(io2)
+	p.SetFormat(format)
+	spec := remoteproc.Spec{Argv: []string{"true"}, Signals: make(chan os.Signal)}
+	run := func() {
+		x, err := remoteproc.Run(t.Context(), c, spec, newSink(p, true))
+		if err != nil || x.Code != 0 {
+			t.Fatalf("%v, %+v", err, x)
+		}
+	}
+	run() // the connection and the client's first-use costs
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	run()
+	runtime.ReadMemStats(&after)
+	return after.Mallocs - before.Mallocs
+}
+
+// An output event costs exec at most maxAllocsPerEvent allocations, for
+// people; counted as the difference of two streams, 1000 events apart,
+// so that what a run costs once (the request, the start, the end) cancels.
+func TestExecOutputAllocatesNothingPerEvent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts allocations of two streams")
+	}
+	small, large := allocsOfExec(t, 100, ""), allocsOfExec(t, 1100, "")
+	per := float64(int64(large)-int64(small)) / 1000
+	t.Logf("%d allocations for 100 events, %d for 1100: %.2f an event", small, large, per)
+	if per > maxAllocsPerEvent {
+		t.Fatalf("%.2f allocations an output event (at most %g): something copies or boxes each chunk again", per, maxAllocsPerEvent)
+	}
+}
+
+// JSON Lines print each chunk as an event: its encoding allocates, a few
+// times a chunk; bounded all the same.
+func TestExecJSONOutputAllocationsAreBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts allocations of two streams")
+	}
+	small, large := allocsOfExec(t, 100, output.JSON), allocsOfExec(t, 1100, output.JSON)
+	per := float64(int64(large)-int64(small)) / 1000
+	t.Logf("%d allocations for 100 events, %d for 1100: %.2f an event", small, large, per)
+	if limit := 12.0; per > limit {
+		t.Fatalf("%.2f allocations a JSON output event (at most %s)", per, strconv.FormatFloat(limit, 'f', 0, 64))
+	}
+}
