@@ -2,7 +2,11 @@
 # abx's streams against their true floor: curl moving the same bytes
 # through the same gateway with the same wire format (Connect's binary
 # codec for command output, the same multipart body for uploads, the raw
-# bytes for downloads), on the local emulator, paired run by run.
+# bytes for downloads), on the local emulator, paired run by run. An
+# upload's floor does what abx's does: the body to a new temporary name,
+# then a Move over the destination, so that no reader sees a part of it
+# (an upload in place is cheaper, since truncating the old file drops its
+# unwritten pages, but promises less).
 #
 #   bash bench/transfer.sh [MiB...]        (default: 16 256 1024; REPS=5)
 #
@@ -25,6 +29,16 @@ source bench/lib.sh
 source bench/sandbox.sh
 hdr=(-H "E2b-Sandbox-Id: $id" -H "E2b-Sandbox-Port: 49983" -H "X-Access-Token: $token" -H "Authorization: Basic dXNlcjo=")
 
+# The upload's floor: the multipart body to a new name, then the rename.
+cat > "$work/curl-write.sh" <<WRITE
+#!/usr/bin/env bash
+set -euo pipefail
+n=\$RANDOM\$RANDOM
+curl -fsS ${hdr[*]@Q} -F "file=@$work/big.bin" "$envd/files?path=/home/user/.up2.bin.\$n&username=user" -o /dev/null
+curl -fsS ${hdr[*]@Q} -H 'Content-Type: application/json' -H 'Connect-Protocol-Version: 1' \\
+	-d "{\"source\":\"/home/user/.up2.bin.\$n\",\"destination\":\"/home/user/up2.bin\"}" "$envd/filesystem.Filesystem/Move" -o /dev/null
+WRITE
+
 echo "| transfer | size | abx: median (min–max) | floor: curl, same wire | abx / floor | abx peak RSS | ≥ 0.8× and ≤ 50 MiB |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for mib in "${SIZES[@]}"; do
@@ -44,14 +58,14 @@ for mib in "${SIZES[@]}"; do
 			else
 				timed "$work/exec.floor" curl -fsS "${hdr[@]}" -H "Content-Type: application/connect+proto" \
 					-H "Connect-Protocol-Version: 1" --data-binary "@$work/start.body" "$envd/process.Process/Start" -o /dev/null
-				timed "$work/write.floor" curl -fsS "${hdr[@]}" -F "file=@$work/big.bin" "$envd/files?path=up2.bin&username=user" -o /dev/null
+				timed "$work/write.floor" bash "$work/curl-write.sh"
 				timed "$work/read.floor" curl -fsS "${hdr[@]}" "$envd/files?path=big.bin&username=user" -o "$work/back2.bin"
 			fi
 		done
 	done
 	cmp "$work/big.bin" "$work/back.bin"
 	throughput_row "exec (stdout; Connect Start, proto)" "$mib" "$work/exec.abx" "$work/exec.floor"
-	throughput_row "files write (POST /files, multipart)" "$mib" "$work/write.abx" "$work/write.floor"
+	throughput_row "files write (POST /files, multipart, then Move)" "$mib" "$work/write.abx" "$work/write.floor"
 	throughput_row "files read (GET /files)" "$mib" "$work/read.abx" "$work/read.floor"
 	rm -f "$work/big.bin" "$work/back.bin" "$work/back2.bin"
 done
