@@ -9,7 +9,6 @@ package profile
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 
@@ -89,12 +88,26 @@ func SettingsOf(reg *provider.Registry) Known {
 	}
 }
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+// validName is a name of 1 to 63 letters, digits, '.', '_' and '-' that
+// starts with a letter or a digit (checked by hand: a regular expression
+// compiled at start-up costs every command).
+func validName(name string) bool {
+	if len(name) == 0 || len(name) > 63 {
+		return false
+	}
+	for i, r := range name {
+		alnum := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		if !alnum && (i == 0 || (r != '.' && r != '_' && r != '-')) {
+			return false
+		}
+	}
+	return true
+}
 
 // CheckName refuses a profile name that could not be a file name in the
 // key store, or a word in a shell, as it is.
 func CheckName(name string) error {
-	if !namePattern.MatchString(name) {
+	if !validName(name) {
 		return abxerr.New(abxerr.InvalidInput, "invalid profile name %q", name).
 			WithHint("use letters, digits, '.', '_' and '-' (up to 63, starting with a letter or digit)")
 	}

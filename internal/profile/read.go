@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -70,16 +70,25 @@ func checkMode(path string, info fs.FileInfo, secret bool) error {
 }
 
 // yamlLine finds the line in the YAML library's own errors ("yaml: line
-// 3: …").
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+// 3: …"): its number and the rest, or ok false.
+func yamlLine(msg string) (line int, rest string, ok bool) {
+	num, rest, found := strings.Cut(strings.TrimPrefix(msg, "yaml: line "), ": ")
+	if !found || !strings.HasPrefix(msg, "yaml: line ") {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil {
+		return 0, "", false
+	}
+	return n, rest, true
+}
 
 func parse(f *File, data []byte, known Known) (*File, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		var te *yaml.TypeError
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return nil, syntaxError(f.Path, n, "%s", m[2])
+		if n, rest, ok := yamlLine(err.Error()); ok {
+			return nil, syntaxError(f.Path, n, "%s", rest)
 		}
 		if errors.As(err, &te) && len(te.Errors) > 0 {
 			return nil, syntaxError(f.Path, 1, "%s", te.Errors[0])
