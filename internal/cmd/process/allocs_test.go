@@ -84,14 +84,24 @@ func envdServing(t testing.TB, body []byte) string {
 // (format "") or JSON Lines.
 func allocsOfExec(t *testing.T, n int, format output.Format) uint64 {
 	t.Helper()
+	return allocsOfStream(t, n, format, func(c *envd.Client, p *output.Printer) (*remoteproc.Exit, error) {
+		spec := remoteproc.Spec{Argv: []string{"true"}, Signals: make(chan os.Signal)}
+		return remoteproc.Run(t.Context(), c, spec, newSink(p, true))
+	})
+}
+
+// allocsOfStream counts the allocations of one run of a command's stream,
+// n chunks of output long, through follow (exec's Run, or ps attach's
+// Attach), against envd answering every call with the stream.
+func allocsOfStream(t *testing.T, n int, format output.Format, follow func(*envd.Client, *output.Printer) (*remoteproc.Exit, error)) uint64 {
+	t.Helper()
 	url := envdServing(t, outputStream(t, n, 4096))
 	c := envd.New(&http.Client{}, envd.Endpoint{URL: url, Version: "0.2.10"}, "user")
 	io2 := &output.Streams{In: bytes.NewReader(nil), Out: io.Discard, ErrOut: io.Discard, Now: time.Now, Secrets: &output.Secrets{}}
 	p := output.NewPrinter(io2)
 	p.SetFormat(format)
-	spec := remoteproc.Spec{Argv: []string{"true"}, Signals: make(chan os.Signal)}
 	run := func() {
-		x, err := remoteproc.Run(t.Context(), c, spec, newSink(p, true))
+		x, err := follow(c, p)
 		if err != nil || x.Code != 0 {
 			t.Fatalf("%v, %+v", err, x)
 		}
@@ -131,5 +141,22 @@ func TestExecJSONOutputAllocationsAreBounded(t *testing.T) {
 	t.Logf("%d allocations for 100 events, %d for 1100: %.2f an event", small, large, per)
 	if limit := 12.0; per > limit {
 		t.Fatalf("%.2f allocations a JSON output event (at most %s)", per, strconv.FormatFloat(limit, 'f', 0, 64))
+	}
+}
+
+// ps attach reads a running process's stream (Connect) through the same
+// follower and sink: the same bound.
+func TestAttachOutputAllocatesNothingPerEvent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts allocations of two streams")
+	}
+	attach := func(c *envd.Client, p *output.Printer) (*remoteproc.Exit, error) {
+		return remoteproc.Attach(t.Context(), c, 7, newSink(p, false))
+	}
+	small, large := allocsOfStream(t, 100, "", attach), allocsOfStream(t, 1100, "", attach)
+	per := float64(int64(large)-int64(small)) / 1000
+	t.Logf("%d allocations for 100 events, %d for 1100: %.2f an event", small, large, per)
+	if per > maxAllocsPerEvent {
+		t.Fatalf("%.2f allocations an output event of ps attach (at most %g)", per, maxAllocsPerEvent)
 	}
 }
