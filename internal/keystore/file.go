@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/runfile"
 	"github.com/abx-dev/abx/internal/shell"
 )
 
@@ -48,33 +49,13 @@ func (s *File) Get(profile string) (string, error) {
 	return strings.TrimSpace(string(data)), nil
 }
 
-// Set writes the profile's key whole and at once (a temporary file of
-// mode 0600 renamed over the old one).
+// Set writes the profile's key whole and at once (runfile.WritePrivate:
+// a temporary file of mode 0600 renamed over the old one).
 func (s *File) Set(profile, key string) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(s.Dir, "."+profile+".*")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	if err := tmp.Chmod(0o600); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if _, err := tmp.WriteString(key + "\n"); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), s.Path(profile))
+	return runfile.WritePrivate(s.Path(profile), []byte(key+"\n"))
 }
 
 // Delete removes the profile's key file.

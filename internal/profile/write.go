@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/runfile"
 )
 
 // header heads the file abx writes: it is rewritten whole, so a comment
@@ -45,36 +46,10 @@ func Update(path string, known Known, change func(*File) error) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(path, data); err != nil {
+	if err := runfile.WritePrivate(path, data); err != nil {
 		return abxerr.New(abxerr.InvalidConfig, "cannot write %s: %v", path, err)
 	}
 	return nil
-}
-
-// writeAtomic replaces path with data in one step: a reader sees the old
-// file or the new one, never a part.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	if err := tmp.Chmod(0o600); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // marshal writes the file in a stable order: current, then the profiles

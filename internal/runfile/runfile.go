@@ -30,7 +30,8 @@ func Write(path string, v any) error {
 }
 
 // WritePrivate writes data at path atomically (a reader sees the old file
-// or the new one), in a file only the user can read.
+// or the new one, and after a crash one or the other whole), in a file only
+// the user can read (CreateTemp's 0600).
 func WritePrivate(path string, b []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
@@ -38,6 +39,10 @@ func WritePrivate(path string, b []byte) error {
 	}
 	defer func() { _ = os.Remove(tmp.Name()) }()
 	if _, err := tmp.Write(b); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
 		_ = tmp.Close()
 		return err
 	}

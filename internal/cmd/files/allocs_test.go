@@ -8,17 +8,15 @@ package files
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"runtime"
 	"strconv"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/abx-dev/abx/internal/envd/envdtest"
 	pb "github.com/abx-dev/abx/internal/envd/gen/filesystem"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
@@ -32,33 +30,16 @@ import (
 // Counted, not timed: any allocation a change adds shows here.
 const maxAllocsPerChange = 12.5
 
-// watchStream is envd's answer to WatchDir: a start event, n changes,
-// then the end of the stream (a watch that ends this way is cut, and the
-// count below ends it first).
+// watchStream is envd's answer to WatchDir: a start event, then n
+// changes (the count ends the watch before the stream's end would cut it).
 func watchStream(t testing.TB, n int) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	envelope := func(flags byte, msg []byte) {
-		var head [5]byte
-		head[0] = flags
-		binary.BigEndian.PutUint32(head[1:], uint32(len(msg)))
-		b.Write(head[:])
-		b.Write(msg)
-	}
-	event := func(r *pb.WatchDirResponse) {
-		msg, err := proto.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		envelope(0, msg)
-	}
-	event(&pb.WatchDirResponse{Event: &pb.WatchDirResponse_Start{Start: &pb.WatchDirResponse_StartEvent{}}})
+	msgs := []proto.Message{&pb.WatchDirResponse{Event: &pb.WatchDirResponse_Start{Start: &pb.WatchDirResponse_StartEvent{}}}}
 	for i := range n {
-		event(&pb.WatchDirResponse{Event: &pb.WatchDirResponse_Filesystem{Filesystem: &pb.FilesystemEvent{
+		msgs = append(msgs, &pb.WatchDirResponse{Event: &pb.WatchDirResponse_Filesystem{Filesystem: &pb.FilesystemEvent{
 			Name: "out/file-" + strconv.Itoa(i%100) + ".txt", Type: pb.EventType_EVENT_TYPE_WRITE}}})
 	}
-	envelope(2, []byte("{}"))
-	return b.Bytes()
+	return envdtest.Stream(t, msgs...)
 }
 
 // endpointOnly is a provider whose one sandbox's envd is at url.
@@ -76,33 +57,20 @@ func (p endpointOnly) Endpoint(_ context.Context, id string, port int) (*provide
 // --count n` whose envd reports n changes, printed as rows for people.
 func allocsOfWatch(t *testing.T, n int) uint64 {
 	t.Helper()
-	body := watchStream(t, n)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/connect+proto")
-		_, _ = w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
+	url := envdtest.Serve(t, watchStream(t, n))
 	d := &provider.Descriptor{Name: "fake", Capabilities: []provider.Capability{provider.FilesRW, provider.FilesWatch}}
 	svc := &sandboxes.Service{
 		Descriptor: func() (*provider.Descriptor, error) { return d, nil },
-		Provider:   func() (provider.Provider, error) { return endpointOnly{url: srv.URL}, nil },
+		Provider:   func() (provider.Provider, error) { return endpointOnly{url: url}, nil },
 		HTTPClient: func() *http.Client { return &http.Client{} },
 	}
 	io2 := &output.Streams{In: bytes.NewReader(nil), Out: io.Discard, ErrOut: io.Discard, Now: time.Now, Secrets: &output.Secrets{}}
-	run := func() {
+	return envdtest.Allocs(func() {
 		opts := &WatchOptions{IO: io2, Printer: output.NewPrinter(io2), target: target{Sandboxes: svc, ID: "sb", Path: "out"}, Count: n}
 		if err := runWatch(t.Context(), opts); err != nil {
 			t.Fatal(err)
 		}
-	}
-	run()
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	run()
-	runtime.ReadMemStats(&after)
-	return after.Mallocs - before.Mallocs
+	})
 }
 
 func TestWatchChangesAllocateABoundedAmount(t *testing.T) {
@@ -110,7 +78,7 @@ func TestWatchChangesAllocateABoundedAmount(t *testing.T) {
 		t.Skip("counts allocations of two watches")
 	}
 	small, large := allocsOfWatch(t, 100), allocsOfWatch(t, 1100)
-	per := float64(int64(large)-int64(small)) / 1000
+	per := envdtest.PerEvent(small, large, 1000)
 	t.Logf("%d allocations for 100 changes, %d for 1100: %.2f a change", small, large, per)
 	if per > maxAllocsPerChange {
 		t.Fatalf("%.2f allocations a change (at most %g): something allocates for each change again", per, maxAllocsPerChange)

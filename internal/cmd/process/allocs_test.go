@@ -7,19 +7,16 @@ package process
 
 import (
 	"bytes"
-	"encoding/binary"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
-	"runtime"
-	"strconv"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/envd/envdtest"
 	pb "github.com/abx-dev/abx/internal/envd/gen/process"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/remoteproc"
@@ -35,47 +32,18 @@ import (
 // fails here before any benchmark would notice.
 const maxAllocsPerEvent = 2.5
 
-// outputStream is envd's answer to Start, enveloped in the Connect
-// streaming protocol: a start event, n output events of size bytes each,
-// an end event and the end of the stream.
+// outputStream is envd's answer to Start: a start event, n output events
+// of size bytes each, an end event.
 func outputStream(t testing.TB, n, size int) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	envelope := func(flags byte, msg []byte) {
-		var head [5]byte
-		head[0] = flags
-		binary.BigEndian.PutUint32(head[1:], uint32(len(msg)))
-		b.Write(head[:])
-		b.Write(msg)
-	}
-	event := func(ev *pb.ProcessEvent) {
-		msg, err := proto.Marshal(&pb.StartResponse{Event: ev})
-		if err != nil {
-			t.Fatal(err)
-		}
-		envelope(0, msg)
-	}
-	event(&pb.ProcessEvent{Event: &pb.ProcessEvent_Start{Start: &pb.ProcessEvent_StartEvent{Pid: 7}}})
+	msgs := []proto.Message{&pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_Start{Start: &pb.ProcessEvent_StartEvent{Pid: 7}}}}}
 	chunk := bytes.Repeat([]byte("x"), size)
 	for range n {
-		event(&pb.ProcessEvent{Event: &pb.ProcessEvent_Data{Data: &pb.ProcessEvent_DataEvent{
-			Output: &pb.ProcessEvent_DataEvent_Stdout{Stdout: chunk}}}})
+		msgs = append(msgs, &pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_Data{Data: &pb.ProcessEvent_DataEvent{
+			Output: &pb.ProcessEvent_DataEvent_Stdout{Stdout: chunk}}}}})
 	}
-	event(&pb.ProcessEvent{Event: &pb.ProcessEvent_End{End: &pb.ProcessEvent_EndEvent{Exited: true, Status: "exit status 0"}}})
-	envelope(2, []byte("{}"))
-	return b.Bytes()
-}
-
-// envdServing answers every Start with body.
-func envdServing(t testing.TB, body []byte) string {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/connect+proto")
-		_, _ = w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+	msgs = append(msgs, &pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_End{End: &pb.ProcessEvent_EndEvent{Exited: true, Status: "exit status 0"}}}})
+	return envdtest.Stream(t, msgs...)
 }
 
 // allocsOfExec counts the allocations of one exec of a command that prints
@@ -95,24 +63,17 @@ func allocsOfExec(t *testing.T, n int, format output.Format) uint64 {
 // Attach), against envd answering every call with the stream.
 func allocsOfStream(t *testing.T, n int, format output.Format, follow func(*envd.Client, *output.Printer) (*remoteproc.Exit, error)) uint64 {
 	t.Helper()
-	url := envdServing(t, outputStream(t, n, 4096))
+	url := envdtest.Serve(t, outputStream(t, n, 4096))
 	c := envd.New(&http.Client{}, envd.Endpoint{URL: url, Version: "0.2.10"}, "user")
 	io2 := &output.Streams{In: bytes.NewReader(nil), Out: io.Discard, ErrOut: io.Discard, Now: time.Now, Secrets: &output.Secrets{}}
 	p := output.NewPrinter(io2)
 	p.SetFormat(format)
-	run := func() {
+	return envdtest.Allocs(func() {
 		x, err := follow(c, p)
 		if err != nil || x.Code != 0 {
 			t.Fatalf("%v, %+v", err, x)
 		}
-	}
-	run() // the connection and the client's first-use costs
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	run()
-	runtime.ReadMemStats(&after)
-	return after.Mallocs - before.Mallocs
+	})
 }
 
 // An output event costs exec at most maxAllocsPerEvent allocations, for
@@ -123,7 +84,7 @@ func TestExecOutputAllocatesNothingPerEvent(t *testing.T) {
 		t.Skip("counts allocations of two streams")
 	}
 	small, large := allocsOfExec(t, 100, ""), allocsOfExec(t, 1100, "")
-	per := float64(int64(large)-int64(small)) / 1000
+	per := envdtest.PerEvent(small, large, 1000)
 	t.Logf("%d allocations for 100 events, %d for 1100: %.2f an event", small, large, per)
 	if per > maxAllocsPerEvent {
 		t.Fatalf("%.2f allocations an output event (at most %g): something copies or boxes each chunk again", per, maxAllocsPerEvent)
@@ -137,10 +98,10 @@ func TestExecJSONOutputAllocationsAreBounded(t *testing.T) {
 		t.Skip("counts allocations of two streams")
 	}
 	small, large := allocsOfExec(t, 100, output.JSON), allocsOfExec(t, 1100, output.JSON)
-	per := float64(int64(large)-int64(small)) / 1000
+	per := envdtest.PerEvent(small, large, 1000)
 	t.Logf("%d allocations for 100 events, %d for 1100: %.2f an event", small, large, per)
 	if limit := 12.0; per > limit {
-		t.Fatalf("%.2f allocations a JSON output event (at most %s)", per, strconv.FormatFloat(limit, 'f', 0, 64))
+		t.Fatalf("%.2f allocations a JSON output event (at most %g)", per, limit)
 	}
 }
 
@@ -154,7 +115,7 @@ func TestAttachOutputAllocatesNothingPerEvent(t *testing.T) {
 		return remoteproc.Attach(t.Context(), c, 7, newSink(p, false))
 	}
 	small, large := allocsOfStream(t, 100, "", attach), allocsOfStream(t, 1100, "", attach)
-	per := float64(int64(large)-int64(small)) / 1000
+	per := envdtest.PerEvent(small, large, 1000)
 	t.Logf("%d allocations for 100 events, %d for 1100: %.2f an event", small, large, per)
 	if per > maxAllocsPerEvent {
 		t.Fatalf("%.2f allocations an output event of ps attach (at most %g)", per, maxAllocsPerEvent)
