@@ -83,37 +83,29 @@ func (s *server) run(ctx context.Context, req *mcp.CallToolRequest, in RunArgs) 
 			return nil, nil, s.fail(err)
 		}
 	}
-	start := time.Now()
-	sb, err := s.opts.Sandboxes.Create(ctx, provider.CreateRequest{Template: in.Template, Timeout: runLease, Env: in.Envs})
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	id := sb.SandboxID
-	lease := s.opts.Sandboxes.Hold(id, runLease, start)
-	res := &RunResult{SandboxID: id, Files: map[string]string{}}
-	jobErr := s.job(ctx, req, lease, id, in, timeout, res)
-	lease.Stop()
-	// Killed whatever happened, the call's cancellation included, within
-	// a bound: the lease ends it anyway.
-	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := s.opts.Sandboxes.Kill(kctx, id); err == nil || abxerr.From(err).Code == abxerr.NotFound {
+	res := &RunResult{Files: map[string]string{}}
+	end, err := s.opts.Sandboxes.Throwaway(ctx, provider.CreateRequest{Template: in.Template, Env: in.Envs}, runLease, 0,
+		func(sb *provider.Sandbox, lost <-chan struct{}) error {
+			res.SandboxID = sb.SandboxID
+			return s.job(ctx, req, lost, sb.SandboxID, in, timeout, res)
+		})
+	if end != nil && end.Err == nil {
 		res.Killed = true
 	}
-	if jobErr != nil {
-		return nil, nil, s.fail(jobErr)
+	if err != nil {
+		return nil, nil, s.fail(err)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: runText(res, s.opts.MaxOutput)}}}, res, nil
 }
 
 // job writes the files, runs the command and reads the collect files
-// into res; a lost lease stops it.
-func (s *server) job(ctx context.Context, req *mcp.CallToolRequest, lease *sandboxes.Lease, id string, in RunArgs, timeout time.Duration, res *RunResult) error {
+// into res; a lost lease (lost closed) stops it.
+func (s *server) job(ctx context.Context, req *mcp.CallToolRequest, lost <-chan struct{}, id string, in RunArgs, timeout time.Duration, res *RunResult) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go func() {
 		select {
-		case <-lease.Lost():
+		case <-lost:
 			cancel(abxerr.New(abxerr.Network, "the sandbox's lease could not be renewed for %s: sandbox %s may be gone", runLease, id))
 		case <-ctx.Done():
 		}

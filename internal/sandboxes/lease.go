@@ -4,6 +4,9 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
 )
 
 // Lease keeps a sandbox alive for as long as its holder runs: the sandbox
@@ -107,4 +110,49 @@ func (l *Lease) renew() {
 		}
 		l.mu.Unlock()
 	}
+}
+
+// EndBound bounds a throwaway sandbox's end (its kill, or its lifetime
+// set with keep), whatever stopped the job: the lease ends it anyway.
+const EndBound = 30 * time.Second
+
+// Ending is how a throwaway sandbox ended.
+type Ending struct {
+	// Kept is true when it was left running (keep), false when killed.
+	Kept bool
+	// Err is the kill's or the keep's error; a sandbox that was gone
+	// already is killed.
+	Err error
+}
+
+// Throwaway is one job in a sandbox of its own (abx run, the MCP tool
+// sandbox_run): req is made with the lease as its lifetime and held
+// (Hold) while work runs, then killed within EndBound, or with keep > 0
+// given that lifetime instead, whatever work did. (A lease shorter than a
+// new sandbox's shortest lifetime is made with that one, then renewed as
+// asked.) work gets the sandbox
+// and a channel closed when the lease is lost (the sandbox may be gone:
+// the job should stop). A sandbox that could not be made returns create's
+// error, and no Ending.
+func (s *Service) Throwaway(ctx context.Context, req provider.CreateRequest, lease, keep time.Duration,
+	work func(sb *provider.Sandbox, lost <-chan struct{}) error) (*Ending, error) {
+	start := time.Now()
+	req.Timeout = max(lease, MinCreateLifetime)
+	sb, err := s.Create(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	l := s.Hold(sb.SandboxID, lease, start)
+	err = work(sb, l.Lost())
+	l.Stop()
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), EndBound)
+	defer cancel()
+	if keep > 0 {
+		return &Ending{Kept: true, Err: s.SetTimeout(ectx, sb.SandboxID, keep)}, err
+	}
+	kerr := s.Kill(ectx, sb.SandboxID)
+	if kerr != nil && abxerr.From(kerr).Code == abxerr.NotFound {
+		kerr = nil // gone already: what the kill was for
+	}
+	return &Ending{Err: kerr}, err
 }

@@ -2,7 +2,6 @@ package process
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/signal"
 	"runtime"
@@ -61,9 +60,9 @@ var runNames = cmdutil.Names{"run"}
 // ends soon.
 const DefaultLease = 60 * time.Second
 
-// fetchBound bounds what abx still does once stopped by a signal or a
-// lost lease: fetching --get results, and killing the sandbox.
-const fetchBound = 30 * time.Second
+// fetchBound bounds the fetching of --get results once a signal or a lost
+// lease stopped the job, as sandboxes.EndBound bounds the sandbox's end.
+const fetchBound = sandboxes.EndBound
 
 // NewCmdRun builds `abx run`.
 func NewCmdRun(f *cmdutil.Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -140,7 +139,6 @@ start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",
 			if opts.Gets, err = parseCopies("--get", gets, true); err != nil {
 				return err
 			}
-			opts.Request.Timeout = opts.Lease
 			opts.Argv = args
 			return cmdutil.Run(cmd, opts, runF, runRun)
 		},
@@ -283,9 +281,34 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	defer release()
 	out := opts.Printer.Stream(output.StreamSpec{})
 	start := time.Now()
-
-	sb, err := opts.Sandboxes.Create(st.ctx, opts.Request)
-	if err != nil {
+	var keep time.Duration
+	if opts.Keep {
+		keep = opts.KeepFor
+	}
+	var cmdErr, getErr error
+	var id string
+	end, err := opts.Sandboxes.Throwaway(st.ctx, opts.Request, opts.Lease, keep, func(sb *provider.Sandbox, lost <-chan struct{}) error {
+		id = sb.SandboxID
+		opts.Printer.Note("sandbox %s created (lease %s, renewed while abx runs)", id, opts.Lease)
+		if err := out.Event(createdEvent{Type: "created", SandboxID: id, Lease: int(opts.Lease / time.Second)}); err != nil {
+			return err
+		}
+		watched := make(chan struct{})
+		defer close(watched)
+		go func() {
+			select {
+			case <-lost:
+				st.stop(abxerr.New(abxerr.Network, "the sandbox's lease could not be renewed for %s: sandbox %s may be gone", opts.Lease, id).
+					WithHint("check the network and 'abx info %s'", id), os.Interrupt)
+			case <-watched:
+			}
+		}()
+		var ran bool
+		ran, cmdErr = opts.job(st, out, id, start)
+		getErr = opts.fetch(st, out, id, ran)
+		return nil
+	})
+	if end == nil {
 		if r := st.stopped(); r != nil {
 			return r
 		}
@@ -294,36 +317,20 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		e.Exit = e.Code.ExitCode()
 		return &e
 	}
-	id := sb.SandboxID
-	lease := opts.Sandboxes.Hold(id, opts.Lease, start)
-	opts.Printer.Note("sandbox %s created (lease %s, renewed while abx runs)", id, opts.Lease)
-	if err := out.Event(createdEvent{Type: "created", SandboxID: id, Lease: int(opts.Lease / time.Second)}); err != nil {
-		lease.Stop()
-		return opts.finish(st, id, err)
-	}
-	watched := make(chan struct{})
-	defer close(watched)
-	go func() {
-		select {
-		case <-lease.Lost():
-			st.stop(abxerr.New(abxerr.Network, "the sandbox's lease could not be renewed for %s: sandbox %s may be gone", opts.Lease, id).
-				WithHint("check the network and 'abx info %s'", id), os.Interrupt)
-		case <-watched:
-		}
-	}()
-	ran, cmdErr := opts.job(st, out, id, start)
-	getErr := opts.fetch(st, out, id, ran)
-	lease.Stop()
-	err = opts.finish(st, id, nil)
+	opts.ended(out, id, end)
 	switch {
 	case st.stopped() != nil:
 		return st.stopped()
+	case err != nil:
+		return err
 	case cmdErr != nil:
 		return cmdErr
 	case getErr != nil:
 		return getErr
+	case end.Kept:
+		return end.Err
 	}
-	return err
+	return nil
 }
 
 // job copies the --put files in and runs the command, as exec does; ran
@@ -421,35 +428,23 @@ func (opts *RunOptions) copier(c *envd.Client, id string) *transfer.Copier {
 	}}
 }
 
-// finish kills the sandbox (within fetchBound, whatever stopped the job),
-// or with --keep gives it its lifetime and says so.
-func (opts *RunOptions) finish(st *stopper, id string, cause error) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(st.ctx), fetchBound)
-	defer cancel()
-	out := opts.Printer.Stream(output.StreamSpec{})
-	if opts.Keep {
-		err := opts.Sandboxes.SetTimeout(ctx, id, opts.KeepFor)
-		ev := doneEvent{Type: "kept", SandboxID: id}
-		if err != nil {
-			ev.Error = abxerr.From(err).Message
-		}
-		_ = out.Event(ev)
-		if err == nil {
-			opts.Printer.Note("sandbox %s kept, for %s: 'abx kill %s' ends it", id, opts.KeepFor, id)
-		}
-		return errors.Join(cause, err)
-	}
-	err := opts.Sandboxes.Kill(ctx, id)
-	if err != nil && abxerr.From(err).Code == abxerr.NotFound {
-		err = nil // gone already: what kill was for
-	}
+// ended says how the sandbox ended: killed (a kill that failed is a
+// note: its lease ends it), or kept, with its lifetime.
+func (opts *RunOptions) ended(out *output.Stream, id string, end *sandboxes.Ending) {
 	ev := doneEvent{Type: "killed", SandboxID: id}
-	if err != nil {
-		ev.Error = abxerr.From(err).Message
+	if end.Kept {
+		ev.Type = "kept"
+	}
+	if end.Err != nil {
+		ev.Error = abxerr.From(end.Err).Message
+	}
+	switch {
+	case end.Kept && end.Err == nil:
+		opts.Printer.Note("sandbox %s kept, for %s: 'abx kill %s' ends it", id, opts.KeepFor, id)
+	case !end.Kept && end.Err != nil:
 		opts.Printer.Note("could not kill sandbox %s: %s; its lease ends it within %s", id, ev.Error, opts.Lease)
-	} else {
+	case !end.Kept:
 		opts.Printer.Note("sandbox %s killed", id)
 	}
 	_ = out.Event(ev)
-	return cause
 }
