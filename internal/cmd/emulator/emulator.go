@@ -86,6 +86,7 @@ func (o *ServeOptions) local() localserver.Local {
 }
 
 func start(o *ServeOptions) (*emulator.Emulator, error) {
+	shareProcessors()
 	e, err := emulator.Start(emulator.Options{Addr: o.Addr, APIKey: o.APIKey, Templates: o.Templates,
 		StateDir: o.StateDir, TimeScale: o.TimeScale, Isolation: o.Isolation})
 	if errors.Is(err, jail.ErrUnsupported) {

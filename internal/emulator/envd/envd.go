@@ -114,7 +114,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = rc.SetReadDeadline(time.Now())
 		return
 	}
-	s.mux.ServeHTTP(w, r)
+	batched(s.mux, w, r)
 }
 
 // Requests returns a copy of the request log.

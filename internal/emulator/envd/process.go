@@ -84,19 +84,28 @@ func (p *proc) subscribe() (chan *pb.ProcessEvent, func()) {
 	}
 }
 
+// subscriber is an attached stream: its event channel, and whether it
+// detached.
+type subscriber struct {
+	ch   chan *pb.ProcessEvent
+	gone chan struct{}
+}
+
 // publish hands an event to every attached stream, waiting for each (so
 // a slow reader slows the process, as a pipe does) unless it detaches.
 func (p *proc) publish(ev *pb.ProcessEvent) {
 	p.mu.Lock()
-	targets := make(map[chan *pb.ProcessEvent]chan struct{}, len(p.subs))
+	// On the stack for the usual one or two streams: publish runs for
+	// every chunk of output.
+	targets := make([]subscriber, 0, 4)
 	for ch, gone := range p.subs {
-		targets[ch] = gone
+		targets = append(targets, subscriber{ch, gone})
 	}
 	p.mu.Unlock()
-	for ch, gone := range targets {
+	for _, t := range targets {
 		select {
-		case ch <- ev:
-		case <-gone:
+		case t.ch <- ev:
+		case <-t.gone:
 		}
 	}
 }
@@ -196,8 +205,14 @@ func (p *proc) run(ps *processes) {
 	pump := func(r io.Reader, size int, wrap func([]byte) *pb.ProcessEvent_DataEvent) {
 		defer wg.Done()
 		buf := make([]byte, size)
+		rest := readyReader(r)
 		for {
 			n, err := r.Read(buf)
+			if n > 0 && err == nil && rest != nil {
+				// What came while the first read woke joins it: a
+				// terminal's master gives 4 KiB a read.
+				n += rest(buf[n:])
+			}
 			if n > 0 {
 				chunk := append([]byte(nil), buf[:n]...)
 				p.publish(&pb.ProcessEvent{Event: &pb.ProcessEvent_Data{Data: wrap(chunk)}})
@@ -449,9 +464,11 @@ func keepaliveOf(h http.Header) time.Duration {
 func forward(ctx context.Context, events chan *pb.ProcessEvent, keepalive time.Duration, gone func() bool, send func(*pb.ProcessEvent) error) error {
 	tick := time.NewTicker(keepalive)
 	defer tick.Stop()
+	hold := holder(ctx)
 	for {
 		select {
 		case <-tick.C:
+			hold(false)
 			if err := send(&pb.ProcessEvent{Event: &pb.ProcessEvent_Keepalive{Keepalive: &pb.ProcessEvent_KeepAlive{}}}); err != nil {
 				return err
 			}
@@ -459,6 +476,7 @@ func forward(ctx context.Context, events chan *pb.ProcessEvent, keepalive time.D
 			if ev.GetEnd() != nil && gone() {
 				panic(http.ErrAbortHandler) // the server closes the connection, and says nothing
 			}
+			hold(len(events) > 0)
 			if err := send(ev); err != nil {
 				return err
 			}
