@@ -16,7 +16,7 @@ import (
 // read to its stream, a stream to its connection) wake idle processors
 // that those processes need, and on a 2-processor machine a terminal's
 // output ran at 0.71× of its floor instead of 0.90× (docs/performance.md,
-// "Terminal"; concurrent streams and command start-up were unchanged).
+// "Terminals"; concurrent streams and command start-up were unchanged).
 func shareProcessors() {
 	if _, set := os.LookupEnv("GOMAXPROCS"); set {
 		return

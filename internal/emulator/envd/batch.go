@@ -16,7 +16,7 @@ import (
 // events queued (hold), a flush waits for them, batchMax at most: a burst
 // goes out in few writes, and an event with none behind it at once, so
 // that a keystroke's echo waits for nothing (docs/performance.md,
-// "Terminal").
+// "Terminals").
 //
 // One goroutine writes a stream (the handler's), so batchWriter has no
 // lock.
@@ -68,7 +68,7 @@ func (b *batchWriter) write() {
 func (b *batchWriter) Unwrap() http.ResponseWriter { return b.ResponseWriter }
 
 // batched serves a Connect server stream's request through a batchWriter,
-// found by hold in the request's context; other requests as they are.
+// found by holder in the request's context; other requests as they are.
 // What the stream kept goes out when the handler returns, or panics to
 // abort the connection (the client gets what was sent before the cut).
 func batched(h http.Handler, w http.ResponseWriter, r *http.Request) {

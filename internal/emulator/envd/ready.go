@@ -15,7 +15,7 @@ import (
 // that one event carries what came in the meantime: a terminal's master
 // gives at most 4 KiB a read (the line discipline's buffer), and an event
 // a read would cost a hand-off, a message and a client's wake-up each
-// (docs/performance.md, "Terminal").
+// (docs/performance.md, "Terminals").
 func readyReader(r io.Reader) func(buf []byte) int {
 	f, ok := r.(*os.File)
 	if !ok {
