@@ -11,32 +11,15 @@ import (
 	"net/http"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/envd/envdtest"
-	pb "github.com/abx-dev/abx/internal/envd/gen/process"
 )
-
-// ptyStream is envd's answer to a Start with a terminal: a start event, n
-// chunks of terminal output of size bytes each, an end event.
-func ptyStream(t testing.TB, n, size int) []byte {
-	t.Helper()
-	msgs := []proto.Message{&pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_Start{Start: &pb.ProcessEvent_StartEvent{Pid: 7}}}}}
-	chunk := bytes.Repeat([]byte("x"), size)
-	for range n {
-		msgs = append(msgs, &pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_Data{Data: &pb.ProcessEvent_DataEvent{
-			Output: &pb.ProcessEvent_DataEvent_Pty{Pty: chunk}}}}})
-	}
-	msgs = append(msgs, &pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_End{End: &pb.ProcessEvent_EndEvent{Exited: true, Status: "exit status 0"}}}})
-	return envdtest.Stream(t, msgs...)
-}
 
 // allocsOfTerminal counts the allocations of one terminal session whose
 // program prints n chunks: envd's client, the follower, the screen.
 func allocsOfTerminal(t *testing.T, n int) uint64 {
 	t.Helper()
-	url := envdtest.Serve(t, ptyStream(t, n, 16<<10))
+	url := envdtest.Serve(t, envdtest.Started(t, n, 16<<10, true))
 	c := envd.New(&http.Client{}, envd.Endpoint{URL: url, Version: "0.2.10"}, "user")
 	return envdtest.Allocs(func() {
 		term := &Terminal{Spec: Spec{Argv: []string{"/bin/bash", "-l"}}, Size: envd.Size{Cols: 80, Rows: 24},

@@ -13,11 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/envd/envdtest"
-	pb "github.com/abx-dev/abx/internal/envd/gen/process"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/remoteproc"
 )
@@ -31,20 +28,6 @@ import (
 // (as string(b) for people's form once did, a quarter of exec's speed)
 // fails here before any benchmark would notice.
 const maxAllocsPerEvent = 2.5
-
-// outputStream is envd's answer to Start: a start event, n output events
-// of size bytes each, an end event.
-func outputStream(t testing.TB, n, size int) []byte {
-	t.Helper()
-	msgs := []proto.Message{&pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_Start{Start: &pb.ProcessEvent_StartEvent{Pid: 7}}}}}
-	chunk := bytes.Repeat([]byte("x"), size)
-	for range n {
-		msgs = append(msgs, &pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_Data{Data: &pb.ProcessEvent_DataEvent{
-			Output: &pb.ProcessEvent_DataEvent_Stdout{Stdout: chunk}}}}})
-	}
-	msgs = append(msgs, &pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_End{End: &pb.ProcessEvent_EndEvent{Exited: true, Status: "exit status 0"}}}})
-	return envdtest.Stream(t, msgs...)
-}
 
 // allocsOfExec counts the allocations of one exec of a command that prints
 // n chunks, through the path a real exec takes: envd's client, the
@@ -63,7 +46,7 @@ func allocsOfExec(t *testing.T, n int, format output.Format) uint64 {
 // Attach), against envd answering every call with the stream.
 func allocsOfStream(t *testing.T, n int, format output.Format, follow func(*envd.Client, *output.Printer) (*remoteproc.Exit, error)) uint64 {
 	t.Helper()
-	url := envdtest.Serve(t, outputStream(t, n, 4096))
+	url := envdtest.Serve(t, envdtest.Started(t, n, 4096, false))
 	c := envd.New(&http.Client{}, envd.Endpoint{URL: url, Version: "0.2.10"}, "user")
 	io2 := &output.Streams{In: bytes.NewReader(nil), Out: io.Discard, ErrOut: io.Discard, Now: time.Now, Secrets: &output.Secrets{}}
 	p := output.NewPrinter(io2)

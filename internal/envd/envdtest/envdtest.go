@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+
+	pb "github.com/abx-dev/abx/internal/envd/gen/process"
 )
 
 // Stream is msgs as a Connect server stream in the proto codec: each
@@ -69,4 +71,22 @@ func Allocs(run func()) uint64 {
 // streams apart events apart, so that what a run costs once cancels.
 func PerEvent(small, large uint64, apart int) float64 {
 	return float64(int64(large)-int64(small)) / float64(apart)
+}
+
+// Started is envd's answer to a Start: a start event, n output events of
+// size bytes each (on the terminal with tty, else on stdout), an end
+// event with status 0.
+func Started(t testing.TB, n, size int, tty bool) []byte {
+	t.Helper()
+	chunk := bytes.Repeat([]byte("x"), size)
+	data := &pb.ProcessEvent_DataEvent{Output: &pb.ProcessEvent_DataEvent_Stdout{Stdout: chunk}}
+	if tty {
+		data = &pb.ProcessEvent_DataEvent{Output: &pb.ProcessEvent_DataEvent_Pty{Pty: chunk}}
+	}
+	msgs := []proto.Message{&pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_Start{Start: &pb.ProcessEvent_StartEvent{Pid: 7}}}}}
+	for range n {
+		msgs = append(msgs, &pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_Data{Data: data}}})
+	}
+	msgs = append(msgs, &pb.StartResponse{Event: &pb.ProcessEvent{Event: &pb.ProcessEvent_End{End: &pb.ProcessEvent_EndEvent{Exited: true, Status: "exit status 0"}}}})
+	return Stream(t, msgs...)
 }
