@@ -97,30 +97,22 @@ func (c *Cmd) StdinPipe() (io.WriteCloser, error) {
 
 // StdoutPipe is a pipe from the process's stdout; Wait closes it, so the
 // caller reads it to its end before calling Wait.
-func (c *Cmd) StdoutPipe() (io.ReadCloser, error) {
-	if c.Stdout != nil {
-		return nil, errors.New("spawn: Stdout already set")
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	c.Stdout = w
-	c.closeAfterStart = append(c.closeAfterStart, w)
-	c.closeAfterWait = append(c.closeAfterWait, r)
-	return r, nil
-}
+func (c *Cmd) StdoutPipe() (io.ReadCloser, error) { return c.outputPipe(&c.Stdout, "Stdout") }
 
 // StderrPipe is StdoutPipe for stderr.
-func (c *Cmd) StderrPipe() (io.ReadCloser, error) {
-	if c.Stderr != nil {
-		return nil, errors.New("spawn: Stderr already set")
+func (c *Cmd) StderrPipe() (io.ReadCloser, error) { return c.outputPipe(&c.Stderr, "Stderr") }
+
+// outputPipe makes *stream the write end of a new pipe and returns its
+// read end, which Wait closes.
+func (c *Cmd) outputPipe(stream *io.Writer, name string) (io.ReadCloser, error) {
+	if *stream != nil {
+		return nil, errors.New("spawn: " + name + " already set")
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	c.Stderr = w
+	*stream = w
 	c.closeAfterStart = append(c.closeAfterStart, w)
 	c.closeAfterWait = append(c.closeAfterWait, r)
 	return r, nil
