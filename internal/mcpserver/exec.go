@@ -54,26 +54,9 @@ func (s *server) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecArgs
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	if strings.TrimSpace(in.Command) == "" {
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "command is empty").WithHint("give a shell line, e.g. 'ls -la'"))
-	}
-	if strings.ContainsRune(in.Command, 0) {
-		// The line is one argument of bash -c, and an argument ends at NUL.
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid command: it holds NUL, which a process's arguments cannot carry").
-			WithHint("write the byte the shell's way, e.g. printf '\\0'"))
-	}
-	if strings.ContainsRune(in.Cwd, 0) {
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid cwd %q: a path cannot hold NUL", in.Cwd))
-	}
-	if err := sandboxes.CheckEnv("envs", in.Envs); err != nil {
+	timeout, err := s.checkCommand(in.Command, in.Cwd, in.Envs, in.TimeoutSeconds)
+	if err != nil {
 		return nil, nil, s.fail(err)
-	}
-	timeout := s.opts.ExecTimeout
-	if in.TimeoutSeconds != 0 {
-		timeout = time.Duration(in.TimeoutSeconds) * time.Second
-		if err := sandboxes.CheckProcessTimeout("timeout_seconds", strconv.Itoa(in.TimeoutSeconds), timeout); err != nil {
-			return nil, nil, s.fail(err)
-		}
 	}
 	c, err := s.envd(ctx, id, provider.ExecRun)
 	if err != nil {
@@ -100,6 +83,31 @@ func (s *server) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecArgs
 	res := &ExecResult{ExitCode: x.Code, Status: x.Status, PID: out.pid}
 	res.Stdout, res.Stderr, res.Truncated = out.result()
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: execText(res, s.opts.MaxOutput)}}}, res, nil
+}
+
+// checkCommand checks, before any request, what exec and sandbox_run
+// take alike: the shell line, its working directory, its environment and
+// its timeout in seconds (0: the server's), which it returns.
+func (s *server) checkCommand(command, cwd string, envs map[string]string, seconds int) (time.Duration, error) {
+	if strings.TrimSpace(command) == "" {
+		return 0, abxerr.New(abxerr.InvalidInput, "command is empty").WithHint("give a shell line, e.g. 'ls -la'")
+	}
+	if strings.ContainsRune(command, 0) {
+		// The line is one argument of bash -c, and an argument ends at NUL.
+		return 0, abxerr.New(abxerr.InvalidInput, "invalid command: it holds NUL, which a process's arguments cannot carry").
+			WithHint("write the byte the shell's way, e.g. printf '\\0'")
+	}
+	if strings.ContainsRune(cwd, 0) {
+		return 0, abxerr.New(abxerr.InvalidInput, "invalid cwd %q: a path cannot hold NUL", cwd)
+	}
+	if err := sandboxes.CheckEnv("envs", envs); err != nil {
+		return 0, err
+	}
+	if seconds == 0 {
+		return s.opts.ExecTimeout, nil
+	}
+	timeout := time.Duration(seconds) * time.Second
+	return timeout, sandboxes.CheckProcessTimeout("timeout_seconds", strconv.Itoa(seconds), timeout)
 }
 
 // execText is the result for hosts that show text only.

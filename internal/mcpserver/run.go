@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,7 +15,6 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
-	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // RunArgs are sandbox_run's arguments.
@@ -65,22 +64,13 @@ func (s *server) run(ctx context.Context, req *mcp.CallToolRequest, in RunArgs) 
 	if in.Template == "" {
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "template is empty").WithHint("e.g. base"))
 	}
-	if strings.TrimSpace(in.Command) == "" || strings.ContainsRune(in.Command, 0) {
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "command is empty or holds NUL").WithHint("give a shell line, e.g. 'make test'"))
-	}
-	if err := sandboxes.CheckEnv("envs", in.Envs); err != nil {
+	timeout, err := s.checkCommand(in.Command, in.Cwd, in.Envs, in.TimeoutSeconds)
+	if err != nil {
 		return nil, nil, s.fail(err)
 	}
 	for p := range in.Files {
 		if p == "" || strings.ContainsRune(p, 0) {
 			return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid path %q in files", p))
-		}
-	}
-	timeout := s.opts.ExecTimeout
-	if in.TimeoutSeconds != 0 {
-		timeout = time.Duration(in.TimeoutSeconds) * time.Second
-		if err := sandboxes.CheckProcessTimeout("timeout_seconds", strconv.Itoa(in.TimeoutSeconds), timeout); err != nil {
-			return nil, nil, s.fail(err)
 		}
 	}
 	res := &RunResult{Files: map[string]string{}}
@@ -114,12 +104,7 @@ func (s *server) job(ctx context.Context, req *mcp.CallToolRequest, lost <-chan 
 	if err != nil {
 		return err
 	}
-	paths := make([]string, 0, len(in.Files))
-	for p := range in.Files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(in.Files)) {
 		if err := c.Write(ctx, p, strings.NewReader(in.Files[p])); err != nil {
 			return err
 		}
@@ -160,12 +145,7 @@ func (s *server) job(ctx context.Context, req *mcp.CallToolRequest, lost <-chan 
 func runText(r *RunResult, limit int) string {
 	var b strings.Builder
 	b.WriteString(execText(&ExecResult{ExitCode: r.ExitCode, Stdout: r.Stdout, Stderr: r.Stderr, Truncated: r.Truncated}, limit))
-	names := make([]string, 0, len(r.Files))
-	for p := range r.Files {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	for _, p := range names {
+	for _, p := range slices.Sorted(maps.Keys(r.Files)) {
 		fmt.Fprintf(&b, "\nfile %s:\n%s", p, r.Files[p])
 	}
 	for _, m := range r.Missing {

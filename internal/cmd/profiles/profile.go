@@ -3,7 +3,8 @@ package profiles
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -207,12 +208,7 @@ func runShow(_ context.Context, opts *ShowOptions) error {
 		t.Row("name", name)
 		t.Row("current", fmt.Sprint(out.Current))
 		t.Row("provider", out.Provider)
-		keys := make([]string, 0, len(out.Settings))
-		for k := range out.Settings {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(out.Settings)) {
 			t.Row(k, out.Settings[k])
 		}
 		if out.Emulator != "" {
