@@ -5,6 +5,7 @@ package emulator
 import (
 	"os"
 	"runtime"
+	"sync"
 )
 
 // shareProcessors gives the emulator's Go code half the processors the
@@ -17,12 +18,18 @@ import (
 // that those processes need, and on a 2-processor machine a terminal's
 // output ran at 0.71× of its floor instead of 0.90× (docs/performance.md,
 // "Terminals"; concurrent streams and command start-up were unchanged).
-func shareProcessors() {
-	if _, set := os.LookupEnv("GOMAXPROCS"); set {
-		return
-	}
-	runtime.GOMAXPROCS(processorShare(runtime.GOMAXPROCS(0)))
-}
+// Once a process: an emulator started again in the same process (a
+// test's) keeps the share rather than halving it again.
+var shareProcessors = sync.OnceFunc(func() {
+	_, set := os.LookupEnv("GOMAXPROCS")
+	runtime.GOMAXPROCS(processorShare(runtime.GOMAXPROCS(0), set))
+})
 
-// processorShare is the emulator's share of n processors.
-func processorShare(n int) int { return max(1, n/2) }
+// processorShare is the emulator's share of the n processors the runtime
+// uses: all of them when GOMAXPROCS set n.
+func processorShare(n int, set bool) int {
+	if set {
+		return n
+	}
+	return max(1, n/2)
+}

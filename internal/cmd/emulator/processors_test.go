@@ -3,31 +3,28 @@
 package emulator
 
 import (
-	"os"
 	"runtime"
 	"testing"
 )
 
 func TestProcessorShare(t *testing.T) {
 	for n, want := range map[int]int{1: 1, 2: 1, 3: 1, 4: 2, 16: 8} {
-		if got := processorShare(n); got != want {
+		if got := processorShare(n, false); got != want {
 			t.Errorf("processorShare(%d) = %d, want %d", n, got, want)
+		}
+		if got := processorShare(n, true); got != n {
+			t.Errorf("GOMAXPROCS=%d set: processorShare = %d, want %d", n, got, n)
 		}
 	}
 }
 
-func TestShareProcessorsHonoursGOMAXPROCS(t *testing.T) {
+// An emulator started again in the same process keeps the share it had.
+func TestShareProcessorsHalvesOnce(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	runtime.GOMAXPROCS(4)
-	t.Setenv("GOMAXPROCS", "4")
 	shareProcessors()
-	if got := runtime.GOMAXPROCS(0); got != 4 {
-		t.Fatalf("GOMAXPROCS=4 set, and the emulator took %d processors", got)
-	}
-	t.Setenv("GOMAXPROCS", "")
-	_ = os.Unsetenv("GOMAXPROCS")
+	n := runtime.GOMAXPROCS(0)
 	shareProcessors()
-	if got := runtime.GOMAXPROCS(0); got != 2 {
-		t.Fatalf("without GOMAXPROCS, 4 processors: the emulator took %d, want 2", got)
+	if got := runtime.GOMAXPROCS(0); got != n {
+		t.Fatalf("a second start took %d processors, the first %d", got, n)
 	}
 }

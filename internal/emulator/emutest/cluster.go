@@ -24,8 +24,8 @@ func Cluster(t *testing.T) (*manager.Server, map[string]string) {
 	t.Helper()
 	srv := manager.New(manager.Options{APIKey: Key, Domain: "abx.test"})
 	gw := emulator.NewGateway(srv, t.TempDir(), "0.2.10")
-	// Isolated as the emulator is, where this machine allows it; the
-	// test binary's TestMain must call jail.Init.
+	// Isolated as the emulator is, where this machine allows it: the
+	// boxes' inits are copies of the test binary (package boxinit's init).
 	gw.Isolated = jail.Available() == nil
 	ts := httptest.NewServer(gw)
 	// Cleanups run last first: the gateway stops its sandboxes' processes

@@ -15,7 +15,11 @@ import (
 // that one event carries what came in the meantime: a terminal's master
 // gives at most 4 KiB a read (the line discipline's buffer), and an event
 // a read would cost a hand-off, a message and a client's wake-up each
-// (docs/performance.md, "Terminals").
+// (docs/performance.md, "Terminals"). A pipe's read takes all there is, up
+// to the pump's buffer, so there it joins only what came during the
+// first: measured, exec's 256 MiB went from 0.39 s to 0.32 s with this
+// and batchWriter together (the emulator on two processors), and was no
+// slower with this on one.
 func readyReader(r io.Reader) func(buf []byte) int {
 	f, ok := r.(*os.File)
 	if !ok {

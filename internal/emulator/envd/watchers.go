@@ -43,10 +43,12 @@ type polled struct {
 	err    error
 }
 
-// watchers are a sandbox's polling watches, by ID.
+// watchers are a sandbox's polling watches, by ID; closed once the
+// sandbox is gone.
 type watchers struct {
-	mu   sync.Mutex
-	byID map[string]*polled
+	mu     sync.Mutex
+	byID   map[string]*polled
+	closed bool
 }
 
 func (h *filesystemService) CreateWatcher(_ context.Context, req *connect.Request[pb.CreateWatcherRequest]) (*connect.Response[pb.CreateWatcherResponse], error) {
@@ -58,25 +60,16 @@ func (h *filesystemService) CreateWatcher(_ context.Context, req *connect.Reques
 		return nil, err
 	}
 	recursive := req.Msg.GetRecursive() && h.s.version.AtLeast(envd.RecursiveWatch)
-	ws := &h.s.watchers
-	ws.mu.Lock()
-	full := len(ws.byID) >= maxWatchers
-	ws.mu.Unlock()
-	if full {
-		return nil, connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("more than %d watchers in this sandbox: remove some", maxWatchers))
-	}
 	w, err := h.s.newWatch(l, recursive)
 	if err != nil {
 		return nil, err
 	}
 	p := &polled{w: w, recursive: recursive, done: make(chan struct{})}
-	id := "w" + randomID()
-	ws.mu.Lock()
-	if ws.byID == nil {
-		ws.byID = map[string]*polled{}
+	id, err := h.s.watchers.add(p)
+	if err != nil {
+		w.close()
+		return nil, err
 	}
-	ws.byID[id] = p
-	ws.mu.Unlock()
 	go p.run()
 	return connect.NewResponse(&pb.CreateWatcherResponse{WatcherId: id}), nil
 }
@@ -123,11 +116,32 @@ func (ws *watchers) get(id string) (*polled, error) {
 	return p, nil
 }
 
+// add keeps p under a new ID, unless the sandbox has maxWatchers already
+// or is gone: the check and the keeping are one step, so that neither
+// creates at once nor the sandbox's end lets a watch slip past (and hold
+// its descriptors for ever).
+func (ws *watchers) add(p *polled) (string, error) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	switch {
+	case ws.closed:
+		return "", connect.NewError(connect.CodeUnavailable, errors.New("the sandbox is gone"))
+	case len(ws.byID) >= maxWatchers:
+		return "", connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("more than %d watchers in this sandbox: remove some", maxWatchers))
+	}
+	if ws.byID == nil {
+		ws.byID = map[string]*polled{}
+	}
+	id := "w" + randomID()
+	ws.byID[id] = p
+	return id, nil
+}
+
 // closeAll ends every watch: the sandbox is gone.
 func (ws *watchers) closeAll() {
 	ws.mu.Lock()
 	all := ws.byID
-	ws.byID = nil
+	ws.byID, ws.closed = nil, true
 	ws.mu.Unlock()
 	for _, p := range all {
 		p.stop()

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -136,5 +137,33 @@ func TestPollingWatchersEndWithTheSandbox(t *testing.T) {
 	_, err = c.GetWatcherEvents(t.Context(), polling(&fspb.GetWatcherEventsRequest{WatcherId: res.Msg.GetWatcherId()}))
 	if connect.CodeOf(err) != connect.CodeNotFound {
 		t.Errorf("after the kill: %v", err)
+	}
+	// A create that was under way when the sandbox went keeps nothing.
+	if _, err := s.watchers.add(&polled{}); connect.CodeOf(err) != connect.CodeUnavailable {
+		t.Errorf("a watch kept after the kill: %v", err)
+	}
+}
+
+// The limit holds for creates at once: the check and the keeping are one
+// step.
+func TestPollingWatchersLimitHoldsAtOnce(t *testing.T) {
+	var ws watchers
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	kept := 0
+	for range maxWatchers + 50 {
+		wg.Go(func() {
+			if _, err := ws.add(&polled{}); err == nil {
+				mu.Lock()
+				kept++
+				mu.Unlock()
+			} else if connect.CodeOf(err) != connect.CodeResourceExhausted {
+				t.Errorf("refused with %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if kept != maxWatchers {
+		t.Fatalf("%d watches kept, want at most %d", kept, maxWatchers)
 	}
 }

@@ -161,7 +161,7 @@ func (b *boxInit) serve(c *Conn) {
 // connection closed before the end takes the command's process group with
 // it: the emulator let go of it.
 func (b *boxInit) run(c *Conn, spec Spec, files []*os.File) {
-	pid, end, err := b.start(spec, files)
+	pid, cmd, err := b.start(spec, files)
 	CloseFiles(files) // the command has them: the streams end with it
 	if err != nil {
 		_ = c.Send(Message{Op: OpExit, Error: err.Error()})
@@ -173,15 +173,15 @@ func (b *boxInit) run(c *Conn, spec Spec, files []*os.File) {
 			m, fs, err := c.Recv()
 			CloseFiles(fs)
 			if err != nil {
-				b.signal(pid, true, syscall.SIGKILL)
+				b.signal(pid, cmd, true, syscall.SIGKILL)
 				return
 			}
 			if m.Op == OpSignal && m.Signal > 0 {
-				b.signal(pid, m.Group, syscall.Signal(m.Signal))
+				b.signal(pid, cmd, m.Group, syscall.Signal(m.Signal))
 			}
 		}
 	}()
-	ws := <-end
+	ws := <-cmd.end
 	status := int(ws)
 	_ = c.Send(Message{Op: OpExit, Status: &status})
 }
@@ -189,9 +189,9 @@ func (b *boxInit) run(c *Conn, spec Spec, files []*os.File) {
 // start forks the command: in a session of its own (on its terminal, for
 // a Tty spec), as the sandbox's user (uid 1000, or 0 for root) in a user
 // namespace nested in the init's, with no power over the mounts. Its end
-// comes on end, which the caller gets from start itself: once start
+// comes on cmd.end, which the caller gets from start itself: once start
 // returns, the reaper may have taken the command out of the table already.
-func (b *boxInit) start(spec Spec, files []*os.File) (pid int, end <-chan syscall.WaitStatus, err error) {
+func (b *boxInit) start(spec Spec, files []*os.File) (pid int, cmd *command, err error) {
 	if len(spec.Args) == 0 || len(files) < 3 {
 		return 0, nil, errors.New("bad command")
 	}
@@ -233,13 +233,13 @@ func (b *boxInit) start(spec Spec, files []*os.File) (pid int, end <-chan syscal
 		}
 		return 0, nil, fmt.Errorf("%s: %w", spec.Args[0], err)
 	}
-	cmd := &command{end: make(chan syscall.WaitStatus, 1), endGroup: spec.EndGroup}
+	cmd = &command{end: make(chan syscall.WaitStatus, 1), endGroup: spec.EndGroup}
 	b.running[pid] = cmd
 	select {
 	case b.started <- struct{}{}:
 	default:
 	}
-	return pid, cmd.end, nil
+	return pid, cmd, nil
 }
 
 // lookPath finds name on the PATH of env, inside the view.
@@ -265,13 +265,13 @@ func lookPath(name string, env []string) (string, error) {
 	return "", fmt.Errorf("%s: command not found", name)
 }
 
-// signal sends sig to a running command, and with group to its whole
-// process group too. A command reaped already is left alone: its pid may
-// be another's.
-func (b *boxInit) signal(pid int, group bool, sig syscall.Signal) {
+// signal sends sig to the command cmd started as pid, and with group to
+// its whole process group too. A command reaped already is left alone: its
+// pid may be another's, started since, which the table holds under it.
+func (b *boxInit) signal(pid int, cmd *command, group bool, sig syscall.Signal) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.running[pid]; !ok {
+	if b.running[pid] != cmd {
 		return
 	}
 	if group {
