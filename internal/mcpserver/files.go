@@ -85,6 +85,21 @@ func (w *capped) Write(p []byte) (int, error) {
 	return w.buf.Write(p)
 }
 
+// readCapped reads the first limit bytes of path, and whether the file
+// is longer: one byte past the cap tells it, and a read cut there is no
+// failure.
+func readCapped(ctx context.Context, c *envd.Client, path string, limit int) (data []byte, truncated bool, err error) {
+	w := &capped{max: limit + 1}
+	if _, err := c.Read(ctx, path, w); err != nil && w.buf.Len() <= limit {
+		return nil, false, err
+	}
+	data = w.buf.Bytes()
+	if len(data) > limit {
+		return data[:limit], true, nil
+	}
+	return data, false, nil
+}
+
 func (s *server) read(ctx context.Context, _ *mcp.CallToolRequest, in ReadArgs) (*mcp.CallToolResult, *ReadResult, error) {
 	id, err := s.sandboxFor(provider.FilesRW, in.SandboxID)
 	if err != nil {
@@ -104,16 +119,11 @@ func (s *server) read(ctx context.Context, _ *mcp.CallToolRequest, in ReadArgs) 
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	// One byte past the cap tells a file longer than it.
-	w := &capped{max: limit + 1}
-	if _, err := c.Read(ctx, in.Path, w); err != nil && w.buf.Len() <= limit {
+	data, truncated, err := readCapped(ctx, c, in.Path, limit)
+	if err != nil {
 		return nil, nil, s.failIn(id, err)
 	}
-	data := w.buf.Bytes()
-	res := &ReadResult{Path: in.Path, Truncated: len(data) > limit}
-	if res.Truncated {
-		data = data[:limit]
-	}
+	res := &ReadResult{Path: in.Path, Truncated: truncated}
 	res.Bytes = len(data)
 	res.Binary = !isText(data, res.Truncated)
 	res.MIMEType = mimeType(in.Path, data, res.Binary)

@@ -15,6 +15,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // RunArgs are sandbox_run's arguments.
@@ -40,9 +41,6 @@ type RunResult struct {
 	Missing   []string          `json:"missing,omitempty" jsonschema:"collected paths that could not be read, with why"`
 	Killed    bool              `json:"killed" jsonschema:"true when the sandbox was killed afterwards (else its lease ends it within 60 s)"`
 }
-
-// runLease is sandbox_run's lease: as abx run's default.
-const runLease = 60 * time.Second
 
 func (s *server) addRunTool(srv *mcp.Server) {
 	add(s, srv, &mcp.Tool{
@@ -74,10 +72,10 @@ func (s *server) run(ctx context.Context, req *mcp.CallToolRequest, in RunArgs) 
 		}
 	}
 	res := &RunResult{Files: map[string]string{}}
-	end, err := s.opts.Sandboxes.Throwaway(ctx, provider.CreateRequest{Template: in.Template, Env: in.Envs}, runLease, 0,
-		func(sb *provider.Sandbox, lost <-chan struct{}) error {
+	end, err := s.opts.Sandboxes.Throwaway(ctx, provider.CreateRequest{Template: in.Template, Env: in.Envs}, sandboxes.DefaultLease, 0,
+		func(ctx context.Context, sb *provider.Sandbox) error {
 			res.SandboxID = sb.SandboxID
-			return s.job(ctx, req, lost, sb.SandboxID, in, timeout, res)
+			return s.job(ctx, req, sb.SandboxID, in, timeout, res)
 		})
 	if end != nil && end.Err == nil {
 		res.Killed = true
@@ -89,17 +87,8 @@ func (s *server) run(ctx context.Context, req *mcp.CallToolRequest, in RunArgs) 
 }
 
 // job writes the files, runs the command and reads the collect files
-// into res; a lost lease (lost closed) stops it.
-func (s *server) job(ctx context.Context, req *mcp.CallToolRequest, lost <-chan struct{}, id string, in RunArgs, timeout time.Duration, res *RunResult) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	go func() {
-		select {
-		case <-lost:
-			cancel(abxerr.New(abxerr.Network, "the sandbox's lease could not be renewed for %s: sandbox %s may be gone", runLease, id))
-		case <-ctx.Done():
-		}
-	}()
+// into res; a lost lease (ctx's end, with its cause) stops it.
+func (s *server) job(ctx context.Context, req *mcp.CallToolRequest, id string, in RunArgs, timeout time.Duration, res *RunResult) error {
 	c, err := s.envd(ctx, id, provider.ExecRun)
 	if err != nil {
 		return err
@@ -123,16 +112,13 @@ func (s *server) job(ctx context.Context, req *mcp.CallToolRequest, lost <-chan 
 	res.ExitCode, res.Status = x.Code, x.Status
 	res.Stdout, res.Stderr, res.Truncated = out.result()
 	for _, p := range in.Collect {
-		w := &capped{max: s.opts.MaxOutput + 1}
-		if _, err := c.Read(ctx, p, w); err != nil && w.buf.Len() <= s.opts.MaxOutput {
+		data, cut, err := readCapped(ctx, c, p, s.opts.MaxOutput)
+		if err != nil {
 			res.Missing = append(res.Missing, p+": "+abxerr.From(err).Message)
 			continue
 		}
-		data := w.buf.Bytes()
-		if len(data) > s.opts.MaxOutput {
-			data, res.Truncated = data[:s.opts.MaxOutput], true
-		}
-		if !isText(data, false) {
+		res.Truncated = res.Truncated || cut
+		if !isText(data, cut) {
 			res.Missing = append(res.Missing, p+": not text (read it with files_read from a sandbox of your own)")
 			continue
 		}

@@ -2,6 +2,7 @@ package sandboxes
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -19,7 +20,9 @@ type Lease struct {
 	id string
 	d  time.Duration
 
-	stop    chan struct{}
+	// ctx lasts until Stop: a renewal under way ends with it.
+	ctx     context.Context
+	stop    context.CancelFunc
 	stopped chan struct{}
 	lost    chan struct{}
 
@@ -35,28 +38,32 @@ type Lease struct {
 // MinLease is the shortest lease: a new sandbox's shortest lifetime.
 const MinLease = MinCreateLifetime
 
+// DefaultLease is a throwaway sandbox's lease unless its holder says
+// otherwise (abx run's --lease, the MCP tool sandbox_run): long enough
+// that a renewal rides out a minute's network trouble, short enough that a
+// sandbox its holder lost ends soon.
+const DefaultLease = 60 * time.Second
+
 // Hold starts renewing the lease of sandbox id, made with lifetime d at
 // made: every d/3, each renewal tried again until it succeeds or the
-// lease runs out. Lost is closed then: the sandbox may be gone.
+// lease runs out. Lost is closed then, or as soon as the service says the
+// sandbox is gone.
 func (s *Service) Hold(id string, d time.Duration, made time.Time) *Lease {
-	l := &Lease{s: s, id: id, d: d, until: made.Add(d),
-		stop: make(chan struct{}), stopped: make(chan struct{}), lost: make(chan struct{})}
+	ctx, stop := context.WithCancel(context.Background())
+	l := &Lease{s: s, id: id, d: d, until: made.Add(d), ctx: ctx, stop: stop,
+		stopped: make(chan struct{}), lost: make(chan struct{})}
 	go l.renew()
 	return l
 }
 
-// Lost is closed when the lease may have run out: no renewal succeeded
-// within it.
+// Lost is closed when the lease may have run out (no renewal succeeded
+// within it) or the sandbox is gone.
 func (l *Lease) Lost() <-chan struct{} { return l.lost }
 
 // Stop ends the renewals; the sandbox lives on until its lease's end, or
 // its holder's next word (kill, or a lifetime of its own).
 func (l *Lease) Stop() {
-	select {
-	case <-l.stop:
-	default:
-		close(l.stop)
-	}
+	l.stop()
 	<-l.stopped
 }
 
@@ -76,7 +83,7 @@ func (l *Lease) renew() {
 	defer next.Stop()
 	for {
 		select {
-		case <-l.stop:
+		case <-l.ctx.Done():
 			return
 		case <-next.C:
 		}
@@ -89,17 +96,14 @@ func (l *Lease) renew() {
 		}
 		// One attempt may take what is left of the lease, no more: past
 		// it, a late success would not mean the sandbox is still there.
-		ctx, cancel := context.WithDeadline(context.Background(), until)
+		ctx, cancel := context.WithDeadline(l.ctx, until)
 		sent := time.Now()
-		go func() {
-			select {
-			case <-l.stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
 		err := l.s.SetTimeout(ctx, l.id, l.d)
 		cancel()
+		if err != nil && abxerr.From(err).Code == abxerr.NotFound {
+			close(l.lost) // gone: no renewal will find it
+			return
+		}
 		l.mu.Lock()
 		if err == nil {
 			l.until, l.renewals = sent.Add(l.d), l.renewals+1
@@ -130,21 +134,19 @@ type Ending struct {
 // (Hold) while work runs, then killed within EndBound, or with keep > 0
 // given that lifetime instead, whatever work did. (A lease shorter than a
 // new sandbox's shortest lifetime is made with that one, then renewed as
-// asked.) work gets the sandbox
-// and a channel closed when the lease is lost (the sandbox may be gone:
-// the job should stop). A sandbox that could not be made returns create's
-// error, and no Ending.
+// asked.) work gets the sandbox and a context that ends, with an error
+// of ErrLeaseLost as its cause, when the lease is lost: the sandbox may be
+// gone, and the job should stop. A sandbox that could not be made returns
+// create's error, and no Ending.
 func (s *Service) Throwaway(ctx context.Context, req provider.CreateRequest, lease, keep time.Duration,
-	work func(sb *provider.Sandbox, lost <-chan struct{}) error) (*Ending, error) {
+	work func(ctx context.Context, sb *provider.Sandbox) error) (*Ending, error) {
 	start := time.Now()
 	req.Timeout = max(lease, MinCreateLifetime)
 	sb, err := s.Create(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	l := s.Hold(sb.SandboxID, lease, start)
-	err = work(sb, l.Lost())
-	l.Stop()
+	err = s.hold(ctx, sb, lease, start, work)
 	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), EndBound)
 	defer cancel()
 	if keep > 0 {
@@ -155,4 +157,34 @@ func (s *Service) Throwaway(ctx context.Context, req provider.CreateRequest, lea
 		kerr = nil // gone already: what the kill was for
 	}
 	return &Ending{Err: kerr}, err
+}
+
+// hold runs work while the lease of sb is renewed, and stops the renewals
+// however work ends (a panic too: nothing renews a sandbox nobody holds).
+func (s *Service) hold(ctx context.Context, sb *provider.Sandbox, lease time.Duration, start time.Time,
+	work func(ctx context.Context, sb *provider.Sandbox) error) error {
+	l := s.Hold(sb.SandboxID, lease, start)
+	defer l.Stop()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-l.Lost():
+			cancel(leaseLost(sb.SandboxID, lease))
+		case <-ctx.Done():
+		}
+	}()
+	return work(ctx, sb)
+}
+
+// ErrLeaseLost is the cause under the error a throwaway job's context
+// ends with when its lease was lost (errors.Is tells it).
+var ErrLeaseLost = errors.New("lease lost")
+
+// leaseLost is that error, as abx reports it: a network failure (E5001).
+func leaseLost(id string, lease time.Duration) error {
+	e := abxerr.New(abxerr.Network, "the sandbox's lease could not be renewed for %s: sandbox %s may be gone", lease, id).
+		WithHint("check the network and 'abx info %s'", id)
+	e.Cause = ErrLeaseLost
+	return e
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -120,5 +121,31 @@ func TestALeaseThatRunsOutIsLost(t *testing.T) {
 	}
 	if since := time.Since(start); since < testLease {
 		t.Fatalf("lost after %s, before the lease of %s ran out", since, testLease)
+	}
+}
+
+// gone answers every renewal as the service does for a sandbox it no
+// longer has.
+type gone struct{ fake }
+
+func (*gone) SetTimeout(_ context.Context, id string, _ time.Duration) error {
+	return abxerr.New(abxerr.NotFound, "sandbox %s not found", id)
+}
+
+// A sandbox the service says is gone is lost at its first renewal, not
+// after retries for the rest of the lease.
+func TestALeaseOfAGoneSandboxIsLostAtOnce(t *testing.T) {
+	t.Parallel()
+	lease := 30 * time.Second
+	start := time.Now()
+	l := service(&gone{}, 0, provider.SandboxTimeout).Hold("sb", lease, start)
+	defer l.Stop()
+	select {
+	case <-l.Lost():
+	case <-time.After(lease):
+		t.Fatal("not lost within the lease")
+	}
+	if since := time.Since(start); since > lease/2 {
+		t.Fatalf("lost after %s: the renewals went on after the service said the sandbox was gone", since)
 	}
 }

@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"runtime"
@@ -55,10 +56,8 @@ type Copy struct{ Local, Remote string }
 // runNames are the names of `abx run`, declared once.
 var runNames = cmdutil.Names{"run"}
 
-// DefaultLease is --lease's default: long enough that a renewal rides
-// out a minute's network trouble, short enough that a sandbox abx lost
-// ends soon.
-const DefaultLease = 60 * time.Second
+// DefaultLease is --lease's default (sandboxes.DefaultLease).
+const DefaultLease = sandboxes.DefaultLease
 
 // fetchBound bounds the fetching of --get results once a signal or a lost
 // lease stopped the job, as sandboxes.EndBound bounds the sandbox's end.
@@ -277,6 +276,9 @@ func (s *stopper) stopped() error {
 }
 
 func runRun(ctx context.Context, opts *RunOptions) error {
+	// The puts, the command and the gets reach the sandbox through one
+	// kept client: the sandbox is read once, not once a step.
+	opts.Sandboxes = opts.Sandboxes.Keeping(opts.Lease)
 	st, release := newStopper(ctx, opts.Signals)
 	defer release()
 	out := opts.Printer.Stream(output.StreamSpec{})
@@ -287,22 +289,18 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	var cmdErr, getErr error
 	var id string
-	end, err := opts.Sandboxes.Throwaway(st.ctx, opts.Request, opts.Lease, keep, func(sb *provider.Sandbox, lost <-chan struct{}) error {
+	end, err := opts.Sandboxes.Throwaway(st.ctx, opts.Request, opts.Lease, keep, func(ctx context.Context, sb *provider.Sandbox) error {
 		id = sb.SandboxID
+		// A lost lease stops the job as a Ctrl-C does, with its own reason.
+		defer context.AfterFunc(ctx, func() {
+			if cause := context.Cause(ctx); errors.Is(cause, sandboxes.ErrLeaseLost) {
+				st.stop(cause, os.Interrupt)
+			}
+		})()
 		opts.Printer.Note("sandbox %s created (lease %s, renewed while abx runs)", id, opts.Lease)
 		if err := out.Event(createdEvent{Type: "created", SandboxID: id, Lease: int(opts.Lease / time.Second)}); err != nil {
 			return err
 		}
-		watched := make(chan struct{})
-		defer close(watched)
-		go func() {
-			select {
-			case <-lost:
-				st.stop(abxerr.New(abxerr.Network, "the sandbox's lease could not be renewed for %s: sandbox %s may be gone", opts.Lease, id).
-					WithHint("check the network and 'abx info %s'", id), os.Interrupt)
-			case <-watched:
-			}
-		}()
 		var ran bool
 		ran, cmdErr = opts.job(st, out, id, start)
 		getErr = opts.fetch(st, out, id, ran)
