@@ -383,12 +383,10 @@ func (opts *RunOptions) fetch(st *stopper, out *output.Stream, id string, ran bo
 	if len(opts.Gets) == 0 || !ran {
 		return nil
 	}
-	ctx := context.WithoutCancel(st.ctx)
-	if st.stopped() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, fetchBound)
-		defer cancel()
-	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(st.ctx))
+	defer cancel()
+	// Once stopped, before the fetch or during it, it has fetchBound left.
+	defer context.AfterFunc(st.ctx, func() { time.AfterFunc(fetchBound, cancel) })()
 	c, err := opts.Sandboxes.Envd(ctx, id, opts.User, provider.FilesRW)
 	if err != nil {
 		return err

@@ -79,3 +79,34 @@ func TestRunStopsWhenTheLeaseIsLost(t *testing.T) {
 		t.Fatalf("stderr %q says nothing of the sandbox's end", out.ErrOut)
 	}
 }
+
+// A stop that comes while a result is being fetched bounds that fetch
+// too: a sandbox that stopped answering holds abx fetchBound at most.
+func TestRunBoundsAFetchStoppedMidway(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, "0.2.10")
+	p := s.behind(t)
+	p.Add(faultproxy.Rule{Method: "GET", Path: `/files$`, Fault: faultproxy.Hold(10 * time.Minute)})
+	opts, out := s.runIn(t, "echo result > /tmp/result")
+	opts.Gets = []Copy{{Remote: "/tmp/result", Local: t.TempDir()}}
+	signals := make(chan os.Signal, 1)
+	opts.Signals = signals
+	errc := make(chan error, 1)
+	go func() { errc <- runRun(t.Context(), opts) }()
+	for p.Count("GET", `/files$`) == 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	signals <- os.Interrupt
+	var err error
+	select {
+	case err = <-errc:
+	case <-time.After(fetchBound + 10*time.Second):
+		t.Fatalf("abx did not return within %s of the stop (the fetch is bound to %s)", fetchBound+10*time.Second, fetchBound)
+	}
+	if abxerr.From(err).Code != abxerr.Interrupted {
+		t.Fatalf("error %v\n%s", err, out.ErrOut)
+	}
+	if !strings.Contains(out.ErrOut.String(), "could not get") || !strings.Contains(out.ErrOut.String(), "killed") {
+		t.Fatalf("stderr %q: the fetch's end and the sandbox's", out.ErrOut)
+	}
+}
