@@ -8,22 +8,17 @@ import (
 	"syscall"
 )
 
-// lock takes the file's lock, waiting for another holder; unlock lets go
-// (and so does the process's end, however it comes).
-func lock(path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
+// tryLock takes f's lock if no other holder has it, without waiting.
+func tryLock(f *os.File) (bool, error) {
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, syscall.EWOULDBLOCK):
+			return false, nil
+		case !errors.Is(err, syscall.EINTR):
+			return false, err
 		}
 	}
-	if err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	return func() { _ = f.Close() }, nil
 }

@@ -3,22 +3,21 @@
 package profile
 
 import (
+	"errors"
 	"os"
 
 	"golang.org/x/sys/windows"
 )
 
-// lock takes the file's lock, waiting for another holder; unlock lets go
-// (and so does the process's end, however it comes).
-func lock(path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
+// tryLock takes f's lock if no other holder has it, without waiting.
+func tryLock(f *os.File) (bool, error) {
 	ol := new(windows.Overlapped)
-	if err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, ol); err != nil {
-		_ = f.Close()
-		return nil, err
+	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, windows.ERROR_LOCK_VIOLATION):
+		return false, nil
 	}
-	return func() { _ = f.Close() }, nil
+	return false, err
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 )
@@ -162,6 +163,35 @@ func TestUpdatesAtOnceLoseNothing(t *testing.T) {
 	}
 	if len(f.Profiles) != 20 || f.Profiles[f.Current] == nil {
 		t.Fatalf("%d profiles, current %q", len(f.Profiles), f.Current)
+	}
+}
+
+// A holder that keeps the lock (an abx stopped with Ctrl-Z midway) makes
+// an update fail after lockWait, not wait for ever; the file is as it was.
+func TestUpdateWaitsForAHeldLockWithinABound(t *testing.T) {
+	defer func(d time.Duration) { lockWait = d }(lockWait)
+	lockWait = 200 * time.Millisecond
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	unlock, err := lock(path + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- Update(path, known, func(*File) error { return nil }) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "another abx has held it") {
+			t.Fatalf("update under a held lock: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the update waited on the held lock past its bound")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the file was written under another's lock: %v", err)
+	}
+	unlock()
+	if err := Update(path, known, func(*File) error { return nil }); err != nil {
+		t.Fatalf("once let go: %v", err)
 	}
 }
 
