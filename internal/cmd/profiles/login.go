@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/keystore"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/profile"
 	"github.com/abx-dev/abx/internal/provider"
@@ -262,12 +264,11 @@ func check(ctx context.Context, f *cmdutil.Factory, d *provider.Descriptor, p *p
 func (opts *LoginOptions) storeKey(name, key string, old *profile.Profile) (string, error) {
 	where := profile.KeyFile
 	if !opts.InsecureStore {
-		ring := opts.Files.Keys.Keyring()
-		err := ring.Available()
+		err := opts.Files.Keys.Keyring().Set(name, key)
 		if err == nil {
-			if err = ring.Set(name, key); err == nil {
-				where = profile.KeyKeyring
-			}
+			where = profile.KeyKeyring
+		} else if !errors.Is(err, keystore.ErrUnavailable) {
+			err = fmt.Errorf("%w: %w", keystore.ErrUnavailable, err)
 		}
 		if err != nil {
 			if opts.NoInsecureStore {
