@@ -38,7 +38,7 @@ func (s *File) Get(profile string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if modesMatter && info.Mode().Perm()&0o077 != 0 {
+	if runfile.ModesMatter && info.Mode().Perm()&0o077 != 0 {
 		return "", abxerr.New(abxerr.InvalidConfig, "the key file %s is not private: others may read it (mode %04o)", path, info.Mode().Perm()).
 			WithHint("run: chmod 600 %s (and think whether the key should be replaced)", shell.Quote(path))
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/runfile"
 )
 
 func TestFileStoreKeepsKeysPrivately(t *testing.T) {
@@ -25,7 +26,7 @@ func TestFileStoreKeepsKeysPrivately(t *testing.T) {
 	if got, err := s.Get("a"); err != nil || got != "k2" {
 		t.Fatalf("got %q, %v", got, err)
 	}
-	if modesMatter {
+	if runfile.ModesMatter {
 		for p, want := range map[string]os.FileMode{s.Path("a"): 0o600, s.Dir: 0o700} {
 			if info, err := os.Stat(p); err != nil || info.Mode().Perm() != want {
 				t.Errorf("%s: %v, %v (want %04o)", p, info.Mode(), err, want)
@@ -49,7 +50,7 @@ func TestFileStoreKeepsKeysPrivately(t *testing.T) {
 // A key file others may read is refused, with the chmod that mends it,
 // and the key is not returned.
 func TestFileStoreRefusesAKeyOthersMayRead(t *testing.T) {
-	if !modesMatter {
+	if !runfile.ModesMatter {
 		t.Skip("no mode bits here")
 	}
 	s := &File{Dir: t.TempDir()}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/runfile"
 )
 
 func known(provider, key string) bool {
@@ -77,7 +78,7 @@ func TestLoadRefusesWithPathAndLine(t *testing.T) {
 }
 
 func TestAFileOthersMayWriteIsRefused(t *testing.T) {
-	if !modesMatter {
+	if !runfile.ModesMatter {
 		t.Skip("no mode bits here")
 	}
 	path := write(t, "profiles: {}\n", 0o666)
@@ -110,7 +111,7 @@ func TestUpdateWritesPrivatelyAndReadsBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if modesMatter && info.Mode().Perm() != want {
+		if runfile.ModesMatter && info.Mode().Perm() != want {
 			t.Errorf("%s has mode %04o, want %04o", p, info.Mode().Perm(), want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/runfile"
 	"github.com/abx-dev/abx/internal/shell"
 )
 
@@ -37,7 +38,7 @@ func Load(path string, known Known) (*File, error) {
 		return nil, abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", path, err).
 			WithHint("check its permissions, or point ABX_CONFIG elsewhere")
 	}
-	if err := checkMode(path, info, false); err != nil {
+	if err := checkMode(path, info); err != nil {
 		return nil, err
 	}
 	if info.Size() > maxSize {
@@ -51,21 +52,14 @@ func Load(path string, known Known) (*File, error) {
 	return parse(f, data, known)
 }
 
-// checkMode refuses a file that others may write (a config: it says
-// where the key is sent) or read (a key), as ssh refuses such a key, with
-// the chmod that mends it. Windows' ACLs are not modes: nothing to check.
-func checkMode(path string, info fs.FileInfo, secret bool) error {
-	if !modesMatter {
+// checkMode refuses a config file that others may write (it says where
+// the key is sent), with the chmod that mends it. Windows' ACLs are not
+// modes: nothing to check.
+func checkMode(path string, info fs.FileInfo) error {
+	if !runfile.ModesMatter || info.Mode().Perm()&0o022 == 0 {
 		return nil
 	}
-	mask, what := fs.FileMode(0o022), "others may write it"
-	if secret {
-		mask, what = 0o077, "others may read it"
-	}
-	if info.Mode().Perm()&mask == 0 {
-		return nil
-	}
-	return abxerr.New(abxerr.InvalidConfig, "%s is not private: %s (mode %04o)", path, what, info.Mode().Perm()).
+	return abxerr.New(abxerr.InvalidConfig, "%s is not private: others may write it (mode %04o)", path, info.Mode().Perm()).
 		WithHint("run: chmod 600 %s", shell.Quote(path))
 }
 

@@ -1,7 +1,8 @@
 // Package runfile records a server abx runs in the background of a shell
 // (the emulator, the local engine) in a file only the user can read, so
 // that another abx process finds it: `abx emulator env`, `abx provider
-// engine env`.
+// engine env`. Its private write (WritePrivate) and ModesMatter serve
+// abx's other private files too: the config file and the key files.
 package runfile
 
 import (

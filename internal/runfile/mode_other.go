@@ -1,0 +1,6 @@
+//go:build !unix
+
+package runfile
+
+// ModesMatter: here access is an ACL's, which mode bits do not show.
+const ModesMatter = false

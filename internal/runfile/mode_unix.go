@@ -1,0 +1,7 @@
+//go:build unix
+
+package runfile
+
+// ModesMatter: permission bits say who may read and write a file (a
+// private file whose bits let others in is refused, as ssh refuses a key).
+const ModesMatter = true
