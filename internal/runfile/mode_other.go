@@ -2,5 +2,6 @@
 
 package runfile
 
-// ModesMatter: here access is an ACL's, which mode bits do not show.
+// ModesMatter is false here: access is an ACL's, which mode bits do not
+// show.
 const ModesMatter = false

@@ -2,6 +2,7 @@
 
 package runfile
 
-// ModesMatter: permission bits say who may read and write a file (a
-// private file whose bits let others in is refused, as ssh refuses a key).
+// ModesMatter is true here: permission bits say who may read and write a
+// file (a private file whose bits let others in is refused, as ssh
+// refuses a key).
 const ModesMatter = true
