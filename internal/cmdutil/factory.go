@@ -79,6 +79,19 @@ func (f *Factory) ProviderName() string {
 	return ""
 }
 
+// ProfileNamed is the profile --profile or, without it, ABX_PROFILE
+// names, and which of them did ("flag" or "env"); "" when neither does
+// (a run then uses the config file's current one).
+func (f *Factory) ProfileNamed() (name, by string) {
+	if fl := f.Flags.Lookup("profile"); fl != nil && fl.Changed {
+		return fl.Value.String(), "flag"
+	}
+	if n := f.Getenv("ABX_PROFILE"); n != "" {
+		return n, "env"
+	}
+	return "", ""
+}
+
 // Profile is the profile a run uses: its name, what selected it, and
 // what it holds.
 type Profile struct {

@@ -31,6 +31,31 @@ type Keys struct {
 	Getenv func(string) string
 }
 
+// Where a profile's key is kept, as the config file names it.
+const (
+	InKeyring = "keyring"
+	InFile    = "file"
+)
+
+// Store is the store where names (InKeyring, InFile), nil for another.
+func (k Keys) Store(where string) Store {
+	switch where {
+	case InKeyring:
+		return k.Keyring()
+	case InFile:
+		return k.File()
+	}
+	return nil
+}
+
+// StoreName words the store where names in a sentence.
+func StoreName(where string) string {
+	if where == InFile {
+		return "key file"
+	}
+	return where
+}
+
 // Keyring is the OS keyring's store for these profiles.
 func (k Keys) Keyring() *Keyring {
 	return &Keyring{account: func(profile string) string { return profile + "@" + k.Config }, getenv: k.Getenv}

@@ -13,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/keystore"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -24,10 +25,10 @@ const (
 	FieldEmulator = "emulator"
 )
 
-// Where a profile's key is kept (its "key" field).
+// Where a profile's key is kept (its "key" field): keystore's names.
 const (
-	KeyKeyring = "keyring"
-	KeyFile    = "file"
+	KeyKeyring = keystore.InKeyring
+	KeyFile    = keystore.InFile
 )
 
 // EmulatorName is the profile 'abx emulator start' keeps up to date.

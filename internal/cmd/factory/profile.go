@@ -9,21 +9,13 @@ import (
 	"github.com/abx-dev/abx/internal/profile"
 )
 
-// profileEnv selects a profile, as --profile does.
-const profileEnv = "ABX_PROFILE"
-
 // profile reads the config file and picks the run's profile: --profile,
 // else ABX_PROFILE, else the file's current one; nil when none is named.
 // A file that cannot be read is an error even then: it is the user's, and
 // a run must not quietly go elsewhere than it says.
 func (w *wiring) profile() (*cmdutil.Profile, error) {
 	path := profile.Path(w.f.Getenv)
-	name, by := "", ""
-	if fl := w.f.Flags.Lookup("profile"); fl != nil && fl.Changed {
-		name, by = fl.Value.String(), "flag"
-	} else if n := w.f.Getenv(profileEnv); n != "" {
-		name, by = n, "env"
-	}
+	name, by := w.f.ProfileNamed()
 	file, err := profile.Load(path, profile.SettingsOf(w.f.Registry))
 	if err != nil {
 		return nil, err
@@ -61,14 +53,8 @@ func (w *wiring) layer(p *cmdutil.Profile) *cmdutil.Layer {
 		emulatorLayer(l, p)
 		return l
 	}
-	keys := keystore.Keys{Config: p.Path, Getenv: w.f.Getenv}
-	var store keystore.Store
-	switch p.Key {
-	case profile.KeyKeyring:
-		store = keys.Keyring()
-	case profile.KeyFile:
-		store = keys.File()
-	default:
+	store := keystore.Keys{Config: p.Path, Getenv: w.f.Getenv}.Store(p.Key)
+	if store == nil {
 		l.Key = func() (string, string, error) {
 			return "", "", abxerr.New(abxerr.MissingConfig, "profile %s has no key stored", p.Name).
 				WithHint("run 'abx login --profile %s', or give the key with ABX_ALICLOUD_CONTAINER_API_KEY or --api-key-file", p.Name)
@@ -79,24 +65,16 @@ func (w *wiring) layer(p *cmdutil.Profile) *cmdutil.Layer {
 		key, err := store.Get(p.Name)
 		switch {
 		case errors.Is(err, keystore.ErrNotFound):
-			return "", "", abxerr.New(abxerr.MissingConfig, "profile %s has no key in its %s", p.Name, storeName(p.Key)).
+			return "", "", abxerr.New(abxerr.MissingConfig, "profile %s has no key in its %s", p.Name, keystore.StoreName(p.Key)).
 				WithHint("run 'abx login --profile %s'", p.Name)
 		case err != nil:
 			if e := abxerr.From(err); e.Code == abxerr.InvalidConfig {
 				return "", "", err // the store's own words (a key file others may read)
 			}
-			return "", "", abxerr.New(abxerr.MissingConfig, "cannot read the key of profile %s from the %s: %v", p.Name, storeName(p.Key), err).
+			return "", "", abxerr.New(abxerr.MissingConfig, "cannot read the key of profile %s from the %s: %v", p.Name, keystore.StoreName(p.Key), err).
 				WithHint("unlock the keyring, or give the key with ABX_ALICLOUD_CONTAINER_API_KEY or --api-key-file")
 		}
 		return key, p.Key, nil
 	}
 	return l
-}
-
-// storeName words a key's store in a message.
-func storeName(key string) string {
-	if key == profile.KeyFile {
-		return "key file"
-	}
-	return "keyring"
 }

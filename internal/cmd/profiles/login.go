@@ -134,7 +134,7 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 		if current {
 			what = "saved, current"
 		}
-		return opts.Printer.Line(fmt.Sprintf("Logged in: profile %s (%s; key in the %s) in %s", name, what, storeWords(p.Key), opts.Files.Path))
+		return opts.Printer.Line(fmt.Sprintf("Logged in: profile %s (%s; key in the %s) in %s", name, what, keystore.StoreName(p.Key), opts.Files.Path))
 	})
 }
 
@@ -289,12 +289,4 @@ func (opts *LoginOptions) storeKey(name, key string, old *profile.Profile) (stri
 		}
 	}
 	return where, nil
-}
-
-// storeWords names a store in a sentence.
-func storeWords(key string) string {
-	if key == profile.KeyFile {
-		return "key file"
-	}
-	return key
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/keystore"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/profile"
 )
@@ -69,7 +70,7 @@ func runLogout(_ context.Context, opts *LogoutOptions) error {
 		}
 		if s := opts.Files.store(p.Key); s != nil {
 			if err := s.Delete(name); err != nil {
-				return abxerr.New(abxerr.InvalidConfig, "cannot remove the key of profile %s from the %s: %v", name, storeWords(p.Key), err).
+				return abxerr.New(abxerr.InvalidConfig, "cannot remove the key of profile %s from the %s: %v", name, keystore.StoreName(p.Key), err).
 					WithHint("unlock the keyring and try again")
 			}
 			out.Removed = p.Key
@@ -84,6 +85,6 @@ func runLogout(_ context.Context, opts *LogoutOptions) error {
 		if out.Removed == "" {
 			return opts.Printer.Line(fmt.Sprintf("Profile %s had no key stored", out.Profile))
 		}
-		return opts.Printer.Line(fmt.Sprintf("Logged out: the key of profile %s is removed from the %s", out.Profile, storeWords(out.Removed)))
+		return opts.Printer.Line(fmt.Sprintf("Logged out: the key of profile %s is removed from the %s", out.Profile, keystore.StoreName(out.Removed)))
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/keystore"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/profile"
 )
@@ -253,7 +254,7 @@ func runDelete(_ context.Context, opts *DeleteOptions) error {
 		}
 		if s := opts.Files.store(p.Key); s != nil {
 			if err := s.Delete(opts.Name); err != nil {
-				opts.Printer.Warn("warning: cannot remove the key of profile %s from the %s: %v", opts.Name, storeWords(p.Key), err)
+				opts.Printer.Warn("warning: cannot remove the key of profile %s from the %s: %v", opts.Name, keystore.StoreName(p.Key), err)
 			}
 		}
 		delete(file.Profiles, opts.Name)

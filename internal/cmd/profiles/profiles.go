@@ -44,25 +44,14 @@ func (fs *Files) Update(change func(*profile.File) error) error {
 }
 
 // store is where a profile's key is kept, nil for nowhere.
-func (fs *Files) store(key string) keystore.Store {
-	switch key {
-	case profile.KeyKeyring:
-		return fs.Keys.Keyring()
-	case profile.KeyFile:
-		return fs.Keys.File()
-	}
-	return nil
-}
+func (fs *Files) store(key string) keystore.Store { return fs.Keys.Store(key) }
 
 // named is the profile the flag, ABX_PROFILE or the file's current one
 // names, for the commands that act on one (login, logout); "" when none
 // does.
 func named(f *cmdutil.Factory, file *profile.File) string {
-	if fl := f.Flags.Lookup("profile"); fl != nil && fl.Changed {
-		return fl.Value.String()
-	}
-	if n := f.Getenv("ABX_PROFILE"); n != "" {
-		return n
+	if name, _ := f.ProfileNamed(); name != "" {
+		return name
 	}
 	return file.Current
 }
