@@ -96,6 +96,21 @@ func TestAFileOthersMayWriteIsRefused(t *testing.T) {
 	}
 }
 
+// A file past the bound is refused whole, not parsed in part, and so is a
+// directory where the file should be.
+func TestAHugeFileOrADirectoryIsRefused(t *testing.T) {
+	path := write(t, "# "+strings.Repeat("x", maxSize)+"\n", 0o600)
+	_, err := Load(path, known)
+	if e := abxerr.From(err); err == nil || e.Code != abxerr.InvalidConfig || !strings.Contains(e.Message, "more than a config file holds") {
+		t.Fatalf("huge file: %v", err)
+	}
+	dir := t.TempDir()
+	_, err = Load(dir, known)
+	if e := abxerr.From(err); err == nil || e.Code != abxerr.InvalidConfig || !strings.HasPrefix(e.Message, "cannot read "+dir) {
+		t.Fatalf("directory: %v", err)
+	}
+}
+
 func TestUpdateWritesPrivatelyAndReadsBack(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cfg", "abx", "config.yaml")
 	err := Update(path, known, func(f *File) error {

@@ -3,6 +3,7 @@ package profile
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,7 +31,10 @@ func Load(path string, known Known) (*File, error) {
 	if path == "" {
 		return f, nil
 	}
-	info, err := os.Stat(path)
+	// One open, then the mode and the bytes of that file: a file swapped
+	// or grown between a stat and a read is not checked by one and read by
+	// the other.
+	file, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
@@ -38,16 +42,21 @@ func Load(path string, known Known) (*File, error) {
 		return nil, abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", path, err).
 			WithHint("check its permissions, or point ABX_CONFIG elsewhere")
 	}
+	defer func() { _ = file.Close() }()
+	info, err := file.Stat()
+	if err != nil {
+		return nil, abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", path, err)
+	}
 	if err := checkMode(path, info); err != nil {
 		return nil, err
 	}
-	if info.Size() > maxSize {
-		return nil, abxerr.New(abxerr.InvalidConfig, "%s is %d bytes, more than a config file holds", path, info.Size()).
-			WithHint("move it away to start afresh")
-	}
-	data, err := os.ReadFile(path)
+	data, err := io.ReadAll(io.LimitReader(file, maxSize+1))
 	if err != nil {
 		return nil, abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", path, err)
+	}
+	if len(data) > maxSize {
+		return nil, abxerr.New(abxerr.InvalidConfig, "%s is more than %d bytes, more than a config file holds", path, maxSize).
+			WithHint("move it away to start afresh")
 	}
 	return parse(f, data, known)
 }
