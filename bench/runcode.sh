@@ -27,7 +27,7 @@ source bench/lib.sh
 source bench/sandbox.sh
 "$abx" kill "$id" > /dev/null 2>&1
 # sandbox.sh makes a base sandbox; the code interpreter needs its template.
-cid=$("$abx" create --template code-interpreter -q)
+cid=$("$abx" create --template code-interpreter --timeout 2h -q) # outlives a long run, as in sandbox.sh
 ctoken=$(curl -fsS -H "X-API-Key: $ABX_ALICLOUD_CONTAINER_API_KEY" "$base/kruise/api/sandboxes/$cid" |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["envdAccessToken"])')
 # What abx sends to /execute (abx --debug run-code shows them).

@@ -9,7 +9,10 @@ emu=$!
 for _ in $(seq 100); do [ -s "$work/emu.env" ] && break; sleep 0.1; done
 # shellcheck disable=SC1091
 source "$work/emu.env"
-id=$("$abx" create --template base -q)
+# A lifetime longer than any run: the server's default (5 minutes) ended
+# the sandbox in the middle of a long one (REPS=15 at 1 GiB), and every
+# later request was answered 502.
+id=$("$abx" create --template base --timeout 2h -q)
 base=${ABX_ALICLOUD_CONTAINER_BASE_URL%/kruise/api}
 token=$(curl -fsS -H "X-API-Key: $ABX_ALICLOUD_CONTAINER_API_KEY" "$base/kruise/api/sandboxes/$id" |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["envdAccessToken"])')
