@@ -55,15 +55,15 @@ func (e *Engine) list(w http.ResponseWriter, r *http.Request) {
 		e.fail(w, err)
 		return
 	}
-	shown := page.items(all)
+	shown, more := page.items(all)
 	out := make([]e2bapi.Sandbox, 0, len(shown))
 	for i := range shown {
 		d := e.sandbox(&shown[i])
 		d.EnvdAccessToken, d.TrafficAccessToken = "", "" // not part of a listed sandbox
 		out = append(out, d)
 	}
-	if next := page.next(all, shown); next != "" {
-		w.Header().Set("X-Next-Token", next)
+	if more {
+		w.Header().Set("X-Next-Token", nextToken(shown[len(shown)-1]))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -148,8 +148,9 @@ func (p page) matching(all []provider.Sandbox) []provider.Sandbox {
 }
 
 // items is the page: the matching sandboxes after the cursor, limit of
-// them.
-func (p page) items(all []provider.Sandbox) []provider.Sandbox {
+// them; more when any match after them (a page that ends the list has no
+// next token, as E2B's has none).
+func (p page) items(all []provider.Sandbox) (shown []provider.Sandbox, more bool) {
 	out := p.matching(all)
 	if p.from != nil {
 		i, _ := slices.BinarySearchFunc(out, *p.from, func(s provider.Sandbox, c cursor) int {
@@ -161,22 +162,13 @@ func (p page) items(all []provider.Sandbox) []provider.Sandbox {
 		out = out[i:]
 	}
 	if p.limit > 0 && len(out) > p.limit {
-		out = out[:p.limit]
+		return out[:p.limit], true
 	}
-	return out
+	return out, false
 }
 
-// next is the token of the page after shown, "" when shown ends the list.
-func (p page) next(all, shown []provider.Sandbox) string {
-	if p.limit == 0 || len(shown) < p.limit {
-		return ""
-	}
-	last := shown[len(shown)-1]
-	rest := p
-	rest.from, rest.limit = &cursor{started: last.StartedAt, id: last.SandboxID}, 1
-	if len(rest.items(all)) == 0 {
-		return ""
-	}
+// nextToken is the cursor after last, as the page's next token.
+func nextToken(last provider.Sandbox) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(last.StartedAt.UTC().Format(time.RFC3339Nano) + " " + last.SandboxID))
 }
 
