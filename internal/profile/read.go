@@ -55,7 +55,7 @@ func Load(path string, known Known) (*File, error) {
 		return nil, abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", path, err)
 	}
 	if len(data) > maxSize {
-		return nil, abxerr.New(abxerr.InvalidConfig, "%s is more than %d bytes, more than a config file holds", path, maxSize).
+		return nil, abxerr.New(abxerr.InvalidConfig, "%s is over %d MiB, more than a config file holds", path, maxSize>>20).
 			WithHint("move it away to start afresh")
 	}
 	return parse(f, data, known)
