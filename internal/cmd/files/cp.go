@@ -62,7 +62,7 @@ func runCp(ctx context.Context, opts *CpOptions) error {
 	if err != nil {
 		return err
 	}
-	cp := opts.copier(c, opts.IO)
+	cp := cmdutil.Copier(opts.IO, c, opts.ID)
 	var res transfer.Result
 	if opts.Download {
 		res, err = cp.CopyDown(ctx, opts.Path, opts.Local, opts.Recursive)
@@ -72,9 +72,7 @@ func runCp(ctx context.Context, opts *CpOptions) error {
 		}
 		res, err = cp.CopyUp(ctx, opts.Local, opts.Path, opts.Recursive)
 	}
-	for _, s := range res.Skipped {
-		opts.Printer.Note("skipped %s: %s", s.Path, s.Reason)
-	}
+	cmdutil.NoteSkipped(opts.Printer, res)
 	if err != nil {
 		return err
 	}

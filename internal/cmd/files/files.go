@@ -13,7 +13,6 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/envd"
-	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 	"github.com/abx-dev/abx/internal/transfer"
@@ -105,14 +104,6 @@ func (t *target) parse(cmd *cobra.Command, args []string) error {
 // client opens the sandbox's envd, as the user.
 func (t *target) client(ctx context.Context) (*envd.Client, error) {
 	return t.Sandboxes.Envd(ctx, t.ID, t.User, provider.FilesRW)
-}
-
-// copier moves files between this machine and the sandbox through c,
-// drawing meters on io's stderr (on a terminal only).
-func (t *target) copier(c *envd.Client, io *output.Streams) *transfer.Copier {
-	return &transfer.Copier{Remote: c, Sandbox: t.ID, NewMeter: func(label string, total int64) transfer.Meter {
-		return io.NewProgress(label, total)
-	}}
 }
 
 // parser is a verb's options: they read its argv (target.parse, or the

@@ -43,7 +43,7 @@ func runWrite(ctx context.Context, opts *WriteOptions) error {
 		return err
 	}
 	if toFile(opts.From) {
-		err = opts.copier(c, opts.IO).Upload(ctx, opts.From, opts.Path)
+		err = cmdutil.Copier(opts.IO, c, opts.ID).Upload(ctx, opts.From, opts.Path)
 	} else {
 		err = transfer.Put(ctx, c, opts.Path, interrupt.Reader(ctx, opts.IO.In))
 	}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
@@ -340,7 +339,7 @@ func (opts *RunOptions) job(st *stopper, out *output.Stream, id string, start ti
 		if err != nil {
 			return false, err
 		}
-		cp := opts.copier(c, id)
+		cp := cmdutil.Copier(opts.IO, c, id)
 		if opts.Sandboxes.Supports(provider.ExecRun) {
 			cp.Links = c.Symlinks
 		}
@@ -350,6 +349,7 @@ func (opts *RunOptions) job(st *stopper, out *output.Stream, id string, start ti
 				return false, abxerr.New(abxerr.InvalidInput, "cannot read %s: %v", p.Local, transfer.LocalReason(err))
 			}
 			res, err := cp.CopyUp(st.ctx, p.Local, p.Remote, info.IsDir())
+			cmdutil.NoteSkipped(opts.Printer, res)
 			if err != nil {
 				return false, err
 			}
@@ -391,10 +391,11 @@ func (opts *RunOptions) fetch(st *stopper, out *output.Stream, id string, ran bo
 	if err != nil {
 		return err
 	}
-	cp := opts.copier(c, id)
+	cp := cmdutil.Copier(opts.IO, c, id)
 	var first error
 	for _, g := range opts.Gets {
 		res, err := cp.CopyDown(ctx, g.Remote, g.Local, true)
+		cmdutil.NoteSkipped(opts.Printer, res)
 		ev := copyEvent{Type: "get", Local: res.Local, Remote: g.Remote, Files: res.Files}
 		switch {
 		case err == nil:
@@ -414,14 +415,6 @@ func (opts *RunOptions) fetch(st *stopper, out *output.Stream, id string, ran bo
 		}
 	}
 	return first
-}
-
-// copier moves files between this machine and the sandbox, with the
-// progress files cp shows.
-func (opts *RunOptions) copier(c *envd.Client, id string) *transfer.Copier {
-	return &transfer.Copier{Remote: c, Sandbox: id, NewMeter: func(label string, total int64) transfer.Meter {
-		return opts.IO.NewProgress(label, total)
-	}}
 }
 
 // ended says how the sandbox ended: killed (a kill that failed is a

@@ -1,0 +1,23 @@
+package cmdutil
+
+import (
+	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/transfer"
+)
+
+// Copier moves files between this machine and sandbox id through c,
+// drawing a meter a file on io's stderr (on a terminal only): the copier
+// of files cp, read and write, and of abx run's --put and --get.
+func Copier(io *output.Streams, c *envd.Client, id string) *transfer.Copier {
+	return &transfer.Copier{Remote: c, Sandbox: id, NewMeter: func(label string, total int64) transfer.Meter {
+		return io.NewProgress(label, total)
+	}}
+}
+
+// NoteSkipped tells people what a copy left out, and why, a note each.
+func NoteSkipped(p *output.Printer, res transfer.Result) {
+	for _, s := range res.Skipped {
+		p.Note("skipped %s: %s", s.Path, s.Reason)
+	}
+}
