@@ -71,30 +71,29 @@ func reuseOutput(b []byte, ev *pb.ProcessEvent) bool {
 	if m < 0 || n+m != len(out) {
 		return false
 	}
-	// The same stream as the last event: its bytes, in its own wrapper,
-	// which stays (a new wrapper an event was one allocation each).
-	var buf []byte
+	// held is the last event's bytes, and was the field they came in.
+	var held *[]byte
+	var was protowire.Number
 	switch o := data.Data.GetOutput().(type) {
 	case *pb.ProcessEvent_DataEvent_Stdout:
-		if num == 1 {
-			o.Stdout = append(o.Stdout[:0], chunk...)
-			return true
-		}
-		buf = o.Stdout
+		held, was = &o.Stdout, 1
 	case *pb.ProcessEvent_DataEvent_Stderr:
-		if num == 2 {
-			o.Stderr = append(o.Stderr[:0], chunk...)
-			return true
-		}
-		buf = o.Stderr
+		held, was = &o.Stderr, 2
 	case *pb.ProcessEvent_DataEvent_Pty:
-		if num == 3 {
-			o.Pty = append(o.Pty[:0], chunk...)
-			return true
-		}
-		buf = o.Pty
+		held, was = &o.Pty, 3
 	}
-	buf = append(buf[:0], chunk...)
+	if held != nil && was == num {
+		// The same stream as the last event: its bytes, in its own
+		// wrapper, which stays (a new wrapper an event was one allocation
+		// each).
+		*held = append((*held)[:0], chunk...)
+		return true
+	}
+	var buf []byte
+	if held != nil {
+		buf = (*held)[:0]
+	}
+	buf = append(buf, chunk...)
 	switch num {
 	case 1:
 		data.Data.Output = &pb.ProcessEvent_DataEvent_Stdout{Stdout: buf}
