@@ -284,7 +284,7 @@ func (opts *LoginOptions) storeKey(name, key string, old *profile.Profile) (stri
 		}
 	}
 	if old != nil && old.Key != "" && old.Key != where {
-		if s := opts.Files.store(old.Key); s != nil {
+		if s := opts.Files.Keys.Store(old.Key); s != nil {
 			_ = s.Delete(name)
 		}
 	}

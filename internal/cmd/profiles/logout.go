@@ -68,7 +68,7 @@ func runLogout(_ context.Context, opts *LogoutOptions) error {
 			return abxerr.New(abxerr.InvalidInput, "profile %s is an emulator's: its key is the emulator's own", name).
 				WithHint("'abx profile delete %s' removes the profile", name)
 		}
-		if s := opts.Files.store(p.Key); s != nil {
+		if s := opts.Files.Keys.Store(p.Key); s != nil {
 			if err := s.Delete(name); err != nil {
 				return abxerr.New(abxerr.InvalidConfig, "cannot remove the key of profile %s from the %s: %v", name, keystore.StoreName(p.Key), err).
 					WithHint("unlock the keyring and try again")

@@ -252,7 +252,7 @@ func runDelete(_ context.Context, opts *DeleteOptions) error {
 		if p == nil {
 			return notFound(opts.Name, opts.Files.Path)
 		}
-		if s := opts.Files.store(p.Key); s != nil {
+		if s := opts.Files.Keys.Store(p.Key); s != nil {
 			if err := s.Delete(opts.Name); err != nil {
 				opts.Printer.Warn("warning: cannot remove the key of profile %s from the %s: %v", opts.Name, keystore.StoreName(p.Key), err)
 			}

@@ -43,9 +43,6 @@ func (fs *Files) Update(change func(*profile.File) error) error {
 	return profile.Update(fs.Path, fs.Known, change)
 }
 
-// store is where a profile's key is kept, nil for nowhere.
-func (fs *Files) store(key string) keystore.Store { return fs.Keys.Store(key) }
-
 // named is the profile the flag, ABX_PROFILE or the file's current one
 // names, for the commands that act on one (login, logout); "" when none
 // does.
