@@ -344,11 +344,8 @@ func (opts *RunOptions) job(st *stopper, out *output.Stream, id string, start ti
 			cp.Links = c.Symlinks
 		}
 		for _, p := range opts.Puts {
-			info, err := os.Stat(p.Local)
-			if err != nil {
-				return false, abxerr.New(abxerr.InvalidInput, "cannot read %s: %v", p.Local, transfer.LocalReason(err))
-			}
-			res, err := cp.CopyUp(st.ctx, p.Local, p.Remote, info.IsDir())
+			// A directory goes with its tree, a file as itself.
+			res, err := cp.CopyUp(st.ctx, p.Local, p.Remote, true)
 			cmdutil.NoteSkipped(opts.Printer, res)
 			if err != nil {
 				return false, err
