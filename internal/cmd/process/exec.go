@@ -101,6 +101,9 @@ written in the gap is missing, and still exits with the command's status.
 				return err
 			}
 			opts.Argv = args[1:]
+			if err := sandboxes.CheckCommand("the command", opts.Argv); err != nil {
+				return err.WithHint("give the command after --, as in 'abx exec ID -- ls -la'; a variable that holds it may be unset")
+			}
 			if opts.TTY && opts.Background {
 				return cmdutil.UsageError(cmd, "--tty needs a terminal to show: it cannot go with --background")
 			}

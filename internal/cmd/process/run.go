@@ -137,6 +137,9 @@ start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",
 			if opts.Gets, err = parseCopies("--get", gets, true); err != nil {
 				return err
 			}
+			if err := sandboxes.CheckCommand("the command", args); err != nil {
+				return err.WithHint("give the command after --, as in 'abx run --template base -- ls -la'; a variable that holds it may be unset")
+			}
 			opts.Argv = args
 			return cmdutil.Run(cmd, opts, runF, runRun)
 		},
