@@ -3,6 +3,7 @@ package remoteproc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -96,7 +97,7 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 		// own timer marks it: either way it is --timeout's.
 		if spec.Timeout > 0 && (streamCtx.Err() == context.DeadlineExceeded ||
 			abxerr.From(envd.AsError(err)).Code == abxerr.Timeout) {
-			return nil, abxerr.New(abxerr.Timeout, "the command did not finish within %s and was killed", spec.Timeout)
+			return nil, timedOut(spec)
 		}
 		if it.killed() {
 			return nil, abxerr.New(abxerr.Interrupted, "interrupted: abx sent SIGKILL and stopped waiting")
@@ -116,12 +117,22 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 	if killedByDeadline(streamCtx, spec, x) {
 		// envd killed it at the deadline and said so before the stream
 		// ended: the same --timeout as when the deadline ends the stream.
-		return nil, abxerr.New(abxerr.Timeout, "the command did not finish within %s and was killed", spec.Timeout)
+		return nil, timedOut(spec)
 	}
 	if interrupted {
 		return x, abxerr.New(abxerr.Interrupted, "interrupted: the command ended with %s", end.Status)
 	}
 	return x, nil
+}
+
+// ErrTimedOut is in the chain of the error Run returns when spec.Timeout
+// passed (errors.Is): a caller whose own bound it was (abx run's, of
+// which the command got what was left) says it in its words.
+var ErrTimedOut = errors.New("the command's timeout passed")
+
+func timedOut(spec Spec) error {
+	return &abxerr.Error{Code: abxerr.Timeout, Cause: ErrTimedOut,
+		Message: fmt.Sprintf("the command did not finish within %s and was killed", spec.Timeout)}
 }
 
 // killedByDeadline tells envd's kill at --timeout's deadline from a

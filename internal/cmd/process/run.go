@@ -3,6 +3,7 @@ package process
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
@@ -17,6 +18,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/remoteproc"
 	"github.com/abx-dev/abx/internal/sandboxes"
 	"github.com/abx-dev/abx/internal/transfer"
 )
@@ -373,7 +375,13 @@ func (opts *RunOptions) job(st *stopper, out *output.Stream, id string, start ti
 	}
 	// The command's own context is never cancelled here: a stop reaches
 	// it as exec's Ctrl-C (toExec), so that it ends as exec's does.
-	return true, runExec(context.WithoutCancel(st.ctx), eo)
+	err = runExec(context.WithoutCancel(st.ctx), eo)
+	if errors.Is(err, remoteproc.ErrTimedOut) {
+		// The command had what was left of the bound: say the bound given.
+		err = &abxerr.Error{Code: abxerr.Timeout, Cause: err,
+			Message: fmt.Sprintf("the job did not finish within %s (--timeout): the command was killed", opts.Timeout)}
+	}
+	return true, err
 }
 
 // fetch copies the --get results out: after a failing command too, and
