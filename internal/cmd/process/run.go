@@ -213,7 +213,9 @@ type (
 		Local  string `json:"local"`
 		Remote string `json:"remote"`
 		Files  int    `json:"files"`
-		Error  string `json:"error,omitempty"`
+		// Links counts the symbolic links a put made (none: absent).
+		Links int    `json:"links,omitempty"`
+		Error string `json:"error,omitempty"`
 	}
 	doneEvent struct {
 		Type      string `json:"type"`
@@ -355,8 +357,8 @@ func (opts *RunOptions) job(st *stopper, out *output.Stream, id string, start ti
 			if err != nil {
 				return false, err
 			}
-			opts.Printer.Note("put %s into %s:%s", output.Count(res.Files, "file", "files"), id, res.Remote)
-			if err := out.Event(copyEvent{Type: "put", Local: res.Local, Remote: res.Remote, Files: res.Files}); err != nil {
+			opts.Printer.Note("put %s into %s:%s", cmdutil.Carried(res), id, res.Remote)
+			if err := out.Event(copyEvent{Type: "put", Local: res.Local, Remote: res.Remote, Files: res.Files, Links: res.Links}); err != nil {
 				return false, err
 			}
 		}
@@ -404,10 +406,10 @@ func (opts *RunOptions) fetch(st *stopper, out *output.Stream, id string, ran bo
 	for _, g := range opts.Gets {
 		res, err := cp.CopyDown(ctx, g.Remote, g.Local, true)
 		cmdutil.NoteSkipped(opts.Printer, res)
-		ev := copyEvent{Type: "get", Local: res.Local, Remote: g.Remote, Files: res.Files}
+		ev := copyEvent{Type: "get", Local: res.Local, Remote: g.Remote, Files: res.Files, Links: res.Links}
 		switch {
 		case err == nil:
-			opts.Printer.Note("got %s from %s:%s", output.Count(res.Files, "file", "files"), id, g.Remote)
+			opts.Printer.Note("got %s from %s:%s", cmdutil.Carried(res), id, g.Remote)
 		case abxerr.From(err).Code == abxerr.NotFound:
 			ev.Error = abxerr.From(err).Message
 			opts.Printer.Note("no %s:%s to get: %s", id, g.Remote, abxerr.From(err).Message)
