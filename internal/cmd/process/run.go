@@ -93,8 +93,8 @@ Exit status: the command's (exec's rules: 128+n after signal n, 124 after --time
 be made exits as create does (3 for a template the service does not have).
 
 -o json prints JSON Lines: {"type":"created","sandboxID":…}, {"type":"put",…}, exec's
-start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",…} or
-{"type":"kept",…} (docs/run.md).`,
+start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",…},
+{"type":"kept",…}, or {"type":"gone",…} when the sandbox had ended already (docs/run.md).`,
 		Example: `  abx run --template base -- uname -a
   abx run --template base --put ./src:/home/user/src --get /home/user/src/report.xml:. -- 'cd src && make test'
   abx run --template code-interpreter --timeout 10m --put job.py:job.py -- python3 job.py
@@ -428,11 +428,15 @@ func (opts *RunOptions) fetch(st *stopper, out *output.Stream, id string, ran bo
 }
 
 // ended says how the sandbox ended: killed (a kill that failed is a
-// note: its lease ends it), or kept, with its lifetime.
+// note: its lease ends it), gone before abx killed it, or kept, with its
+// lifetime.
 func (opts *RunOptions) ended(out *output.Stream, id string, end *sandboxes.Ending) {
 	ev := doneEvent{Type: "killed", SandboxID: id}
-	if end.Kept {
+	switch {
+	case end.Kept:
 		ev.Type = "kept"
+	case end.Gone:
+		ev.Type = "gone"
 	}
 	if end.Err != nil {
 		ev.Error = abxerr.From(end.Err).Message
@@ -440,6 +444,8 @@ func (opts *RunOptions) ended(out *output.Stream, id string, end *sandboxes.Endi
 	switch {
 	case end.Kept && end.Err == nil:
 		opts.Printer.Note("sandbox %s kept, for %s: 'abx kill %s' ends it", id, opts.KeepFor, id)
+	case end.Gone:
+		opts.Printer.Note("sandbox %s had ended already (killed from elsewhere, or its lifetime passed)", id)
 	case !end.Kept && end.Err != nil:
 		opts.Printer.Note("could not kill sandbox %s: %s; its lease ends it within %s", id, ev.Error, opts.Lease)
 	case !end.Kept:
