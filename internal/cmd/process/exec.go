@@ -125,6 +125,7 @@ written in the gap is missing, and still exits with the command's status.
 	fl.BoolVarP(&opts.TTY, "tty", "t", false, "run the command on a terminal of this one's size, keys in raw (docs/terminal.md); stdin that is no terminal runs without one")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.PassThrough(cmd)
+	cmdutil.Stream(cmd)
 	return cmdutil.Needs(cmd, provider.ExecRun)
 }
 

@@ -163,6 +163,7 @@ start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",
 	fl.BoolVarP(&opts.TTY, "tty", "t", false, "run the command on a terminal of this one's size (docs/terminal.md)")
 	cmdutil.CompleteFlag(cmd, "template", cmdutil.Choices("base\tcommon template name", "code-interpreter\tcommon template name"))
 	cmdutil.PassThrough(cmd)
+	cmdutil.Stream(cmd)
 	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 
