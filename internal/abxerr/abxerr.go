@@ -40,6 +40,7 @@ const (
 	PermissionDenied     Code = "E5007" // the sandbox refused a path to its user: its own permissions, not the key
 	Timeout              Code = "E6001" // a deadline passed
 	Interrupted          Code = "E7001" // the user pressed Ctrl-C
+	OutputClosed         Code = "E7002" // the reader of abx's output went away: never printed
 	Unsupported          Code = "E8004" // the provider does not have this capability
 	Internal             Code = "E9001" // abx failed on this machine in a way it did not foresee
 )
@@ -55,6 +56,10 @@ const (
 	ExitPaused      = 6
 	ExitTimeout     = 124
 	ExitInterrupted = 130
+	// ExitOutputClosed is 128+SIGPIPE: the status a shell gives any
+	// program that wrote to a pipe nobody reads any more, and the one abx
+	// died with before it caught the signal.
+	ExitOutputClosed = 141
 )
 
 var exitCodes = map[Code]int{
@@ -77,6 +82,7 @@ var exitCodes = map[Code]int{
 	PermissionDenied:     ExitFailure,
 	Timeout:              ExitTimeout,
 	Interrupted:          ExitInterrupted,
+	OutputClosed:         ExitOutputClosed,
 	Unsupported:          ExitUnsupported,
 	Internal:             ExitFailure,
 }
@@ -85,7 +91,7 @@ var exitCodes = map[Code]int{
 func Codes() []Code {
 	return []Code{Usage, InvalidInput, MissingConfig, InvalidConfig, UnknownProvider,
 		ConfirmationRequired, Paused, NotFound, Unauthorized, Forbidden, Network, Server, Rejected,
-		BadResponse, FilterFailed, StatusUnknown, PermissionDenied, Timeout, Interrupted, Unsupported, Internal}
+		BadResponse, FilterFailed, StatusUnknown, PermissionDenied, Timeout, Interrupted, OutputClosed, Unsupported, Internal}
 }
 
 // ExitCode is the process exit status that goes with a code.

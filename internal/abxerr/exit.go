@@ -25,8 +25,8 @@ func (s Status) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
 // command exits with the remote status it was handed (Status), and with
 // 125 for every failure of abx's own, whatever its code, so that a script
 // can tell "the command failed" from "abx failed"; only a passed deadline
-// (124) and Ctrl-C (130) keep their status, because they say what happened
-// to the run itself.
+// (124), Ctrl-C (130) and a closed output (141) keep their status, because
+// they say what happened to the run itself.
 func Exit(err error, passThrough bool) int {
 	if err == nil {
 		return ExitOK
@@ -40,7 +40,7 @@ func Exit(err error, passThrough bool) int {
 		return e.Exit
 	}
 	code := e.Code.ExitCode()
-	if passThrough && code != ExitTimeout && code != ExitInterrupted {
+	if passThrough && code != ExitTimeout && code != ExitInterrupted && code != ExitOutputClosed {
 		return ExitOwnFailure
 	}
 	return code

@@ -14,6 +14,7 @@ const (
 	annotNoProvider  = "abx/no-provider"  // runs without a provider
 	annotNoJSON      = "abx/no-json"      // prints no JSON, so --jq cannot filter it
 	annotPassThrough = "abx/pass-through" // exits with a remote status (abxerr.Exit)
+	annotStream      = "abx/stream"       // follows remote work until it ends or is stopped
 )
 
 func annotate(cmd *cobra.Command, key, value string) *cobra.Command {
@@ -44,6 +45,16 @@ func NoJSON(cmd *cobra.Command) *cobra.Command { return annotate(cmd, annotNoJSO
 // PassThrough marks a command that exits with a remote status: abx's own
 // failures exit 125 (abxerr.Exit).
 func PassThrough(cmd *cobra.Command) *cobra.Command { return annotate(cmd, annotPassThrough, "true") }
+
+// Stream marks a command that follows remote work as it goes (exec, run,
+// ps attach, terminal, files watch, ...): the root has SIGHUP stop it as
+// Ctrl-C does, and a write to a closed stdout fail rather than kill abx,
+// so that the command stops its remote work before it exits
+// (docs/exit-codes.md).
+func Stream(cmd *cobra.Command) *cobra.Command { return annotate(cmd, annotStream, "true") }
+
+// IsStream tells whether a command is marked Stream.
+func IsStream(cmd *cobra.Command) bool { return cmd != nil && cmd.Annotations[annotStream] != "" }
 
 // IsNoJSON tells whether a command prints no JSON.
 func IsNoJSON(cmd *cobra.Command) bool { return cmd.Annotations[annotNoJSON] != "" }

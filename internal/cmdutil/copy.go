@@ -21,3 +21,13 @@ func NoteSkipped(p *output.Printer, res transfer.Result) {
 		p.Note("skipped %s: %s", s.Path, s.Reason)
 	}
 }
+
+// Carried words what a copy carried, as files cp and run say it: "2
+// files", and "2 files and 3 links" when it made links.
+func Carried(res transfer.Result) string {
+	files := output.Count(res.Files, "file", "files")
+	if res.Links == 0 {
+		return files
+	}
+	return files + " and " + output.Count(res.Links, "link", "links")
+}

@@ -89,8 +89,8 @@ func (s *server) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecArgs
 // take alike: the shell line, its working directory, its environment and
 // its timeout in seconds (0: the server's), which it returns.
 func (s *server) checkCommand(command, cwd string, envs map[string]string, seconds int) (time.Duration, error) {
-	if strings.TrimSpace(command) == "" {
-		return 0, abxerr.New(abxerr.InvalidInput, "command is empty").WithHint("give a shell line, e.g. 'ls -la'")
+	if err := sandboxes.CheckCommand("command", []string{command}); err != nil {
+		return 0, err.WithHint("give a shell line, e.g. 'ls -la'")
 	}
 	if strings.ContainsRune(command, 0) {
 		// The line is one argument of bash -c, and an argument ends at NUL.

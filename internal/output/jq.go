@@ -51,6 +51,11 @@ func (j *JQ) Filter(ctx context.Context, out io.Writer, tty bool) *JQWriter {
 	w := &JQWriter{pw: pw, done: make(chan error, 1)}
 	go func() {
 		err := j.run(ctx, pr, out, tty)
+		if Closed(err) {
+			// Nobody reads the output: the command writing it is told so,
+			// as it would be without the filter.
+			pr.CloseWithError(err)
+		}
 		// Whatever comes after a failure is read and dropped, so that the
 		// command writing it does not block.
 		_, _ = io.Copy(io.Discard, pr)
@@ -101,6 +106,9 @@ func (j *JQ) run(ctx context.Context, in io.Reader, out io.Writer, tty bool) err
 				return abxerr.New(abxerr.FilterFailed, "--jq: %v", err)
 			}
 			if err := writeJQResult(out, r, tty); err != nil {
+				if err := closed(err); Closed(err) {
+					return err
+				}
 				return abxerr.New(abxerr.FilterFailed, "--jq: %v", err)
 			}
 		}

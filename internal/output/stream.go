@@ -67,11 +67,11 @@ func (s *Stream) event(ev any, redact bool) error {
 	}
 	defer s.held.close() // the values it carries are printed now
 	if redact {
-		return s.held.print(s.p.out, ev, func(w io.Writer, v any) error {
+		return closed(s.held.print(s.p.out, ev, func(w io.Writer, v any) error {
 			return s.p.writeRedacted(w, v, WriteJSONLine)
-		})
+		}))
 	}
-	return s.held.print(s.p.out, ev, WriteJSONLine)
+	return closed(s.held.print(s.p.out, ev, WriteJSONLine))
 }
 
 // Output is output of what runs (a process's stdout, what code printed, a
@@ -82,7 +82,7 @@ func (s *Stream) Output(ev any, b []byte) error {
 		return s.event(ev, false)
 	}
 	_, err := s.p.io.Out.Write(b)
-	return err
+	return closed(err)
 }
 
 // ErrOutput is what runs writes to its stderr, or an error it raised:
@@ -92,7 +92,7 @@ func (s *Stream) ErrOutput(ev any, b []byte) error {
 		return s.event(ev, false)
 	}
 	_, err := s.p.io.ErrOut.Write(b)
-	return err
+	return closed(err)
 }
 
 // Event is an event only programs are told of (a start, an end, a count):

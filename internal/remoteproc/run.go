@@ -3,6 +3,7 @@ package remoteproc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -24,10 +25,14 @@ import (
 // that (StopWait), then sends SIGKILL and stops waiting. A second Ctrl-C
 // does that at once.
 //
+// A sink that fails (its reader went away: a closed stdout) stops the
+// command the same way, and what the command writes after that is
+// dropped while it ends; Run then returns the sink's error.
+//
 // It returns how the process ended, and an error when abx did not see it
 // end by itself: the deadline passed (Timeout), the user interrupted it
-// (Interrupted, with the Exit when the process still reported its end), or
-// abx failed.
+// (Interrupted, with the Exit when the process still reported its end),
+// the sink failed, or abx failed.
 func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, abxerr.From(err) // Ctrl-C came first: nothing is started
@@ -42,6 +47,7 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 		defer cancel()
 	}
 	it := &interrupter{ctx: ctx, c: c, stop: stop, aborts: make(chan struct{}, 1)}
+	sink = &stopping{sink: sink, it: it}
 	done := make(chan struct{})
 	defer close(done)
 	go it.watch(spec.Signals, done)
@@ -96,7 +102,7 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 		// own timer marks it: either way it is --timeout's.
 		if spec.Timeout > 0 && (streamCtx.Err() == context.DeadlineExceeded ||
 			abxerr.From(envd.AsError(err)).Code == abxerr.Timeout) {
-			return nil, abxerr.New(abxerr.Timeout, "the command did not finish within %s and was killed", spec.Timeout)
+			return nil, timedOut(spec)
 		}
 		if it.killed() {
 			return nil, abxerr.New(abxerr.Interrupted, "interrupted: abx sent SIGKILL and stopped waiting")
@@ -116,12 +122,72 @@ func Run(ctx context.Context, c *envd.Client, spec Spec, sink Sink) (*Exit, erro
 	if killedByDeadline(streamCtx, spec, x) {
 		// envd killed it at the deadline and said so before the stream
 		// ended: the same --timeout as when the deadline ends the stream.
-		return nil, abxerr.New(abxerr.Timeout, "the command did not finish within %s and was killed", spec.Timeout)
+		return nil, timedOut(spec)
 	}
 	if interrupted {
 		return x, abxerr.New(abxerr.Interrupted, "interrupted: the command ended with %s", end.Status)
 	}
 	return x, nil
+}
+
+// ErrTimedOut is in the chain of the error Run returns when spec.Timeout
+// passed (errors.Is): a caller whose own bound it was (abx run's, of
+// which the command got what was left) says it in its words.
+var ErrTimedOut = errors.New("the command's timeout passed")
+
+func timedOut(spec Spec) error {
+	return &abxerr.Error{Code: abxerr.Timeout, Cause: ErrTimedOut,
+		Message: fmt.Sprintf("the command did not finish within %s and was killed", spec.Timeout)}
+}
+
+// stopping is Run's sink in front of the caller's: the first error of the
+// caller's sink stops the command as a Ctrl-C does (interrupter.abort),
+// rather than end the stream and leave the command running where nobody
+// follows it; what comes after is dropped. Its calls all come from the
+// stream's one goroutine.
+type stopping struct {
+	sink   Sink
+	it     *interrupter
+	failed bool
+}
+
+var _ ReconnectSink = (*stopping)(nil)
+
+func (s *stopping) take(err error) error {
+	if err != nil {
+		s.failed = true
+		s.it.abort(err)
+	}
+	return nil
+}
+
+func (s *stopping) Started(pid uint32) error {
+	if s.failed {
+		return nil
+	}
+	return s.take(s.sink.Started(pid))
+}
+
+func (s *stopping) Stdout(b []byte) error {
+	if s.failed {
+		return nil
+	}
+	return s.take(s.sink.Stdout(b))
+}
+
+func (s *stopping) Stderr(b []byte) error {
+	if s.failed {
+		return nil
+	}
+	return s.take(s.sink.Stderr(b))
+}
+
+func (s *stopping) Reconnected(r Reconnect) error {
+	rs, ok := s.sink.(ReconnectSink)
+	if !ok || s.failed {
+		return nil
+	}
+	return s.take(rs.Reconnected(r))
 }
 
 // killedByDeadline tells envd's kill at --timeout's deadline from a
@@ -241,7 +307,7 @@ func (it *interrupter) watch(sigs <-chan os.Signal, done <-chan struct{}) {
 				// The root's handler took the first SIGINT; the next ones
 				// are Ctrl-Cs of their own.
 				mine = make(chan os.Signal, 2)
-				signal.Notify(mine, os.Interrupt, syscall.SIGTERM)
+				signal.Notify(mine, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 				sigs = mine
 			}
 			if !it.interrupted() {

@@ -77,6 +77,9 @@ func (t *Terminal) Run(ctx context.Context, c *envd.Client) (*Exit, error) {
 			started(*ev.Started)
 		case ev.Stdout != nil:
 			if _, err := t.Screen.Write(ev.Stdout); err != nil {
+				// Nobody sees the screen any more (a closed stdout): the
+				// session ends as at a hang-up, its process with it.
+				cancel(err)
 				return err
 			}
 		}

@@ -125,8 +125,11 @@ type Ending struct {
 	// Kept is true when it was left running (keep), false when killed.
 	Kept bool
 	// Err is the kill's or the keep's error; a sandbox that was gone
-	// already is killed.
+	// already is no error of the kill's, which says so in Gone.
 	Err error
+	// Gone is true when the kill found the sandbox ended already: killed
+	// from elsewhere, or its lifetime (the lease) passed.
+	Gone bool
 }
 
 // Throwaway is one job in a sandbox of its own (abx run, the MCP tool
@@ -154,7 +157,7 @@ func (s *Service) Throwaway(ctx context.Context, req provider.CreateRequest, lea
 	}
 	kerr := s.Kill(ectx, sb.SandboxID)
 	if kerr != nil && abxerr.From(kerr).Code == abxerr.NotFound {
-		kerr = nil // gone already: what the kill was for
+		return &Ending{Gone: true}, err // what the kill was for, by other hands
 	}
 	return &Ending{Err: kerr}, err
 }

@@ -66,6 +66,17 @@ func CheckUser(what, u string) error {
 	return nil
 }
 
+// CheckCommand refuses a command that runs nothing: a shell line that is
+// empty or only blanks, or an argv whose program is. bash -c "" exits 0,
+// so a script's unset "$CMD" would pass for a command that succeeded.
+// The door adds the hint, in its own words.
+func CheckCommand(what string, argv []string) *abxerr.Error {
+	if len(argv) == 0 || strings.TrimSpace(argv[0]) == "" {
+		return abxerr.New(abxerr.InvalidInput, "%s is empty", what)
+	}
+	return nil
+}
+
 // CheckEnv refuses a variable no process can be given: an empty name, a
 // name with '=' or NUL, a value with NUL. A process's environment is
 // NAME=VALUE strings that NUL ends, so envd would fail the command (exit

@@ -103,6 +103,7 @@ prints JSON Lines events as they arrive instead (see docs/json.md).`,
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.CompleteFlag(cmd, "language", cmdutil.Choices(sandboxes.Languages()...))
 	cmdutil.PassThrough(cmd)
+	cmdutil.Stream(cmd)
 	return cmdutil.Needs(cmd, provider.CodeInterpret)
 }
 

@@ -88,14 +88,11 @@ func runCp(ctx context.Context, opts *CpOptions) error {
 // arguments write them (ID:PATH for the sandbox's), once the destination
 // rules have placed it.
 func noteCopied(p *output.Printer, res transfer.Result, from, to string) {
-	switch {
-	case res.Tree && res.Links > 0:
-		p.Note("copied %s and %s from %s to %s", output.Count(res.Files, "file", "files"), output.Count(res.Links, "link", "links"), from, to)
-	case res.Tree:
-		p.Note("copied %s from %s to %s", output.Count(res.Files, "file", "files"), from, to)
-	default:
-		p.Note("copied %s to %s", from, to)
+	if res.Tree {
+		p.Note("copied %s from %s to %s", cmdutil.Carried(res), from, to)
+		return
 	}
+	p.Note("copied %s to %s", from, to)
 }
 
 // parse reads SRC and DST: exactly one of them is ID:PATH, and a local

@@ -83,6 +83,7 @@ watch with the reason.`,
 	fl.StringVar(&timeout, "timeout", "", "stop after this long, exit 124 unless --count events came (default: no limit)")
 	fl.IntVarP(&opts.Count, "count", "n", 0, "stop after this many events, exit 0 (default: no limit)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandboxFiles(f, 1)
+	cmdutil.Stream(cmd)
 	return cmdutil.Needs(cmd, provider.FilesWatch)
 }
 

@@ -66,11 +66,13 @@ docs/terminal.md).
 
 The command runs in a process group of its own, and Ctrl-C stops all of it: SIGTERM
 to the whole group, SIGKILL if it has not ended 2 s later; abx stops waiting after 3 s,
-or at once on a second Ctrl-C.
+or at once on a second Ctrl-C. SIGTERM and SIGHUP to abx (a closed terminal) do the
+same, and so does a reader of abx's output that went away ('| head -2').
 
 Exit status: the command's own; 128+n when signal n ended it; 124 when --timeout
 passed; 127 when the command was not found; 125 when abx itself failed (bad
-input, the sandbox, the network); 130 after Ctrl-C.
+input, the sandbox, the network); 130 after Ctrl-C; 141, quietly, when the reader
+of its output went away.
 
 A stream that a proxy or the network cuts while the command runs is taken up again
 (by PID, for up to --idle-timeout): abx says so in one line on stderr, since output
@@ -101,6 +103,9 @@ written in the gap is missing, and still exits with the command's status.
 				return err
 			}
 			opts.Argv = args[1:]
+			if err := sandboxes.CheckCommand("the command", opts.Argv); err != nil {
+				return err.WithHint("give the command after --, as in 'abx exec ID -- ls -la'; a variable that holds it may be unset")
+			}
 			if opts.TTY && opts.Background {
 				return cmdutil.UsageError(cmd, "--tty needs a terminal to show: it cannot go with --background")
 			}
@@ -122,6 +127,7 @@ written in the gap is missing, and still exits with the command's status.
 	fl.BoolVarP(&opts.TTY, "tty", "t", false, "run the command on a terminal of this one's size, keys in raw (docs/terminal.md); stdin that is no terminal runs without one")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.PassThrough(cmd)
+	cmdutil.Stream(cmd)
 	return cmdutil.Needs(cmd, provider.ExecRun)
 }
 

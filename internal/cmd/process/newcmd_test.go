@@ -35,6 +35,12 @@ func TestNewCmdExec(t *testing.T) {
 		{Name: "more than a day", Argv: []string{"sb", "--timeout", "25h", "--", "ls"}, WantErr: `invalid --timeout "25h": must be between 1s and 24h`},
 		{Name: "user with colon", Argv: []string{"sb", "-u", "a:b", "--", "ls"}, WantErr: `invalid --user "a:b"`},
 		{Name: "user with newline", Argv: []string{"sb", "-u", "a\nb", "--", "ls"}, WantErr: "invalid --user"},
+		// "$CMD" unset: a line that runs nothing would pass for success.
+		{Name: "empty command", Argv: []string{"sb", "--", ""}, WantErr: "the command is empty"},
+		{Name: "blank command", Argv: []string{"sb", "--", " \t\n"}, WantErr: "the command is empty"},
+		{Name: "empty program", Argv: []string{"sb", "--", "", "x"}, WantErr: "the command is empty"},
+		{Name: "empty in the background", Argv: []string{"sb", "-d", "--", ""}, WantErr: "the command is empty"},
+		{Name: "empty arguments are the command's", Argv: []string{"sb", "--", "printf", ""}, Want: execIn{ID: "sb", Argv: []string{"printf", ""}}},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdExec(f, func(_ context.Context, o *ExecOptions) error {
 			*got = execIn{ID: o.ID, Cwd: o.Cwd, User: o.User, Argv: o.Argv, Env: o.Env, Timeout: o.Timeout,

@@ -48,6 +48,7 @@ that a proxy or the network cuts is taken up again, as exec's is.`,
 	}
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.PassThrough(cmd)
+	cmdutil.Stream(cmd)
 	return cmdutil.Needs(cmd, provider.ProcessManage)
 }
 

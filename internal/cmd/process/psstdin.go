@@ -57,6 +57,7 @@ a reader of your own (for example a named pipe) to feed it later.`,
 	}
 	cmd.Flags().BoolVar(&opts.Close, "close", false, "close the process's stdin after sending")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
+	cmdutil.Stream(cmd)
 	return cmdutil.Needs(cmd, provider.ProcessManage)
 }
 

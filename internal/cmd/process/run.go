@@ -3,6 +3,7 @@ package process
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
@@ -17,6 +18,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/remoteproc"
 	"github.com/abx-dev/abx/internal/sandboxes"
 	"github.com/abx-dev/abx/internal/transfer"
 )
@@ -91,8 +93,8 @@ Exit status: the command's (exec's rules: 128+n after signal n, 124 after --time
 be made exits as create does (3 for a template the service does not have).
 
 -o json prints JSON Lines: {"type":"created","sandboxID":…}, {"type":"put",…}, exec's
-start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",…} or
-{"type":"kept",…} (docs/run.md).`,
+start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",…},
+{"type":"kept",…}, or {"type":"gone",…} when the sandbox had ended already (docs/run.md).`,
 		Example: `  abx run --template base -- uname -a
   abx run --template base --put ./src:/home/user/src --get /home/user/src/report.xml:. -- 'cd src && make test'
   abx run --template code-interpreter --timeout 10m --put job.py:job.py -- python3 job.py
@@ -137,6 +139,9 @@ start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",
 			if opts.Gets, err = parseCopies("--get", gets, true); err != nil {
 				return err
 			}
+			if err := sandboxes.CheckCommand("the command", args); err != nil {
+				return err.WithHint("give the command after --, as in 'abx run --template base -- ls -la'; a variable that holds it may be unset")
+			}
 			opts.Argv = args
 			return cmdutil.Run(cmd, opts, runF, runRun)
 		},
@@ -158,6 +163,7 @@ start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",
 	fl.BoolVarP(&opts.TTY, "tty", "t", false, "run the command on a terminal of this one's size (docs/terminal.md)")
 	cmdutil.CompleteFlag(cmd, "template", cmdutil.Choices("base\tcommon template name", "code-interpreter\tcommon template name"))
 	cmdutil.PassThrough(cmd)
+	cmdutil.Stream(cmd)
 	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
 }
 
@@ -208,7 +214,9 @@ type (
 		Local  string `json:"local"`
 		Remote string `json:"remote"`
 		Files  int    `json:"files"`
-		Error  string `json:"error,omitempty"`
+		// Links counts the symbolic links a put made (none: absent).
+		Links int    `json:"links,omitempty"`
+		Error string `json:"error,omitempty"`
 	}
 	doneEvent struct {
 		Type      string `json:"type"`
@@ -350,8 +358,8 @@ func (opts *RunOptions) job(st *stopper, out *output.Stream, id string, start ti
 			if err != nil {
 				return false, err
 			}
-			opts.Printer.Note("put %s into %s:%s", output.Count(res.Files, "file", "files"), id, res.Remote)
-			if err := out.Event(copyEvent{Type: "put", Local: res.Local, Remote: res.Remote, Files: res.Files}); err != nil {
+			opts.Printer.Note("put %s into %s:%s", cmdutil.Carried(res), id, res.Remote)
+			if err := out.Event(copyEvent{Type: "put", Local: res.Local, Remote: res.Remote, Files: res.Files, Links: res.Links}); err != nil {
 				return false, err
 			}
 		}
@@ -370,7 +378,13 @@ func (opts *RunOptions) job(st *stopper, out *output.Stream, id string, start ti
 	}
 	// The command's own context is never cancelled here: a stop reaches
 	// it as exec's Ctrl-C (toExec), so that it ends as exec's does.
-	return true, runExec(context.WithoutCancel(st.ctx), eo)
+	err = runExec(context.WithoutCancel(st.ctx), eo)
+	if errors.Is(err, remoteproc.ErrTimedOut) {
+		// The command had what was left of the bound: say the bound given.
+		err = &abxerr.Error{Code: abxerr.Timeout, Cause: err,
+			Message: fmt.Sprintf("the job did not finish within %s (--timeout): the command was killed", opts.Timeout)}
+	}
+	return true, err
 }
 
 // fetch copies the --get results out: after a failing command too, and
@@ -393,10 +407,10 @@ func (opts *RunOptions) fetch(st *stopper, out *output.Stream, id string, ran bo
 	for _, g := range opts.Gets {
 		res, err := cp.CopyDown(ctx, g.Remote, g.Local, true)
 		cmdutil.NoteSkipped(opts.Printer, res)
-		ev := copyEvent{Type: "get", Local: res.Local, Remote: g.Remote, Files: res.Files}
+		ev := copyEvent{Type: "get", Local: res.Local, Remote: g.Remote, Files: res.Files, Links: res.Links}
 		switch {
 		case err == nil:
-			opts.Printer.Note("got %s from %s:%s", output.Count(res.Files, "file", "files"), id, g.Remote)
+			opts.Printer.Note("got %s from %s:%s", cmdutil.Carried(res), id, g.Remote)
 		case abxerr.From(err).Code == abxerr.NotFound:
 			ev.Error = abxerr.From(err).Message
 			opts.Printer.Note("no %s:%s to get: %s", id, g.Remote, abxerr.From(err).Message)
@@ -415,11 +429,15 @@ func (opts *RunOptions) fetch(st *stopper, out *output.Stream, id string, ran bo
 }
 
 // ended says how the sandbox ended: killed (a kill that failed is a
-// note: its lease ends it), or kept, with its lifetime.
+// note: its lease ends it), gone before abx killed it, or kept, with its
+// lifetime.
 func (opts *RunOptions) ended(out *output.Stream, id string, end *sandboxes.Ending) {
 	ev := doneEvent{Type: "killed", SandboxID: id}
-	if end.Kept {
+	switch {
+	case end.Kept:
 		ev.Type = "kept"
+	case end.Gone:
+		ev.Type = "gone"
 	}
 	if end.Err != nil {
 		ev.Error = abxerr.From(end.Err).Message
@@ -427,6 +445,8 @@ func (opts *RunOptions) ended(out *output.Stream, id string, end *sandboxes.Endi
 	switch {
 	case end.Kept && end.Err == nil:
 		opts.Printer.Note("sandbox %s kept, for %s: 'abx kill %s' ends it", id, opts.KeepFor, id)
+	case end.Gone:
+		opts.Printer.Note("sandbox %s had ended already (killed from elsewhere, or its lifetime passed)", id)
 	case !end.Kept && end.Err != nil:
 		opts.Printer.Note("could not kill sandbox %s: %s; its lease ends it within %s", id, ev.Error, opts.Lease)
 	case !end.Kept:

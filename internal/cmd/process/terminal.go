@@ -103,6 +103,7 @@ terminal on stdin (pipe input with 'abx exec -i' instead).`,
 	fl.StringVar(&attach, "attach", "", "join the running terminal process PID (one a detach left running)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.PassThrough(cmd)
+	cmdutil.Stream(cmd)
 	return cmdutil.Needs(cmd, provider.PTY)
 }
 

@@ -22,8 +22,10 @@ type interruptContext struct {
 }
 
 type catcher struct {
-	ctx  context.Context
-	stop context.CancelFunc
+	ctx    context.Context
+	cancel context.CancelFunc
+	sigs   chan os.Signal // the signals that cancel ctx
+	pipes  chan os.Signal // SIGPIPE, once caught (streams); never read
 }
 
 func newInterruptContext(parent context.Context) *interruptContext {
@@ -32,10 +34,38 @@ func newInterruptContext(parent context.Context) *interruptContext {
 
 func (c *interruptContext) start() *catcher {
 	c.once.Do(func() {
-		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-		c.catcher.Store(&catcher{ctx, stop})
+		ctx, cancel := context.WithCancel(c.Context)
+		k := &catcher{ctx: ctx, cancel: cancel, sigs: make(chan os.Signal, 1)}
+		signal.Notify(k.sigs, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			// The first signal cancels; the channel stays caught until
+			// stop, so that the next ones are the command's to act on
+			// (a second Ctrl-C kills exec's command at once).
+			select {
+			case <-k.sigs:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		c.catcher.Store(k)
 	})
 	return c.catcher.Load()
+}
+
+// streams catches what a stream command (cmdutil.Stream) must survive to
+// stop its remote work: SIGHUP, a closed terminal or a dropped ssh, which
+// cancels as Ctrl-C does; and SIGPIPE, so that a write to a stdout whose
+// reader went away fails (EPIPE) rather than kill abx on the spot. A
+// handler, not SIG_IGN: a program abx starts (emulator exec) gets the
+// default action back at its exec, where an ignored SIGPIPE would be
+// inherited.
+func (c *interruptContext) streams() {
+	k := c.start()
+	signal.Notify(k.sigs, syscall.SIGHUP)
+	if k.pipes == nil {
+		k.pipes = make(chan os.Signal, 1) // a full channel drops the signal: nothing waits on it
+		signal.Notify(k.pipes, syscall.SIGPIPE)
+	}
 }
 
 // Done starts catching the signals.
@@ -62,6 +92,10 @@ func (c *interruptContext) Value(key any) any {
 // stop stops catching the signals, if it started.
 func (c *interruptContext) stop() {
 	if k := c.catcher.Load(); k != nil {
-		k.stop()
+		signal.Stop(k.sigs)
+		if k.pipes != nil {
+			signal.Stop(k.pipes)
+		}
+		k.cancel()
 	}
 }

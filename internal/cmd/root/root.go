@@ -64,6 +64,10 @@ func Run(ctx context.Context, io *output.Streams, getenv func(string) string, ar
 	if errors.As(err, new(abxerr.Status)) {
 		return abxerr.Exit(err, passThrough) // it has spoken for itself
 	}
+	if output.Closed(err) {
+		// The reader went away: a pipeline's member stays quiet then.
+		return abxerr.ExitOutputClosed
+	}
 	e := classify(err)
 	if ctx.Err() != nil && e.Code != abxerr.Interrupted {
 		e = &abxerr.Error{Code: abxerr.Interrupted, Message: "interrupted", Cause: err}
@@ -218,6 +222,9 @@ type globals struct {
 // apply settles the output for the whole run, then selects the provider
 // and checks the command's capability, before anything is sent.
 func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command) error {
+	if ic, ok := cmd.Context().(*interruptContext); ok && cmdutil.IsStream(cmd) {
+		ic.streams()
+	}
 	if g.noColor {
 		f.IO.DisableColor()
 	}

@@ -107,6 +107,7 @@ command line.`,
 	}
 	cmd.Flags().StringVar(&opts.Address, "address", "127.0.0.1", "address to listen on; anything but loopback exposes the ports to the network")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
+	cmdutil.Stream(cmd)
 	return cmdutil.Needs(cmd, provider.PortsURL)
 }
 
