@@ -25,7 +25,8 @@ type CpOptions struct {
 	Local     string // the path on this machine's side
 	Recursive bool
 	// CanExec tells whether the provider runs processes in its sandboxes,
-	// which is how an upload makes a tree's links there.
+	// which is how an upload makes a tree's links there and gives files
+	// their modes.
 	CanExec func() bool
 }
 
@@ -67,8 +68,8 @@ func runCp(ctx context.Context, opts *CpOptions) error {
 	if opts.Download {
 		res, err = cp.CopyDown(ctx, opts.Path, opts.Local, opts.Recursive)
 	} else {
-		if opts.Recursive && opts.CanExec != nil && opts.CanExec() {
-			cp.Links = c.Symlinks
+		if opts.CanExec != nil && opts.CanExec() {
+			cp.Links, cp.Modes = c.Symlinks, c.Chmod
 		}
 		res, err = cp.CopyUp(ctx, opts.Local, opts.Path, opts.Recursive)
 	}
