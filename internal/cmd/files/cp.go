@@ -47,7 +47,11 @@ Where it lands follows cp: a destination that is a directory, or ends in /, rece
 file or the tree under its own name (cp -r ID:out ./down with ./down there makes
 ./down/out); SRC/. copies a tree's contents into the destination. Symbolic links in a
 tree are not followed: an upload makes the links that stay inside the tree as links and
-leaves out those that lead out of it, a download leaves them all out, each with a note.`,
+leaves out those that lead out of it, a download leaves them all out, each with a note.
+
+Permission bits are kept both ways, as docker cp keeps them: a script copied in runs
+there. A download's are cut by the umask, and never carry setuid, setgid or sticky bits;
+modification times are not kept.`,
 		Example: `  abx files cp ./data.csv "$id":/tmp/data.csv
   abx files cp ./data.csv "$id":/tmp/
   abx files cp "$id":/tmp/results ./results -r
