@@ -63,7 +63,7 @@ func (s *server) addFilesTools(srv *mcp.Server) {
 		Annotations: &mcp.ToolAnnotations{Title: "Read a file", ReadOnlyHint: true},
 	}, s.read)
 	add(s, srv, &mcp.Tool{
-		Name:        "files_write",
+		Name: "files_write",
 		Description: "Write a file of a sandbox from text (content) or bytes (content_base64), creating its parents and replacing what was there; " +
 			"mode sets its permission bits (755 for a program), else a file replaced keeps its own.",
 		Annotations: &mcp.ToolAnnotations{Title: "Write a file", DestructiveHint: ptr(true), IdempotentHint: true},

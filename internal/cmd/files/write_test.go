@@ -47,7 +47,7 @@ func TestRunWrite(t *testing.T) {
 		argv            []string // after write ID
 		stderr          string
 		code            abxerr.Code
-		err, path, want string // the error, or the file written and what it holds
+		err, path, want string      // the error, or the file written and what it holds
 		mode            fs.FileMode // and its mode, when not 0644
 	}{
 		{name: "stdin", stdin: "hello\n", argv: []string{"deep/er/greeting.txt"},
