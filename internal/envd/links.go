@@ -1,12 +1,6 @@
 package envd
 
-import (
-	"bytes"
-	"context"
-	"strings"
-
-	"github.com/abx-dev/abx/internal/abxerr"
-)
+import "context"
 
 // Symlink is a symbolic link to make: Path, relative to the directory it
 // is made in, holds Target.
@@ -27,9 +21,6 @@ done`
 // within what a command line may hold.
 const lnBatch = 64 << 10
 
-// maxLnErr bounds what is kept of the shell's complaint.
-const maxLnErr = 4 << 10
-
 // Symlinks makes links below dir, a directory of the sandbox. envd has no
 // call that makes a link (docs/files.md, "Links and odd files in an
 // upload"), so the sandbox's own /bin/sh runs ln, a few hundred links at
@@ -42,24 +33,8 @@ func (c *Client) Symlinks(ctx context.Context, dir string, links []Symlink) erro
 			args = append(args, links[n].Target, links[n].Path)
 			size += len(links[n].Target) + len(links[n].Path)
 		}
-		var complaint bytes.Buffer
-		end, err := c.Start(ctx, Command{Cmd: "/bin/sh", Args: args, Cwd: dir}, func(ev Event) error {
-			if room := maxLnErr - complaint.Len(); room > 0 {
-				complaint.Write(ev.Stderr[:min(room, len(ev.Stderr))])
-			}
-			return nil
-		})
-		if err != nil {
-			return AsError(err)
-		}
-		if end.ExitCode != 0 {
-			why := strings.TrimSpace(complaint.String())
-			if why == "" {
-				why = end.Status
-			}
-			e := abxerr.New(abxerr.Rejected, "the sandbox could not make the links in %s: %s", dir, firstLine(why))
-			denied(e, strings.ToLower(why))
-			return e
+		if err := c.runQuiet(ctx, "/bin/sh", args, dir, "could not make the links in"); err != nil {
+			return err
 		}
 		links = links[n:]
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"mime"
 	"net/http"
 	"net/url"
@@ -19,6 +20,7 @@ import (
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/transfer"
 )
 
 // ReadArgs are files_read's arguments.
@@ -44,6 +46,7 @@ type WriteArgs struct {
 	Path          string  `json:"path" jsonschema:"the file's path (relative: to the user's home); parents are created, a file there is replaced"`
 	Content       *string `json:"content,omitempty" jsonschema:"the file's text (give this or content_base64)"`
 	ContentBase64 *string `json:"content_base64,omitempty" jsonschema:"the file's bytes in base64 (give this or content)"`
+	Mode          string  `json:"mode,omitempty" jsonschema:"the file's permission bits in octal, as chmod takes them (755 for a program); default: those of the file replaced, 0644 for a new one"`
 }
 
 // WriteResult is files_write's structured result.
@@ -60,8 +63,9 @@ func (s *server) addFilesTools(srv *mcp.Server) {
 		Annotations: &mcp.ToolAnnotations{Title: "Read a file", ReadOnlyHint: true},
 	}, s.read)
 	add(s, srv, &mcp.Tool{
-		Name:        "files_write",
-		Description: "Write a file of a sandbox from text (content) or bytes (content_base64), creating its parents and replacing what was there.",
+		Name: "files_write",
+		Description: "Write a file of a sandbox from text (content) or bytes (content_base64), creating its parents and replacing what was there; " +
+			"mode sets its permission bits (755 for a program), else a file replaced keeps its own.",
 		Annotations: &mcp.ToolAnnotations{Title: "Write a file", DestructiveHint: ptr(true), IdempotentHint: true},
 	}, s.write)
 	s.addFilesListTool(srv)
@@ -196,12 +200,27 @@ func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "give content or content_base64").
 			WithHint("content for text, content_base64 for bytes; an empty content makes an empty file"))
 	}
+	var mode fs.FileMode
+	if in.Mode != "" {
+		if mode, err = transfer.ParseMode("mode", in.Mode); err != nil {
+			return nil, nil, s.fail(err)
+		}
+		// The sandbox's chmod sets it (docs/files.md, "What a copy keeps").
+		if err := s.opts.Sandboxes.Check(provider.ExecRun); err != nil {
+			return nil, nil, s.fail(err)
+		}
+	}
 	c, err := s.envd(ctx, id, provider.FilesRW)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
 	if err := c.Write(ctx, in.Path, bytes.NewReader(data)); err != nil {
 		return nil, nil, s.failIn(id, err)
+	}
+	if in.Mode != "" {
+		if err := c.Chmod(ctx, path.Dir(in.Path), []envd.PathMode{{Path: path.Base(in.Path), Mode: mode}}); err != nil {
+			return nil, nil, s.failIn(id, err)
+		}
 	}
 	return text("wrote %s to %s", output.Count(len(data), "byte", "bytes"), in.Path), &WriteResult{Path: in.Path, Bytes: len(data)}, nil
 }

@@ -4,6 +4,7 @@
 package transfer
 
 import (
+	"crypto/rand"
 	"errors"
 	"io"
 	"os"
@@ -14,9 +15,15 @@ import (
 
 // WriteFile fills a local file through a temporary file in the same
 // directory, renamed into place at the end: a reader never sees half a
-// file, and an error leaves nothing behind.
+// file, and an error leaves nothing behind. The file has an ordinary
+// file's mode (0644).
 func WriteFile(local string, fill func(io.Writer) error) error {
-	f, err := CreateAtomic(local)
+	return writeFile(local, Keep, fill)
+}
+
+// writeFile is WriteFile with the bits perm gives (createAtomic).
+func writeFile(local string, perm Perm, fill func(io.Writer) error) error {
+	f, err := createAtomic(local, perm)
 	if err != nil {
 		return err
 	}
@@ -35,20 +42,38 @@ type AtomicFile struct {
 	tmp  *os.File
 }
 
-// CreateAtomic starts writing the file at path.
-func CreateAtomic(path string) (*AtomicFile, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".abx-*")
+// CreateAtomic starts writing the file at path, with an ordinary file's
+// mode (0644).
+func CreateAtomic(path string) (*AtomicFile, error) { return createAtomic(path, Keep) }
+
+// createAtomic starts writing the file at path with the bits perm gives,
+// cut by the umask as cp's are, or without any an ordinary file's mode.
+func createAtomic(path string, perm Perm) (*AtomicFile, error) {
+	var tmp *os.File
+	var err error
+	if perm.set {
+		tmp, err = os.OpenFile(tempLocal(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm.bits)
+	} else {
+		tmp, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".abx-*")
+	}
 	if err != nil {
 		return nil, writeError(path, err).
 			WithHint("choose a destination in a directory you can write to; nothing was written")
 	}
-	// CreateTemp makes the file private; give it an ordinary file's mode.
-	if err := tmp.Chmod(0o644); err != nil {
-		_ = tmp.Close()
-		_ = os.Remove(tmp.Name())
-		return nil, writeError(path, err)
+	if !perm.set {
+		// CreateTemp makes the file private; give it an ordinary file's mode.
+		if err := tmp.Chmod(0o644); err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+			return nil, writeError(path, err)
+		}
 	}
 	return &AtomicFile{Path: path, tmp: tmp}, nil
+}
+
+// tempLocal is a temporary name beside the local file p: hidden, unique.
+func tempLocal(p string) string {
+	return filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".abx-"+rand.Text())
 }
 
 func (f *AtomicFile) Write(b []byte) (int, error) {

@@ -54,6 +54,10 @@ type Copier struct {
 	// tree's remote path; nil when the sandbox cannot make links, and a
 	// tree's links are left out, each with a note.
 	Links func(ctx context.Context, dir string, links []envd.Symlink) error
+	// Modes gives paths of the sandbox, below dir, their permission bits
+	// (docs/files.md, "What a copy keeps"); nil when the sandbox cannot
+	// set them, and an upload has the modes envd gives.
+	Modes func(ctx context.Context, dir string, modes []envd.PathMode) error
 }
 
 func (c *Copier) meter(label string, total int64) Meter {
@@ -64,9 +68,15 @@ func (c *Copier) meter(label string, total int64) Meter {
 }
 
 // Download writes the remote file to local: under a temporary name beside
-// it, renamed when complete, so that an error leaves nothing behind.
+// it, renamed when complete, so that an error leaves nothing behind. It
+// has an ordinary file's mode (0644), as a shell's > would give it.
 func (c *Copier) Download(ctx context.Context, remote, local string) error {
-	return WriteFile(local, func(w io.Writer) error {
+	return c.download(ctx, remote, local, Keep)
+}
+
+// download is Download with the bits perm gives (downPerm).
+func (c *Copier) download(ctx context.Context, remote, local string, perm Perm) error {
+	return writeFile(local, perm, func(w io.Writer) error {
 		m := c.meter(remote, 0)
 		defer m.Done()
 		_, err := c.Remote.Read(ctx, remote, m.Writer(w))
@@ -75,15 +85,16 @@ func (c *Copier) Download(ctx context.Context, remote, local string) error {
 }
 
 // Upload writes the local file to remote, a file's path, creating the
-// remote parents and replacing what was there; an upload that fails
-// leaves remote as it was (Put).
-func (c *Copier) Upload(ctx context.Context, local, remote string) error {
+// remote parents and replacing what was there, with the bits perm asks
+// for; an upload that fails leaves remote as it was (Put).
+func (c *Copier) Upload(ctx context.Context, local, remote string, perm Perm) error {
 	fh, err := OpenLocal(local)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = fh.Close() }()
-	return c.send(ctx, fh, remote, true)
+	_, err = c.send(ctx, fh, remote, perm, true)
+	return err
 }
 
 // OpenLocal opens a local file to send. A directory is refused: only cp -r

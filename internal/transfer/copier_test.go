@@ -89,7 +89,7 @@ func TestUploadSendsALocalFileWithItsSize(t *testing.T) {
 	transfertest.WriteTree(t, dir, map[string]string{"data.csv": "a,b\n1,2\n"})
 	local := filepath.Join(dir, "data.csv")
 	ctx := context.Background()
-	if err := c.Upload(ctx, local, "/tmp/data.csv"); err != nil {
+	if err := c.Upload(ctx, local, "/tmp/data.csv", Keep); err != nil {
 		t.Fatal(err)
 	}
 	if r.files["/tmp/data.csv"] != "a,b\n1,2\n" {
@@ -99,7 +99,7 @@ func TestUploadSendsALocalFileWithItsSize(t *testing.T) {
 		t.Errorf("meter %+v, want 8 of 8 bytes, done", m)
 	}
 	for _, bad := range []string{dir, filepath.Join(dir, "missing")} {
-		if err := c.Upload(ctx, bad, "/tmp/x"); codeOf(t, err) != abxerr.InvalidInput {
+		if err := c.Upload(ctx, bad, "/tmp/x", Keep); codeOf(t, err) != abxerr.InvalidInput {
 			t.Errorf("upload of %s: %v, want E1002", bad, err)
 		}
 	}

@@ -50,7 +50,7 @@ func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive b
 			local = filepath.Join(local, name)
 		}
 		res.Local = local
-		if err := c.Download(ctx, remote, local); err != nil {
+		if err := c.download(ctx, remote, local, downPerm(e)); err != nil {
 			return res, err
 		}
 		res.Files = 1
@@ -88,8 +88,13 @@ func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive b
 	if err != nil {
 		return res, err
 	}
+	top := downPerm(e)
 	if !existed {
-		if err := os.MkdirAll(local, 0o755); err != nil {
+		err := os.MkdirAll(filepath.Dir(local), 0o755)
+		if err == nil {
+			err = os.Mkdir(local, openMode(top))
+		}
+		if err != nil {
 			return res, abxerr.New(abxerr.InvalidInput, "cannot create %s: %v", local, LocalReason(err))
 		}
 	}
@@ -98,23 +103,28 @@ func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive b
 		return res, abxerr.New(abxerr.InvalidInput, "cannot write in %s: %v", local, LocalReason(err))
 	}
 	defer func() { _ = root.Close() }()
+	// What is made closed to its owner is closed however the copy ends.
+	var closed closedDirs
+	defer func() { closed.close(root) }()
+	if !existed {
+		closed.note(root, ".", top)
+	}
 	if existed {
 		if err := c.checkObstacles(root, local, steps); err != nil {
 			return res, err
 		}
 	}
 	for _, s := range steps {
-		dir := s.rel
-		if !s.dir {
-			dir = filepath.Dir(s.rel)
-		}
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return res, abxerr.New(abxerr.InvalidInput, "cannot create %s: %v", filepath.Join(local, dir), LocalReason(err))
-		}
 		if s.dir {
+			if err := c.makeDirIn(root, s, &closed); err != nil {
+				return res, err
+			}
 			continue
 		}
-		err := c.downloadIn(ctx, root, s.remote, s.rel, s.local)
+		if err := root.MkdirAll(filepath.Dir(s.rel), 0o755); err != nil {
+			return res, abxerr.New(abxerr.InvalidInput, "cannot create %s: %v", filepath.Dir(s.local), LocalReason(err))
+		}
+		err := c.downloadIn(ctx, root, s.remote, s.rel, s.local, s.perm)
 		if isDirectoryAnswer(err) {
 			// Listed as a file, fetched as a directory: a link to one that
 			// the listing did not mark (or the tree changed under it).
@@ -153,8 +163,8 @@ func isDirectoryAnswer(err error) bool {
 // downloadIn is Download inside the destination tree: the temporary file
 // and the rename both resolve against root, so that a symbolic link in the
 // destination cannot lead a file out of it.
-func (c *Copier) downloadIn(ctx context.Context, root *os.Root, remote, rel, shown string) error {
-	return writeIn(root, rel, shown, func(w io.Writer) error {
+func (c *Copier) downloadIn(ctx context.Context, root *os.Root, remote, rel, shown string, perm Perm) error {
+	return writeIn(root, rel, shown, perm, func(w io.Writer) error {
 		m := c.meter(remote, 0)
 		defer m.Done()
 		_, err := c.Remote.Read(ctx, remote, m.Writer(w))
@@ -162,20 +172,26 @@ func (c *Copier) downloadIn(ctx context.Context, root *os.Root, remote, rel, sho
 	})
 }
 
-// writeIn is WriteFile for the file rel below root (shown is its path, for
-// messages).
-func writeIn(root *os.Root, rel, shown string, fill func(io.Writer) error) error {
+// writeIn is writeFile for the file rel below root (shown is its path,
+// for messages).
+func writeIn(root *os.Root, rel, shown string, perm Perm, fill func(io.Writer) error) error {
 	cannot := func(err error) error {
 		return abxerr.New(abxerr.InvalidInput, "cannot write %s: %v", shown, LocalReason(err)).
 			WithHint("choose a destination in a directory you can write to")
 	}
 	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".abx-"+rand.Text())
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	mode := fs.FileMode(0o600)
+	if perm.set {
+		mode = perm.bits // cut by the umask, as cp's
+	}
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return cannot(err)
 	}
-	// An ordinary file's mode, as WriteFile gives.
-	err = f.Chmod(0o644)
+	if !perm.set {
+		// An ordinary file's mode, as WriteFile gives.
+		err = f.Chmod(0o644)
+	}
 	if err == nil {
 		err = fill(f)
 	}
@@ -228,6 +244,7 @@ func (c *Copier) checkObstacles(root *os.Root, local string, steps []step) error
 type step struct {
 	remote, local, rel string
 	dir                bool
+	perm               Perm // what the listing gives its local copy (downPerm)
 }
 
 // planDown maps a listing of the remote directory root onto local. Every
@@ -260,9 +277,9 @@ func planDown(root, local string, list []envd.Entry) (steps []step, skipped []st
 		case isLink(item):
 			skipped = append(skipped, item.Path)
 		case item.Type == "dir":
-			steps = append(steps, step{remote: item.Path, local: target, rel: lp, dir: true})
+			steps = append(steps, step{remote: item.Path, local: target, rel: lp, dir: true, perm: downPerm(item)})
 		case item.Type == "file":
-			steps = append(steps, step{remote: item.Path, local: target, rel: lp})
+			steps = append(steps, step{remote: item.Path, local: target, rel: lp, perm: downPerm(item)})
 		default:
 			skipped = append(skipped, item.Path)
 		}

@@ -3,7 +3,9 @@ package transfer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"path"
 	"sort"
 	"strings"
@@ -28,10 +30,40 @@ type fakeRemote struct {
 	listing map[string][]envd.Entry
 	// failRead makes Read of this path fail after writing half a file.
 	failRead string
+	// modes are the bits chmod gave paths (the rest report none), and
+	// chmods the calls of it, in order: "DIR: MODE PATH...".
+	modes  map[string]fs.FileMode
+	chmods []string
+	// moveMode, when set, is the mode Move reports, as an envd with
+	// another umask would.
+	moveMode fs.FileMode
 }
 
 func newFakeRemote() *fakeRemote {
-	return &fakeRemote{files: map[string]string{}, stat: map[string]envd.Entry{}, listing: map[string][]envd.Entry{}}
+	return &fakeRemote{files: map[string]string{}, stat: map[string]envd.Entry{}, listing: map[string][]envd.Entry{},
+		modes: map[string]fs.FileMode{}}
+}
+
+// chmod is the Copier's Modes: it notes the call and gives the modes.
+func (r *fakeRemote) chmod(_ context.Context, dir string, modes []envd.PathMode) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	call := dir + ":"
+	for _, m := range modes {
+		call += fmt.Sprintf(" %o %s", m.Mode, m.Path)
+		r.modes[path.Join(dir, m.Path)] = m.Mode
+	}
+	r.chmods = append(r.chmods, call)
+	return nil
+}
+
+// withMode adds the mode chmod gave p to e, as envd reports it. The lock
+// is held.
+func (r *fakeRemote) withMode(e envd.Entry) envd.Entry {
+	if m, ok := r.modes[e.Path]; ok {
+		e.Mode, e.Permissions = uint32(m), m.String()
+	}
+	return e
 }
 
 func notFound(p string) error { return abxerr.New(abxerr.NotFound, "%s: no such file", p) }
@@ -62,10 +94,10 @@ func (r *fakeRemote) Stat(_ context.Context, p string) (envd.Entry, error) {
 		return e, nil
 	}
 	if body, ok := r.files[p]; ok {
-		return envd.Entry{Name: path.Base(p), Path: p, Type: "file", Size: int64(len(body))}, nil
+		return r.withMode(envd.Entry{Name: path.Base(p), Path: p, Type: "file", Size: int64(len(body))}), nil
 	}
 	if r.isDir(p) {
-		return envd.Entry{Name: path.Base(p), Path: p, Type: "dir"}, nil
+		return r.withMode(envd.Entry{Name: path.Base(p), Path: p, Type: "dir"}), nil
 	}
 	return envd.Entry{}, notFound(p)
 }
@@ -162,7 +194,17 @@ func (r *fakeRemote) Move(_ context.Context, src, dst string) (envd.Entry, error
 	}
 	delete(r.files, src)
 	r.files[dst] = body
-	return envd.Entry{Name: path.Base(dst), Path: dst, Type: "file", Size: int64(len(body))}, nil
+	delete(r.modes, dst)
+	if m, ok := r.modes[src]; ok {
+		r.modes[dst] = m
+		delete(r.modes, src)
+	}
+	e := r.withMode(envd.Entry{Name: path.Base(dst), Path: dst, Type: "file", Size: int64(len(body))})
+	if r.moveMode != 0 {
+		e.Mode, e.Permissions = uint32(r.moveMode), r.moveMode.String()
+		r.modes[dst] = r.moveMode
+	}
+	return e, nil
 }
 
 // Remove removes p and everything below it.

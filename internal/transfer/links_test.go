@@ -311,7 +311,7 @@ func TestWriteInRefusesALinkOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = root.Close() }()
-	err = writeIn(root, filepath.Join("a", "x"), "dest/a/x", func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err })
+	err = writeIn(root, filepath.Join("a", "x"), "dest/a/x", Keep, func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err })
 	if codeOf(t, err) != abxerr.InvalidInput {
 		t.Errorf("error %v, want E2xxx", err)
 	}

@@ -32,11 +32,11 @@ import (
 // one file system, where it is atomic, and so that the upload, which
 // creates missing parents, creates remote's.
 func Put(ctx context.Context, rm Remote, remote string, r io.Reader) error {
-	made, err := prepare(ctx, rm, remote)
+	made, _, err := prepare(ctx, rm, remote)
 	if err != nil {
 		return err
 	}
-	err = put(ctx, rm, remote, r)
+	_, err = put(ctx, rm, remote, r, nil)
 	if err != nil && made != "" {
 		undo(ctx, rm, made)
 	}
@@ -59,22 +59,24 @@ func CheckRemotePath(p string) error {
 
 // prepare checks remote before an upload to it, and returns the first of
 // its parents that does not exist, which the upload will make ("" when
-// they all do).
-func prepare(ctx context.Context, rm Remote, remote string) (string, error) {
+// they all do), and the file the upload replaces (nil when there is
+// none).
+func prepare(ctx context.Context, rm Remote, remote string) (string, *envd.Entry, error) {
 	if err := CheckRemotePath(remote); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	e, err := rm.Stat(ctx, remote)
 	switch {
 	case err == nil && e.Type == "dir":
-		return "", abxerr.New(abxerr.InvalidInput, "cannot write %s: it is a directory", remote).
+		return "", nil, abxerr.New(abxerr.InvalidInput, "cannot write %s: it is a directory", remote).
 			WithHint("nothing was sent; give the path of a file (%s)", path.Join(remote, "NAME"))
 	case err == nil:
-		return "", nil
+		return "", &e, nil
 	case !isNotFound(err):
-		return "", err
+		return "", nil, err
 	}
-	return firstMissing(ctx, rm, path.Dir(remote))
+	made, err := firstMissing(ctx, rm, path.Dir(remote))
+	return made, nil, err
 }
 
 // firstMissing is the first of dir and its parents, from the top, that
@@ -103,15 +105,22 @@ func firstMissing(ctx context.Context, rm Remote, dir string) (string, error) {
 	}
 }
 
-// put is Put once remote is known to take a file.
-func put(ctx context.Context, rm Remote, remote string, r io.Reader) error {
+// put is Put once remote is known to take a file, and returns the file
+// as envd's Move describes it. before, when not nil, is given the
+// temporary file's path once its bytes are all there, before it is
+// renamed onto remote: what it fails fails the upload.
+func put(ctx context.Context, rm Remote, remote string, r io.Reader, before func(context.Context, string) error) (envd.Entry, error) {
 	tmp, err := tempName(remote)
 	if err != nil {
-		return err
+		return envd.Entry{}, err
 	}
+	var moved envd.Entry
 	err = rm.Write(ctx, tmp, r)
+	if err == nil && before != nil {
+		err = before(ctx, tmp)
+	}
 	if err == nil {
-		_, err = rm.Move(ctx, tmp, remote)
+		moved, err = rm.Move(ctx, tmp, remote)
 		if reason, ok := envd.ReasonOf(err); ok {
 			// The rename onto remote failed: remote is what it refused.
 			e := *abxerr.From(err)
@@ -120,14 +129,14 @@ func put(ctx context.Context, rm Remote, remote string, r io.Reader) error {
 		}
 	}
 	if err == nil {
-		return nil
+		return moved, nil
 	}
 	// The caller's context may be what failed: the clean-up gets one of
 	// its own, short, so that Ctrl-C does not wait long for it.
 	cctx, cancel := cleanupContext(ctx)
 	defer cancel()
 	_ = rm.Remove(cctx, tmp)
-	return nameDestination(err, tmp, remote)
+	return envd.Entry{}, nameDestination(err, tmp, remote)
 }
 
 // cleanupWait bounds the removal of a failed upload's temporary file.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/envd"
 )
 
 // Result is what a copy did, for the command to tell people.
@@ -58,7 +59,7 @@ func (c *Copier) CopyUp(ctx context.Context, local, remote string, recursive boo
 	if into {
 		res.Remote = path.Join(remote, filepath.Base(local))
 	}
-	if err := c.send(ctx, fh, res.Remote, true); err != nil {
+	if _, err := c.send(ctx, fh, res.Remote, localPerm(st), true); err != nil {
 		return res, err
 	}
 	res.Files = 1
@@ -81,10 +82,11 @@ func (c *Copier) intoDir(ctx context.Context, remote string) (bool, error) {
 	return e.Type == "dir", nil
 }
 
-// send uploads the open file f to remote, with a meter: through Put, or
-// when remote's directory is known to be there (a tree's), without
-// Put's checks of the destination.
-func (c *Copier) send(ctx context.Context, f *os.File, remote string, check bool) error {
+// send uploads the open file f to remote, with a meter: through
+// sendFile, with the bits perm asks for, or when remote's directory is
+// known to be there (a tree's), without its checks of the destination
+// and leaving the bits to the tree's end.
+func (c *Copier) send(ctx context.Context, f *os.File, remote string, perm Perm, check bool) (envd.Entry, error) {
 	var size int64
 	if st, err := f.Stat(); err == nil {
 		size = st.Size()
@@ -92,9 +94,9 @@ func (c *Copier) send(ctx context.Context, f *os.File, remote string, check bool
 	m := c.meter(remote, size)
 	defer m.Done()
 	if check {
-		return Put(ctx, c.Remote, remote, m.Reader(f))
+		return c.sendFile(ctx, remote, m.Reader(f), perm)
 	}
-	return put(ctx, c.Remote, remote, m.Reader(f))
+	return put(ctx, c.Remote, remote, m.Reader(f), nil)
 }
 
 // treeUp uploads the tree local. The whole tree is read first (planUp):
@@ -160,9 +162,13 @@ func (c *Copier) treeDestination(ctx context.Context, local, remote string) (str
 }
 
 // sendTree makes the planned tree at dest: its directories, its files,
-// then its links.
+// then its links, and last the bits of what it made (treeModes).
 func (c *Copier) sendTree(ctx context.Context, root *os.Root, local, dest string, plan upPlan, res *Result) error {
+	var modes treeModes
 	top, err := c.Remote.MakeDir(ctx, dest)
+	if err == nil {
+		modes.dir(".", top, statPerm(root, "."))
+	}
 	if isAlreadyDir(err) {
 		top, err = c.Remote.Stat(ctx, dest)
 	}
@@ -170,8 +176,13 @@ func (c *Copier) sendTree(ctx context.Context, root *os.Root, local, dest string
 		return err
 	}
 	for _, d := range plan.dirs {
-		// A directory already there (a copy onto an earlier one) is fine.
-		if _, err := c.Remote.MakeDir(ctx, path.Join(dest, d)); err != nil && !isAlreadyDir(err) {
+		// A directory already there (a copy onto an earlier one) is fine,
+		// and keeps its bits.
+		e, err := c.Remote.MakeDir(ctx, path.Join(dest, d))
+		switch {
+		case err == nil:
+			modes.dir(d, e, statPerm(root, d))
+		case !isAlreadyDir(err):
 			return err
 		}
 	}
@@ -180,13 +191,36 @@ func (c *Copier) sendTree(ctx context.Context, root *os.Root, local, dest string
 		if err != nil {
 			return err
 		}
-		err = c.send(ctx, f, path.Join(dest, p), false)
+		want := Keep
+		if st, err := f.Stat(); err == nil {
+			want = localPerm(st)
+		}
+		e, err := c.send(ctx, f, path.Join(dest, p), Keep, false)
 		_ = f.Close()
 		if err != nil {
 			return err
 		}
+		modes.file(p, e, want)
 		res.Files++
 	}
+	// Made below the tree's own path, as envd named it: a link's path is
+	// relative to it, whatever the user's home is.
+	at := top.Path
+	if at == "" {
+		at = dest
+	}
+	if err := c.sendLinks(ctx, at, local, plan, res); err != nil {
+		return err
+	}
+	if set := modes.all(); len(set) > 0 && c.Modes != nil {
+		return c.Modes(ctx, at, set)
+	}
+	return nil
+}
+
+// sendLinks makes the planned links below at, or leaves them out, each
+// with a note, when the sandbox cannot make links.
+func (c *Copier) sendLinks(ctx context.Context, at, local string, plan upPlan, res *Result) error {
 	if len(plan.links) == 0 {
 		return nil
 	}
@@ -196,17 +230,20 @@ func (c *Copier) sendTree(ctx context.Context, root *os.Root, local, dest string
 		}
 		return nil
 	}
-	// Made below the tree's own path, as envd named it: a link's path is
-	// relative to it, whatever the user's home is.
-	at := top.Path
-	if at == "" {
-		at = dest
-	}
 	if err := c.Links(ctx, at, plan.links); err != nil {
 		return err
 	}
 	res.Links = len(plan.links)
 	return nil
+}
+
+// statPerm is the bits the directory p of the local tree gives its copy.
+func statPerm(root *os.Root, p string) Perm {
+	st, err := root.Lstat(filepath.FromSlash(p))
+	if err != nil {
+		return Keep
+	}
+	return localPerm(st)
 }
 
 // localContents reports whether a local tree is named for its contents

@@ -25,7 +25,8 @@ type CpOptions struct {
 	Local     string // the path on this machine's side
 	Recursive bool
 	// CanExec tells whether the provider runs processes in its sandboxes,
-	// which is how an upload makes a tree's links there.
+	// which is how an upload makes a tree's links there and gives files
+	// their modes.
 	CanExec func() bool
 }
 
@@ -46,7 +47,11 @@ Where it lands follows cp: a destination that is a directory, or ends in /, rece
 file or the tree under its own name (cp -r ID:out ./down with ./down there makes
 ./down/out); SRC/. copies a tree's contents into the destination. Symbolic links in a
 tree are not followed: an upload makes the links that stay inside the tree as links and
-leaves out those that lead out of it, a download leaves them all out, each with a note.`,
+leaves out those that lead out of it, a download leaves them all out, each with a note.
+
+Permission bits are kept both ways, as docker cp keeps them: a script copied in runs
+there. A download's are cut by the umask, and never carry setuid, setgid or sticky bits;
+modification times are not kept.`,
 		Example: `  abx files cp ./data.csv "$id":/tmp/data.csv
   abx files cp ./data.csv "$id":/tmp/
   abx files cp "$id":/tmp/results ./results -r
@@ -67,8 +72,8 @@ func runCp(ctx context.Context, opts *CpOptions) error {
 	if opts.Download {
 		res, err = cp.CopyDown(ctx, opts.Path, opts.Local, opts.Recursive)
 	} else {
-		if opts.Recursive && opts.CanExec != nil && opts.CanExec() {
-			cp.Links = c.Symlinks
+		if opts.CanExec != nil && opts.CanExec() {
+			cp.Links, cp.Modes = c.Symlinks, c.Chmod
 		}
 		res, err = cp.CopyUp(ctx, opts.Local, opts.Path, opts.Recursive)
 	}

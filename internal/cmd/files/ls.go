@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
@@ -29,7 +30,8 @@ func NewCmdLs(f *cmdutil.Factory, runF func(context.Context, *LsOptions) error) 
 		Short: "List a directory",
 		Long: `List a directory (the user's home without PATH): each entry's name, type (file, dir,
 symlink), size and modification time. -l adds permissions, owner, group and the full
-path; --depth N lists subdirectories too, N levels down, each entry by its path.`,
+path; --depth N lists subdirectories too, N levels down, each entry by its path. A file
+is listed as itself, as ls lists it: its one row, under the PATH given.`,
 		Example: `  abx files ls "$id"
   abx files ls "$id" /tmp -l --depth 2
   abx files ls "$id" -o json | jq -r '.[] | select(.type=="file") | .path'`,
@@ -41,7 +43,20 @@ path; --depth N lists subdirectories too, N levels down, each entry by its path.
 }
 
 func runLs(ctx context.Context, opts *LsOptions) error {
-	list, err := ask(ctx, &opts.target, func(c *envd.Client) ([]envd.Entry, error) { return c.ListDir(ctx, opts.Path, opts.Depth) })
+	c, err := opts.client(ctx)
+	if err != nil {
+		return err
+	}
+	list, err := c.ListDir(ctx, opts.Path, opts.Depth)
+	if hasCode(err, abxerr.Rejected) {
+		// Not a directory: a file named on its own is listed as itself,
+		// as ls lists it, under the name it was given.
+		if e, serr := c.Stat(ctx, opts.Path); serr == nil && e.Type != "dir" {
+			shown := e
+			shown.Name = opts.Path
+			return printEntries(opts.IO, opts.Printer, []envd.Entry{e}, []envd.Entry{shown}, opts.Long, false)
+		}
+	}
 	if err != nil {
 		return err
 	}

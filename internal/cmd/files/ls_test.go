@@ -97,9 +97,32 @@ func TestRunLs(t *testing.T) {
 			t.Errorf("stdout %q, want a header", io.Out.String())
 		}
 	})
-	t.Run("not a directory", func(t *testing.T) {
+	// A file named on its own is listed as itself, as ls lists it: its
+	// row, under the name it was given; for programs, an array of its one
+	// entry.
+	t.Run("a file", func(t *testing.T) {
 		t.Parallel()
-		_, err := s.run(t, false, "", "ls", s.id, "jobs/b.txt")
+		out, errOut := ls(t, "", "jobs/b.txt")
+		if !regexp.MustCompile(`^jobs/b.txt\tfile\t2\t\d{4}-\d\d-\d\dT[0-9:]+Z\n$`).MatchString(out) || errOut != "" {
+			t.Errorf("stdout %q, stderr %q", out, errOut)
+		}
+		long, _ := ls(t, "", "jobs/b.txt", "-l", "--depth", "3")
+		if !regexp.MustCompile(`^jobs/b.txt\tfile\t2\t\S+\t-rw-r--r--\t\S+\t\S+\t/home/user/jobs/b.txt\n$`).MatchString(long) {
+			t.Errorf("-l: stdout %q", long)
+		}
+		out, _ = ls(t, output.JSON, "jobs/b.txt")
+		var list []envd.Entry
+		if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || list[0].Name != "b.txt" ||
+			list[0].Path != "/home/user/jobs/b.txt" || list[0].Type != "file" || list[0].Size != 2 {
+			t.Errorf("stdout %q (%v)", out, err)
+		}
+		if out, _ := ls(t, output.Name, "jobs/b.txt"); out != "/home/user/jobs/b.txt\n" {
+			t.Errorf("-o name: stdout %q", out)
+		}
+	})
+	t.Run("below a file", func(t *testing.T) {
+		t.Parallel()
+		_, err := s.run(t, false, "", "ls", s.id, "jobs/b.txt/x")
 		checkErr(t, err, abxerr.Rejected, "not a directory")
 	})
 }

@@ -111,7 +111,7 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 		"exec": {args: []string{"sandbox_id", "command", "cwd", "envs", "timeout_seconds", "background"}, destructive: true,
 			output: []string{"exitCode", "stdout", "stderr", "truncated"}},
 		"files_read":          {args: []string{"sandbox_id", "path", "max_bytes"}, readOnly: true, output: []string{"truncated", "mimeType"}},
-		"files_write":         {args: []string{"sandbox_id", "path", "content", "content_base64"}, destructive: true, idempotent: true, output: []string{"bytes"}},
+		"files_write":         {args: []string{"sandbox_id", "path", "content", "content_base64", "mode"}, destructive: true, idempotent: true, output: []string{"bytes"}},
 		"files_list":          {args: []string{"sandbox_id", "path", "depth"}, readOnly: true, output: []string{"entries", "truncated"}},
 		"sandbox_set_timeout": {args: []string{"sandbox_id", "timeout_seconds"}, output: []string{"sandboxID", "timeout"}},
 		"sandbox_pause":       {args: []string{"sandbox_id"}, idempotent: true, output: []string{"sandboxID", "state"}},

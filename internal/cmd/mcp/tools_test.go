@@ -145,6 +145,31 @@ func TestLifecycleProcessAndListToolsOnTheEmulator(t *testing.T) {
 		mustFail(t, call(t, cs, "process_list", map[string]any{"sandbox_id": "missing-sandbox"}, nil), "E3001")
 	})
 
+	// files_write gives the file the bits mode names, so that a program
+	// written runs; without mode a file replaced keeps its own.
+	t.Run("files_write mode", func(t *testing.T) {
+		script := map[string]any{"sandbox_id": id, "path": "bin/hi.sh", "content": "#!/bin/sh\necho hi\n", "mode": "755"}
+		if res := call(t, cs, "files_write", script, nil); res.IsError {
+			t.Fatalf("write: %s", texts(res))
+		}
+		var x struct {
+			ExitCode int    `json:"exitCode"`
+			Stdout   string `json:"stdout"`
+		}
+		if res := call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "./bin/hi.sh"}, &x); res.IsError || x.ExitCode != 0 || x.Stdout != "hi\n" {
+			t.Fatalf("exec: %s %+v", texts(res), x)
+		}
+		delete(script, "mode")
+		if res := call(t, cs, "files_write", script, nil); res.IsError {
+			t.Fatalf("write: %s", texts(res))
+		}
+		if res := call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "ls -l bin/hi.sh | cut -c1-10"}, &x); res.IsError || x.Stdout != "-rwxr-xr-x\n" {
+			t.Fatalf("after a write without mode: %s %+v", texts(res), x)
+		}
+		script["mode"] = "4755"
+		mustFail(t, call(t, cs, "files_write", script, nil), "E1002")
+	})
+
 	t.Run("files_list", func(t *testing.T) {
 		for _, p := range []string{"tree/a.txt", "tree/sub/b.txt"} {
 			if res := call(t, cs, "files_write", map[string]any{"sandbox_id": id, "path": p, "content": "x"}, nil); res.IsError {

@@ -349,7 +349,7 @@ func (opts *RunOptions) job(st *stopper, out *output.Stream, id string, start ti
 		}
 		cp := cmdutil.Copier(opts.IO, c, id)
 		if opts.Sandboxes.Supports(provider.ExecRun) {
-			cp.Links = c.Symlinks
+			cp.Links, cp.Modes = c.Symlinks, c.Chmod
 		}
 		for _, p := range opts.Puts {
 			// A directory goes with its tree, a file as itself.

@@ -272,10 +272,20 @@ func (s *Server) writeFile(l located, r io.Reader) (int, error) {
 		case err != nil && !errors.Is(err, os.ErrNotExist):
 			return fmt.Errorf("error getting file info: %s", osWords("stat", l.asked, err))
 		}
+		isNew := errors.Is(err, os.ErrNotExist)
 		f := (*os.File)(nil)
 		err = errReadOnly
 		if s.writable(l) {
 			f, err = s.view.open(l, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		}
+		if err == nil && isNew {
+			// envd creates a file 0666 less its umask, 022, in a
+			// sandbox (not this machine's umask); one it replaces keeps
+			// its mode, as it is truncated.
+			err = f.Chmod(0o644)
+			if err != nil {
+				_ = f.Close()
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("error creating file: %s", osWords("open", l.asked, err))

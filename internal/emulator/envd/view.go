@@ -254,7 +254,13 @@ func (v *view) mkdir(p string) error {
 	if !ok || !m.writable {
 		return &fs.PathError{Op: "mkdir", Path: p, Err: fs.ErrPermission}
 	}
-	return renamed(root.Mkdir(rel, 0o755), p)
+	err := root.Mkdir(rel, 0o755)
+	if err == nil {
+		// envd's mkdir is 0755 less its umask, 022, in a sandbox: not
+		// this machine's umask.
+		err = root.Chmod(rel, 0o755)
+	}
+	return renamed(err, p)
 }
 
 // rename moves src to dst, both in the sandbox's directories.
