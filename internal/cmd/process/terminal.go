@@ -242,9 +242,10 @@ func runExecTTY(ctx context.Context, opts *ExecOptions, c *envd.Client, local *t
 		defer cancel()
 	}
 	argv := []string{"/bin/bash", "-l", "-c", shell.Line(opts.Argv)}
-	x, err := session(ctx, opts.IO, local, c, remoteproc.Terminal{
-		Spec:   remoteproc.Spec{Argv: argv, Cwd: opts.Cwd, Env: sessionEnv(opts.Env)},
-		Detach: detachKeys,
-	})
+	t := remoteproc.Terminal{Spec: remoteproc.Spec{Argv: argv, Cwd: opts.Cwd, Env: sessionEnv(opts.Env)}}
+	if !opts.Throwaway {
+		t.Detach = detachKeys
+	}
+	x, err := session(ctx, opts.IO, local, c, t)
 	return sessionEnd(opts.IO, opts.ID, x, err)
 }
