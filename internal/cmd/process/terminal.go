@@ -216,13 +216,18 @@ func session(ctx context.Context, io *output.Streams, local *tty.Term, c *envd.C
 	}()
 	defer func() { rstop(); <-forwarded }()
 	cols, rows := local.Size()
-	t.Size, t.Keys, t.Screen, t.Resizes = size(cols, rows), io.In, io.Out, sizes
+	screen := newScreenLine(io.Out)
+	t.Size, t.Keys, t.Screen, t.Resizes = size(cols, rows), io.In, screen, sizes
 	t.Started = func(uint32) { _ = local.Raw() }
 	t.Reconnected = func(r remoteproc.Reconnect) error {
 		// The terminal is raw: a line of its own needs its carriage return.
-		_, err := fmt.Fprintf(io.ErrOut, "\r\nabx: the session's stream was cut after %.1fs (%s); reattached %.1fs later: the screen may miss what came in between\r\n",
-			r.CutAfter.Seconds(), r.Reason, r.Gap.Seconds())
-		return err
+		if _, err := fmt.Fprintf(io.ErrOut, "\r\nabx: the session's stream was cut after %.1fs (%s); reattached %.1fs later: the screen may miss what came in between\r\n",
+			r.CutAfter.Seconds(), r.Reason, r.Gap.Seconds()); err != nil {
+			return err
+		}
+		// The note left the prompt above it: the line is drawn again
+		// under it, so that what is typed next follows a prompt.
+		return screen.redraw()
 	}
 	return t.Run(ctx, c)
 }
