@@ -166,27 +166,24 @@ func (t *Terminal) typeKeys(ctx context.Context, cancel context.CancelCauseFunc,
 // refusedWait (keys typed as the process ended: its end says more).
 func (t *Terminal) sendKeys(ctx context.Context, cancel context.CancelCauseFunc, c *envd.Client, pid uint32, q *keyQueue) {
 	buf := make([]byte, keyChunk)
-	for {
+	var err error
+	for err == nil {
 		keys, ok := q.take(ctx, buf)
 		if !ok {
 			return
 		}
-		err := t.send(ctx, c, pid, keys)
-		if err == nil {
-			continue
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		q.drop()
-		wait := time.NewTimer(refusedWait)
-		defer wait.Stop()
-		select {
-		case <-ctx.Done():
-		case <-wait.C:
-			cancel(keysRefused(pid, err))
-		}
+		err = t.send(ctx, c, pid, keys)
+	}
+	if ctx.Err() != nil {
 		return
+	}
+	q.drop()
+	wait := time.NewTimer(refusedWait)
+	defer wait.Stop()
+	select {
+	case <-ctx.Done():
+	case <-wait.C:
+		cancel(keysRefused(pid, err))
 	}
 }
 
