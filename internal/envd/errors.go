@@ -27,6 +27,10 @@ var (
 	// sandbox that is not running"). Connect keeps only the status of such
 	// an answer, not the gateway's words.
 	ErrNotRunning = errors.New("the sandbox is not running (paused or gone)")
+	// ErrNoTTY: terminal input to, or a resize of, a process started
+	// without a terminal ("tty not assigned to process"): a plain process
+	// has pipes, and envd refuses terminal calls for it.
+	ErrNoTTY = errors.New("the process has no terminal")
 )
 
 // sentinels are envd's words for the errors above.
@@ -37,6 +41,7 @@ var sentinels = []struct {
 	{"stdin not enabled", ErrNoStdin},
 	{"executable file not found", ErrCommandNotFound},
 	{"502 Bad Gateway", ErrNotRunning},
+	{"tty not assigned", ErrNoTTY},
 }
 
 // AsError turns an envd failure into abx's error: Connect codes map to the

@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"connectrpc.com/connect"
+
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
 )
 
@@ -50,6 +53,11 @@ const keyChunk = 32 << 10
 // abx started it and ctx ended (abx was told to stop: the shell must not
 // outlive the terminal that ran it, as a hang-up ends it).
 func (t *Terminal) Run(ctx context.Context, c *envd.Client) (*Exit, error) {
+	if t.PID != 0 {
+		if err := hasTerminal(ctx, c, t.PID); err != nil {
+			return nil, err
+		}
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var (
@@ -106,13 +114,17 @@ func (t *Terminal) Run(ctx context.Context, c *envd.Client) (*Exit, error) {
 		return exitOf(end), nil
 	}
 	var detached *DetachedError
-	if cause := context.Cause(ctx); errors.As(cause, &detached) {
+	cause := context.Cause(ctx)
+	if errors.As(cause, &detached) {
 		return nil, detached
 	}
 	if pid != 0 && t.PID == 0 && ctx.Err() != nil {
 		kill, done := context.WithTimeout(context.WithoutCancel(ctx), signalWait)
 		_ = c.Signal(kill, pid, true)
 		done()
+	}
+	if errors.Is(cause, ErrKeysRefused) {
+		return nil, cause
 	}
 	if err == nil {
 		err = envd.ErrNoEnd
@@ -123,19 +135,25 @@ func (t *Terminal) Run(ctx context.Context, c *envd.Client) (*Exit, error) {
 	return nil, err
 }
 
-// typeKeys sends what is typed, until the detach keys or the end.
+// typeKeys reads what is typed until the detach keys or the end, and
+// hands the keys to a sender that types them in order. The reading never
+// waits on a send: the detach keys end the session at once, whatever the
+// sandbox does with the keys before them (those not yet sent are
+// dropped).
 func (t *Terminal) typeKeys(ctx context.Context, cancel context.CancelCauseFunc, c *envd.Client, pid uint32) {
+	q := newKeyQueue()
+	go t.sendKeys(ctx, cancel, c, pid, q)
 	buf, out := make([]byte, keyChunk), make([]byte, 0, keyChunk+len(t.Detach))
 	d := detacher{seq: t.Detach}
 	for {
 		n, err := t.Keys.Read(buf)
 		if n > 0 {
 			keys, detached := d.feed(buf[:n], out)
-			if len(keys) > 0 && !t.send(ctx, c, pid, keys) {
-				return
-			}
 			if detached {
 				cancel(&DetachedError{PID: pid})
+				return
+			}
+			if len(keys) > 0 && !q.put(ctx, keys) {
 				return
 			}
 		}
@@ -145,24 +163,108 @@ func (t *Terminal) typeKeys(ctx context.Context, cancel context.CancelCauseFunc,
 	}
 }
 
-// send types keys, trying again while the session lasts: a call that
-// fails in a cut (the network, a proxy) is made again once it heals, and
-// the keys after it wait, so none is lost or overtaken (one whose answer
-// alone was lost arrives twice). It is false once the session is over
-// (the stream says why: the process ended, or the sandbox went).
-func (t *Terminal) send(ctx context.Context, c *envd.Client, pid uint32, keys []byte) bool {
+// sendKeys types the keys of q, in order, while the session lasts. When
+// envd refuses them for good, the keys after them are dropped, and the
+// session ends with the refusal, unless the stream ends first within
+// refusedWait (keys typed as the process ended: its end says more).
+func (t *Terminal) sendKeys(ctx context.Context, cancel context.CancelCauseFunc, c *envd.Client, pid uint32, q *keyQueue) {
+	buf := make([]byte, keyChunk)
+	var err error
+	for err == nil {
+		keys, ok := q.take(ctx, buf)
+		if !ok {
+			return
+		}
+		err = t.send(ctx, c, pid, keys)
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	q.drop()
+	wait := time.NewTimer(refusedWait)
+	defer wait.Stop()
+	select {
+	case <-ctx.Done():
+	case <-wait.C:
+		cancel(keysRefused(pid, err))
+	}
+}
+
+// send types keys, trying again while the session lasts a call that
+// failed in a way that may pass (the network, a proxy): it is made again
+// once that heals, and the keys after it wait, so none is lost or
+// overtaken (one whose answer alone was lost arrives twice). It returns
+// nil once the keys went, or the error that ends the sending: envd's own
+// answer that refuses them, which no second call would change, or ctx's
+// end.
+func (t *Terminal) send(ctx context.Context, c *envd.Client, pid uint32, keys []byte) error {
 	wait := backoffFirst
 	for {
-		if err := c.SendPTY(ctx, pid, keys); err == nil {
-			return true
+		err := c.SendPTY(ctx, pid, keys)
+		if err == nil || !mayPass(err) {
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return false
+			return ctx.Err()
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, backoffMax)
 	}
+}
+
+// ErrKeysRefused is in the chain of the error a session ends with when
+// envd refused the keys typed into it for good.
+var ErrKeysRefused = errors.New("the process refused the keys")
+
+// refusedWait is how long a session waits for its stream's end once envd
+// refused its keys for good.
+const refusedWait = 3 * time.Second
+
+// keysRefused is the error of a session whose keys envd refused.
+func keysRefused(pid uint32, err error) error {
+	e := abxerr.From(envd.AsError(err))
+	return &abxerr.Error{Code: e.Code, RequestID: e.RequestID, Status: e.Status,
+		Cause:   fmt.Errorf("%w: %w", ErrKeysRefused, e),
+		Message: fmt.Sprintf("process %d refused the keys typed: %s", pid, e.Message),
+		Hint:    "the keys were not sent again: list the sandbox's processes to see whether it runs"}
+}
+
+// mayPass reports whether a failed SendInput may pass when made again:
+// no answer came from envd itself (the connection failed, a proxy
+// answered a 5xx of its own), or envd said it was unavailable or out of
+// time. Any other answer (envd's internal, not_found,
+// failed_precondition...; a refused token) is definite: the same call
+// gets the same answer, as the 500 for a process without a terminal
+// does.
+func mayPass(err error) bool {
+	switch connect.CodeOf(err) {
+	case connect.CodeUnavailable, connect.CodeDeadlineExceeded, connect.CodeResourceExhausted, connect.CodeAborted:
+		return true
+	case connect.CodeUnauthenticated, connect.CodePermissionDenied, connect.CodeNotFound, connect.CodeUnimplemented,
+		connect.CodeInvalidArgument, connect.CodeFailedPrecondition, connect.CodeOutOfRange, connect.CodeAlreadyExists:
+		return false
+	}
+	return !connect.IsWireError(err)
+}
+
+// ErrNoTerminal is in the chain of the error of a session that would join
+// a process without a terminal (one exec started, with pipes).
+var ErrNoTerminal = errors.New("the process has no terminal")
+
+// hasTerminal is nil unless envd says that process pid has no terminal to
+// join: it is asked by typing nothing into it (an empty SendInput to its
+// terminal), which changes nothing for a process that has one and which
+// envd refuses for one that has not, on every version (docs/protocol.md,
+// "PTY"). Any other failure is left to the stream, which says it in its
+// own words.
+func hasTerminal(ctx context.Context, c *envd.Client, pid uint32) error {
+	err := envd.AsError(c.SendPTY(ctx, pid, []byte{}))
+	if !errors.Is(err, envd.ErrNoTTY) {
+		return nil
+	}
+	return &abxerr.Error{Code: abxerr.InvalidInput, Cause: fmt.Errorf("%w: %w", ErrNoTerminal, err),
+		Message: fmt.Sprintf("process %d has no terminal: abx terminal joins only a process started on one", pid)}
 }
 
 // follow passes the local terminal's resizes on.

@@ -54,12 +54,16 @@ func (t *Term) Raw() error {
 	return nil
 }
 
-// Restore gives the terminal back the mode it had before Raw.
+// Restore gives the terminal back the mode it had before Raw, and
+// discards the keys typed meanwhile that abx did not read: they were
+// meant for the session, and the program that reads the terminal next
+// (the shell abx ran from) would run them as its own.
 func (t *Term) Restore() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.saved != nil {
 		_ = term.Restore(int(t.f.Fd()), t.saved)
+		_ = discardInput(int(t.f.Fd()))
 		t.saved = nil
 	}
 }

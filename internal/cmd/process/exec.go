@@ -35,6 +35,10 @@ type ExecOptions struct {
 	Interactive bool
 	// TTY runs the command on a PTY of abx's terminal (docs/terminal.md).
 	TTY bool
+	// Throwaway is a command whose sandbox dies with it (abx run): on a
+	// terminal, the detach keys are keys like any other, for nothing
+	// would be left to get back to.
+	Throwaway bool
 	// Signals delivers Ctrl-C; nil uses the process's own.
 	Signals <-chan os.Signal
 }

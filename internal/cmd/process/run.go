@@ -84,6 +84,9 @@ SIGHUP stop the command as exec's Ctrl-C does, then abx still fetches the result
 (within 30 s) and kills the sandbox. --keep leaves it running instead, for --keep-for
 (default 5m), and prints its ID.
 
+-t runs the command on a terminal, as exec -t does; Ctrl-P Ctrl-Q are keys for it there,
+not a detach: the sandbox goes with the command, and nothing would be left to get back to.
+
 --put LOCAL:REMOTE and --get REMOTE:LOCAL follow 'abx files cp': a directory is copied
 with its tree, a destination that is a directory receives the file under its own name.
 A --get whose path the command did not make is said in a note, not a failure.
@@ -368,7 +371,8 @@ func (opts *RunOptions) job(st *stopper, out *output.Stream, id string, start ti
 		return false, st.stopped()
 	}
 	eo := &ExecOptions{IO: opts.IO, Printer: opts.Printer, Sandboxes: opts.Sandboxes, ID: id, Argv: opts.Argv,
-		Cwd: opts.Cwd, User: opts.User, Interactive: opts.Interactive, TTY: opts.TTY, Signals: st.toExec}
+		Cwd: opts.Cwd, User: opts.User, Interactive: opts.Interactive, TTY: opts.TTY, Signals: st.toExec,
+		Throwaway: true}
 	if opts.Timeout > 0 {
 		left := opts.Timeout - time.Since(start)
 		if left < time.Second {

@@ -56,7 +56,9 @@ pseudo-terminal of this terminal's size. Every key goes to the sandbox as typed 
 Ctrl-Z, Ctrl-D and the arrows included), and a resize of this window reaches it.
 
 Ctrl-P Ctrl-Q detaches: abx ends and the shell runs on; 'abx terminal ID --attach PID'
-gets back to it. A Ctrl-P alone reaches the shell with the next key.
+gets back to it. A Ctrl-P alone reaches the shell with the next key. --attach joins
+only a process on a terminal: one that exec started has none, and is refused before
+anything else ('abx ps attach ID PID' follows its output).
 
 TERM is this terminal's (xterm-256color when unset), LANG and LC_ALL are C.UTF-8 unless
 --env sets them.
@@ -144,7 +146,14 @@ func runTerminal(ctx context.Context, opts *TerminalOptions) error {
 	x, err := session(ctx, opts.IO, local, c, remoteproc.Terminal{
 		Spec: remoteproc.Spec{Argv: shellOr(opts.Argv), Cwd: opts.Cwd, Env: sessionEnv(opts.Env)},
 		PID:  opts.Attach,
+		// Detach: the process runs on; --attach gets back to it.
+		Detach: detachKeys,
 	})
+	if errors.Is(err, remoteproc.ErrNoTerminal) {
+		e := *abxerr.From(err)
+		e.Hint = fmt.Sprintf("run 'abx ps attach %s %d' to follow its output", opts.ID, opts.Attach)
+		return &e
+	}
 	return sessionEnd(opts.IO, opts.ID, x, err)
 }
 
@@ -162,6 +171,11 @@ func sessionEnd(io *output.Streams, id string, x *remoteproc.Exit, err error) er
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return abxerr.Status(abxerr.ExitTimeout) // exec -t's --timeout
+	}
+	if errors.Is(err, remoteproc.ErrKeysRefused) {
+		e := *abxerr.From(err)
+		e.Hint = "the keys were not sent again; 'abx ps " + id + "' shows whether the process runs"
+		return &e
 	}
 	if err != nil {
 		return cutHint(err, id)
@@ -203,13 +217,18 @@ func session(ctx context.Context, io *output.Streams, local *tty.Term, c *envd.C
 	}()
 	defer func() { rstop(); <-forwarded }()
 	cols, rows := local.Size()
-	t.Size, t.Keys, t.Screen, t.Resizes, t.Detach = size(cols, rows), io.In, io.Out, sizes, detachKeys
+	screen := newScreenLine(io.Out)
+	t.Size, t.Keys, t.Screen, t.Resizes = size(cols, rows), io.In, screen, sizes
 	t.Started = func(uint32) { _ = local.Raw() }
 	t.Reconnected = func(r remoteproc.Reconnect) error {
 		// The terminal is raw: a line of its own needs its carriage return.
-		_, err := fmt.Fprintf(io.ErrOut, "\r\nabx: the session's stream was cut after %.1fs (%s); reattached %.1fs later: the screen may miss what came in between\r\n",
-			r.CutAfter.Seconds(), r.Reason, r.Gap.Seconds())
-		return err
+		if _, err := fmt.Fprintf(io.ErrOut, "\r\nabx: the session's stream was cut after %.1fs (%s); reattached %.1fs later: the screen may miss what came in between\r\n",
+			r.CutAfter.Seconds(), r.Reason, r.Gap.Seconds()); err != nil {
+			return err
+		}
+		// The note left the prompt above it: the line is drawn again
+		// under it, so that what is typed next follows a prompt.
+		return screen.redraw()
 	}
 	return t.Run(ctx, c)
 }
@@ -229,8 +248,10 @@ func runExecTTY(ctx context.Context, opts *ExecOptions, c *envd.Client, local *t
 		defer cancel()
 	}
 	argv := []string{"/bin/bash", "-l", "-c", shell.Line(opts.Argv)}
-	x, err := session(ctx, opts.IO, local, c, remoteproc.Terminal{
-		Spec: remoteproc.Spec{Argv: argv, Cwd: opts.Cwd, Env: sessionEnv(opts.Env)},
-	})
+	t := remoteproc.Terminal{Spec: remoteproc.Spec{Argv: argv, Cwd: opts.Cwd, Env: sessionEnv(opts.Env)}}
+	if !opts.Throwaway {
+		t.Detach = detachKeys
+	}
+	x, err := session(ctx, opts.IO, local, c, t)
 	return sessionEnd(opts.IO, opts.ID, x, err)
 }

@@ -304,6 +304,16 @@ func TestTerminalMismatchesAsEnvd0210(t *testing.T) {
 
 	wantErr(t, "resizing a plain process", plain.resize(t, 100, 30), connect.CodeInternal, "error resizing tty: tty not assigned to process")
 
+	// Terminal input of no bytes, abx's question whether a process has a
+	// terminal: refused for a plain one as any terminal input, taken by a
+	// terminal, where it types nothing.
+	_, err = c.SendInput(ctx, connect.NewRequest(&pb.SendInputRequest{Process: byPID(plain.pid), Input: ptyInput([]byte{})}))
+	wantErr(t, "no pty input to a plain process", err, connect.CodeInternal,
+		"error writing to tty: tty not assigned to process — input should be written to the stdin, not the tty")
+	if _, err := c.SendInput(ctx, connect.NewRequest(&pb.SendInputRequest{Process: byPID(sh.pid), Input: ptyInput([]byte{})})); err != nil {
+		t.Errorf("no pty input to a terminal: %v", err)
+	}
+
 	if _, err := c.Update(ctx, connect.NewRequest(&pb.UpdateRequest{Process: byPID(plain.pid)})); err != nil {
 		t.Errorf("an update without a pty: %v", err)
 	}
