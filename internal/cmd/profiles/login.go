@@ -79,7 +79,8 @@ profile saved becomes the current one (docs/configuration.md).`,
 	fl.BoolVar(&opts.WithKey, "with-key", false, "read the API key from stdin")
 	fl.BoolVar(&opts.InsecureStore, "insecure-store", false, "keep the key in a file of mode 0600 beside the config file, even where a keyring answers")
 	fl.BoolVar(&opts.NoInsecureStore, "no-insecure-store", false, "refuse to keep the key anywhere but the OS keyring")
-	return cmdutil.NoProvider(cmd)
+	// Its settings are the flags alone: variables are not saved.
+	return cmdutil.TakesSettings(cmd, "Provider flags (saved in the profile; their variables are not):")
 }
 
 func runLogin(ctx context.Context, opts *LoginOptions) error {
