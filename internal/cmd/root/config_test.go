@@ -108,3 +108,32 @@ func TestDebugTraceRedactsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// abx config is the first command a newcomer runs: with no provider at all
+// it still succeeds, and says what to do as its problem.
+func TestConfigWithoutAProviderSucceeds(t *testing.T) {
+	t.Parallel()
+	r := run(t, env{}, false, "config")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "error[E1005]: no provider selected; run 'abx login' to make a profile") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	r = run(t, env{}, false, "config", "-o", "json")
+	var got struct {
+		Provider string
+		Settings []any
+		Problems []struct{ Code, Message string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 {
+		t.Fatalf("exit %d, %q: %v", r.code, r.stdout, err)
+	}
+	if got.Provider != "" || got.Settings == nil || len(got.Settings) != 0 || len(got.Problems) != 1 || got.Problems[0].Code != "E1005" {
+		t.Errorf("got %+v", got)
+	}
+	// An unknown one is a problem of the same kind.
+	if r := run(t, env{"ABX_PROVIDER": "nosuch"}, false, "config"); r.code != 0 || !strings.Contains(r.stderr, `unknown provider "nosuch"`) {
+		t.Errorf("unknown provider: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
