@@ -218,7 +218,11 @@ func (st *Settings) resolveFiles() error {
 		if err != nil {
 			return fileError(fileSetting, err)
 		}
-		st.set(target, strings.TrimSpace(string(data)))
+		value := strings.TrimSpace(string(data))
+		if value == "" {
+			return emptyFile(fileSetting)
+		}
+		st.set(target, value)
 	}
 	return nil
 }
@@ -232,6 +236,9 @@ func (st *Settings) readStdin(stdin io.Reader) error {
 		return fileError(*fileSetting, err)
 	}
 	st.readFromStdin = strings.TrimSpace(string(data))
+	if st.readFromStdin == "" {
+		return emptyFile(*fileSetting)
+	}
 	st.set(st.find(fileSetting.FileOf), st.readFromStdin)
 	return nil
 }
@@ -253,6 +260,18 @@ func (st *Settings) set(target *BoundSetting, value string) {
 func fileError(fileSetting BoundSetting, err error) error {
 	return abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", fileSetting.givenAs(), err).
 		WithHint("%s a readable file, or '-' for stdin", fileSetting.setTo())
+}
+
+// emptyFile refuses a file (or stdin) given for a setting that holds
+// nothing but blanks: the value is missing, and the one who gave the file
+// is told so, not to give a file.
+func emptyFile(fileSetting BoundSetting) error {
+	if fileSetting.Value == "-" {
+		return abxerr.New(abxerr.MissingConfig, "cannot use %s -: stdin held nothing", fileSetting.givenAs()).
+			WithHint("pipe the key in (pass show abx | abx --%s - …), or %s a file that holds it", fileSetting.Flag, fileSetting.setTo())
+	}
+	return abxerr.New(abxerr.MissingConfig, "cannot use %s %s: the file holds nothing", fileSetting.givenAs(), fileSetting.Value).
+		WithHint("put the key in it, or %s another file ('-' for stdin)", fileSetting.setTo())
 }
 
 // givenAs names a setting as the user gave it: its flag when the command

@@ -208,7 +208,12 @@ func (opts *LoginOptions) key(ctx context.Context, f *cmdutil.Factory, d *provid
 		if err != nil {
 			return "", abxerr.New(abxerr.InvalidInput, "cannot read the key from stdin: %v", err)
 		}
-		return strings.TrimSpace(string(data)), nil
+		key := strings.TrimSpace(string(data))
+		if key == "" {
+			return "", abxerr.New(abxerr.MissingConfig, "--with-key reads the API key from stdin, and stdin held nothing; nothing was saved").
+				WithHint("pipe the key in (pass show abx | abx login --with-key …), or leave --with-key out to type it on a terminal")
+		}
+		return key, nil
 	}
 	in, ok := f.IO.In.(*os.File)
 	if !f.IO.StdinTTY || !ok {
@@ -219,7 +224,11 @@ func (opts *LoginOptions) key(ctx context.Context, f *cmdutil.Factory, d *provid
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(key), nil
+	if key = strings.TrimSpace(key); key == "" {
+		return "", abxerr.New(abxerr.MissingConfig, "no API key was typed; nothing was saved").
+			WithHint("run 'abx login' again and type or paste the key at the prompt, or pipe it in with --with-key")
+	}
+	return key, nil
 }
 
 func noEnv(string) string { return "" }

@@ -137,3 +137,47 @@ func TestConfigWithoutAProviderSucceeds(t *testing.T) {
 		t.Errorf("unknown provider: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A key file or stdin that holds nothing is said to be empty, naming what
+// was given: not "no API key configured … or pass --api-key-file" to one
+// who passed it.
+func TestEmptyKeyFileOrStdinIsSaidEmpty(t *testing.T) {
+	t.Parallel()
+	e := env{"ABX_PROVIDER": "alicloud-container", "ABX_ALICLOUD_CONTAINER_DOMAIN": "agents.example.com"}
+	io, in, _, errOut := testStreams()
+	in.WriteString("\n")
+	if code := runWith(io, e, "--api-key-file", "-", "list"); code != 2 ||
+		!strings.Contains(errOut.String(), "error[E1003]: cannot use --api-key-file -: stdin held nothing; pipe the key in") {
+		t.Errorf("stdin: exit %d, stderr %q", code, errOut.String())
+	}
+	empty := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(empty, []byte(" \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, e, false, "list", "--api-key-file", empty)
+	if r.code != 2 || !strings.Contains(r.stderr, "error[E1003]: cannot use --api-key-file "+empty+": the file holds nothing; put the key in it") {
+		t.Errorf("file: exit %d, stderr %q", r.code, r.stderr)
+	}
+	e["ABX_ALICLOUD_CONTAINER_API_KEY_FILE"] = empty
+	if r := run(t, e, false, "list"); r.code != 2 || !strings.Contains(r.stderr, "cannot use ABX_ALICLOUD_CONTAINER_API_KEY_FILE "+empty+": the file holds nothing") {
+		t.Errorf("variable: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// login --with-key with nothing on stdin says so, and how to pass a key.
+func TestLoginWithAnEmptyStdinSaysSo(t *testing.T) {
+	t.Parallel()
+	e := env{"HOME": t.TempDir()}
+	for _, args := range [][]string{{"--with-key"}, {"--api-key-file", "-"}} {
+		io, in, _, errOut := testStreams()
+		in.WriteString("\n")
+		code := runWith(io, e, append([]string{"login", "--base-url", "http://127.0.0.1:1/kruise/api", "--protocol", "private"}, args...)...)
+		if code != 2 || !strings.Contains(errOut.String(), "stdin held nothing") || !strings.Contains(errOut.String(), "pipe the key in") ||
+			strings.Contains(errOut.String(), "as a flag") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e["HOME"], ".config", "abx")); err == nil {
+		t.Error("login saved something")
+	}
+}
