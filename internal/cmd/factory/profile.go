@@ -7,6 +7,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/keystore"
 	"github.com/abx-dev/abx/internal/profile"
+	"github.com/abx-dev/abx/internal/runfile"
 )
 
 // profile reads the config file and picks the run's profile: --profile,
@@ -16,7 +17,7 @@ import (
 func (w *wiring) profile() (*cmdutil.Profile, error) {
 	path := profile.Path(w.f.Getenv)
 	name, by := w.f.ProfileNamed()
-	file, err := profile.Load(path, profile.SettingsOf(w.f.Registry))
+	file, err := profile.Load(path, runfile.Home(w.f.Getenv), profile.SettingsOf(w.f.Registry))
 	if err != nil {
 		return nil, err
 	}
