@@ -75,7 +75,10 @@ func (w *wiring) layer(p *cmdutil.Profile) *cmdutil.Layer {
 			return "", "", abxerr.New(abxerr.MissingConfig, "cannot read the key of profile %s from the %s: %v", p.Name, keystore.StoreName(p.Key), err).
 				WithHint("unlock the keyring, or give the key with ABX_ALICLOUD_CONTAINER_API_KEY or --api-key-file")
 		}
-		return key, p.Key, nil
+		return key, storeSource[p.Key], nil
 	}
 	return l
 }
+
+// storeSource names a key's store as its source.
+var storeSource = map[string]string{keystore.InKeyring: cmdutil.SourceKeyring, keystore.InFile: cmdutil.SourceKeyFile}

@@ -13,11 +13,14 @@ import (
 )
 
 type settingJSON struct {
-	Key    string `json:"key"`
-	Env    string `json:"env"`
-	Flag   string `json:"flag"`
-	Value  string `json:"value"`
-	Source string `json:"source"` // flag, env, file, default or unset
+	Key   string `json:"key"`
+	Env   string `json:"env"`
+	Flag  string `json:"flag"`
+	Value string `json:"value"`
+	// Source is flag, env, file (--api-key-file), profile, default or
+	// unset; for a key from the profile's store, the store: keyring,
+	// keyfile or emulator.
+	Source string `json:"source"`
 }
 
 type problemJSON struct {
@@ -59,6 +62,22 @@ func shownValue(b cmdutil.BoundSetting) string {
 	return b.Value
 }
 
+// storeWords name a key's store in the table.
+var storeWords = map[string]string{cmdutil.SourceKeyring: "keyring", cmdutil.SourceKeyFile: "key file", cmdutil.SourceEmulator: "emulator"}
+
+// sourceWords say where a setting came from in the table: a profile's by
+// its name, and a key from its store by the store too ("key file of
+// profile prod", never the bare "file" of --api-key-file).
+func sourceWords(b cmdutil.BoundSetting) string {
+	switch {
+	case b.Source == cmdutil.SourceProfile:
+		return b.Source + " " + b.Profile
+	case storeWords[b.Source] != "" && b.Profile != "":
+		return storeWords[b.Source] + " of profile " + b.Profile
+	}
+	return b.Source
+}
+
 // selectedWords say what chose the profile.
 var selectedWords = map[string]string{"flag": "--profile", "env": "ABX_PROFILE", "current": "the current one"}
 
@@ -83,8 +102,8 @@ func NewCmdConfig(f *cmdutil.Factory, runF func(context.Context, *ConfigOptions)
 		Short: "Show the effective settings and where each came from",
 		Long: `Show the provider's settings as abx would use them: the value, and whether it came
 from a flag, an environment variable, the selected profile or the default (flag > env >
-profile > default), and where the API key came from (flag, env, file, or the profile's
-store: keyring, file, emulator). The API key is never shown. Missing or invalid settings are listed with what to set;
+profile > default), and where the API key came from (flag, env, file for --api-key-file,
+or the profile's store: keyring, key file, emulator). The API key is never shown. Missing or invalid settings are listed with what to set;
 abx config itself succeeds even when the configuration is incomplete, with no provider
 selected at all too: that is then its one problem.`,
 		Example: `  abx config
@@ -142,12 +161,8 @@ func runConfig(_ context.Context, opts *ConfigOptions) error {
 		}
 		if st != nil {
 			t := opts.Printer.Table("setting", "value", "source", "variable")
-			for _, s := range out.Settings {
-				source := s.Source
-				if source == cmdutil.SourceProfile {
-					source += " " + st.Profile
-				}
-				t.Row(s.Key, output.Dash(s.Value), source, s.Env)
+			for i, s := range out.Settings {
+				t.Row(s.Key, output.Dash(s.Value), sourceWords(st.Bound[i]), s.Env)
 			}
 			if err := t.Render(); err != nil {
 				return err

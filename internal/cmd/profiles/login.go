@@ -106,7 +106,13 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 			WithHint("log in to another profile (--profile NAME)")
 	}
 	p := &profile.Profile{Provider: d.Name, Settings: given(f.Flags, d, old)}
-	key, err := opts.key(ctx, f, d, p, name)
+	exported := exportedKey(f, d)
+	if exported != "" {
+		// As gh auth login says of GH_TOKEN: the variable wins over what is
+		// saved, wherever it is set (flag > env > profile).
+		opts.Printer.Warn("warning: %s is set: where it is, commands use it, not the key saved in profile %s (unset it to use the profile's)", exported, name)
+	}
+	key, err := opts.key(ctx, f, d, p, name, exported)
 	if err != nil {
 		return err
 	}
@@ -181,7 +187,7 @@ func given(flags *pflag.FlagSet, d *provider.Descriptor, old *profile.Profile) m
 
 // key is the key to log in with: --api-key or --api-key-file (read as a
 // run reads them), --with-key from stdin, or typed on the terminal.
-func (opts *LoginOptions) key(ctx context.Context, f *cmdutil.Factory, d *provider.Descriptor, p *profile.Profile, name string) (string, error) {
+func (opts *LoginOptions) key(ctx context.Context, f *cmdutil.Factory, d *provider.Descriptor, p *profile.Profile, name, exported string) (string, error) {
 	for _, s := range d.Settings {
 		fl := f.Flags.Lookup(s.Flag)
 		if (!s.Secret && s.FileOf == "") || fl == nil || !fl.Changed {
@@ -217,8 +223,12 @@ func (opts *LoginOptions) key(ctx context.Context, f *cmdutil.Factory, d *provid
 	}
 	in, ok := f.IO.In.(*os.File)
 	if !f.IO.StdinTTY || !ok {
-		return "", abxerr.New(abxerr.MissingConfig, "no API key given, and stdin is not a terminal to type it on").
-			WithHint("pipe it in with --with-key, or give --api-key-file PATH")
+		e := abxerr.New(abxerr.MissingConfig, "no API key given, and stdin is not a terminal to type it on")
+		if exported != "" {
+			// Variables are not saved; the one set may be what was meant.
+			return "", e.WithHint("login saves no variable; to save %s's key, run: printf %%s \"$%s\" | abx login --with-key …", exported, exported)
+		}
+		return "", e.WithHint("pipe it in with --with-key, or give --api-key-file PATH")
 	}
 	key, err := readHidden(ctx, in, f.IO.ErrOut, fmt.Sprintf("API key for profile %s: ", name))
 	if err != nil {
@@ -232,6 +242,18 @@ func (opts *LoginOptions) key(ctx context.Context, f *cmdutil.Factory, d *provid
 }
 
 func noEnv(string) string { return "" }
+
+// exportedKey is the variable that gives the provider's key (or its file)
+// in this environment, "" for none: login saves no variable, and a run
+// where it is set uses it, not the key saved.
+func exportedKey(f *cmdutil.Factory, d *provider.Descriptor) string {
+	for _, s := range d.Settings {
+		if (s.Secret || s.FileOf != "") && f.Getenv(s.Env) != "" {
+			return s.Env
+		}
+	}
+	return ""
+}
 
 // check opens the provider with the profile's settings and the key, as a
 // run on the profile would, and makes one authenticated call. Nothing is
