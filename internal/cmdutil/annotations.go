@@ -12,6 +12,7 @@ import (
 const (
 	annotCapability  = "abx/capability"   // the capability the command needs
 	annotNoProvider  = "abx/no-provider"  // runs without a provider
+	annotSettings    = "abx/settings"     // takes the provider's settings as flags, under this heading
 	annotNoJSON      = "abx/no-json"      // prints no JSON, so --jq cannot filter it
 	annotPassThrough = "abx/pass-through" // exits with a remote status (abxerr.Exit)
 	annotStream      = "abx/stream"       // follows remote work until it ends or is stopped
@@ -38,6 +39,34 @@ func Capability(cmd *cobra.Command) provider.Capability {
 
 // NoProvider marks a command (and what is below it) that needs no provider.
 func NoProvider(cmd *cobra.Command) *cobra.Command { return annotate(cmd, annotNoProvider, "true") }
+
+// SettingsHeading heads the provider's settings in the help of the
+// commands that use a provider.
+const SettingsHeading = "Provider flags (or their variables: abx help environment):"
+
+// TakesSettings marks a command that needs no provider selected before
+// it runs but reads the provider's settings from its flags ('abx login'
+// saves them, 'abx config' shows them): its help lists them as a
+// provider's command's does, under heading (SettingsHeading for "").
+func TakesSettings(cmd *cobra.Command, heading string) *cobra.Command {
+	if heading == "" {
+		heading = SettingsHeading
+	}
+	return annotate(NoProvider(cmd), annotSettings, heading)
+}
+
+// SettingsListed is the heading under which a command's help lists the
+// provider's settings: it uses a provider, or takes its settings; "" for
+// a command that does neither.
+func SettingsListed(cmd *cobra.Command) string {
+	if h := cmd.Annotations[annotSettings]; h != "" {
+		return h
+	}
+	if NeedsProvider(cmd) {
+		return SettingsHeading
+	}
+	return ""
+}
 
 // NoJSON marks a command that prints no JSON: --jq is refused.
 func NoJSON(cmd *cobra.Command) *cobra.Command { return annotate(cmd, annotNoJSON, "true") }

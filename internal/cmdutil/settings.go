@@ -29,6 +29,14 @@ const (
 	sourceUnset   = "unset"
 )
 
+// Where a key from the profile's store came from (Layer.Key's source):
+// the store, named apart from "file", a key given with --api-key-file.
+const (
+	SourceKeyring  = "keyring"
+	SourceKeyFile  = "keyfile"
+	SourceEmulator = "emulator"
+)
+
 // Layer is the selected profile's part of a run's settings, between the
 // environment and the defaults (flag > env > profile > default).
 type Layer struct {
@@ -36,8 +44,9 @@ type Layer struct {
 	Profile string
 	// Values are its settings by key.
 	Values map[string]string
-	// Key reads its API key and says where it came from (keyring, file,
-	// emulator), when neither a flag nor a variable gives one; nil for a
+	// Key reads its API key and says where it came from (SourceKeyring,
+	// SourceKeyFile, SourceEmulator), when neither a flag nor a variable
+	// gives one; nil for a
 	// profile with no key stored. Its error is the run's: the key was to
 	// come from there.
 	Key func() (key, source string, err error)
@@ -45,12 +54,13 @@ type Layer struct {
 
 // BoundSetting is one setting after binding: its value and its source
 // (flag, env, file, profile, default or unset; for a key from a profile,
-// the store it came from: keyring, file or emulator).
+// the store it came from: keyring, keyfile or emulator).
 type BoundSetting struct {
 	provider.Setting
 	Value  string
 	Source string
-	// Profile names the profile a value of Source "profile" came from.
+	// Profile names the profile a value of Source "profile", or a key
+	// from its store, came from.
 	Profile string
 }
 
@@ -152,7 +162,7 @@ func (st *Settings) keyOf(layer *Layer) error {
 			return err
 		}
 		st.v.Set(b.Key, key)
-		b.Value, b.Source = key, source
+		b.Value, b.Source, b.Profile = key, source, layer.Profile
 	}
 	return nil
 }
@@ -218,7 +228,11 @@ func (st *Settings) resolveFiles() error {
 		if err != nil {
 			return fileError(fileSetting, err)
 		}
-		st.set(target, strings.TrimSpace(string(data)))
+		value := strings.TrimSpace(string(data))
+		if value == "" {
+			return emptyFile(fileSetting)
+		}
+		st.set(target, value)
 	}
 	return nil
 }
@@ -232,6 +246,9 @@ func (st *Settings) readStdin(stdin io.Reader) error {
 		return fileError(*fileSetting, err)
 	}
 	st.readFromStdin = strings.TrimSpace(string(data))
+	if st.readFromStdin == "" {
+		return emptyFile(*fileSetting)
+	}
 	st.set(st.find(fileSetting.FileOf), st.readFromStdin)
 	return nil
 }
@@ -253,6 +270,18 @@ func (st *Settings) set(target *BoundSetting, value string) {
 func fileError(fileSetting BoundSetting, err error) error {
 	return abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", fileSetting.givenAs(), err).
 		WithHint("%s a readable file, or '-' for stdin", fileSetting.setTo())
+}
+
+// emptyFile refuses a file (or stdin) given for a setting that holds
+// nothing but blanks: the value is missing, and the one who gave the file
+// is told so, not to give a file.
+func emptyFile(fileSetting BoundSetting) error {
+	if fileSetting.Value == "-" {
+		return abxerr.New(abxerr.MissingConfig, "cannot use %s -: stdin held nothing", fileSetting.givenAs()).
+			WithHint("pipe the key in (pass show abx | abx --%s - …), or %s a file that holds it", fileSetting.Flag, fileSetting.setTo())
+	}
+	return abxerr.New(abxerr.MissingConfig, "cannot use %s %s: the file holds nothing", fileSetting.givenAs(), fileSetting.Value).
+		WithHint("put the key in it, or %s another file ('-' for stdin)", fileSetting.setTo())
 }
 
 // givenAs names a setting as the user gave it: its flag when the command

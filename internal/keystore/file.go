@@ -15,9 +15,14 @@ import (
 
 // File keeps each profile's key in a file of its own, Dir/NAME, mode 0600
 // in a directory of mode 0700. A key file others may read is refused, as
-// ssh refuses such a private key: the key may be known already.
+// ssh refuses such a private key: the key may be known already; and so is
+// one someone else could have written or could replace
+// (runfile.CheckTrusted).
 type File struct {
 	Dir string
+	// Home is the user's home, where the check of the directories above a
+	// key file stops (runfile.Home); "" for up to /.
+	Home string
 }
 
 // Path is where the profile's key is kept.
@@ -42,6 +47,9 @@ func (s *File) Get(profile string) (string, error) {
 		return "", abxerr.New(abxerr.InvalidConfig, "the key file %s is not private: others may read it (mode %04o)", path, info.Mode().Perm()).
 			WithHint("run: chmod 600 %s (and think whether the key should be replaced)", shell.Quote(path))
 	}
+	if err := runfile.CheckTrusted("the key file "+path, path, info, s.Home); err != nil {
+		return "", err
+	}
 	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
 		return "", err
@@ -50,9 +58,13 @@ func (s *File) Get(profile string) (string, error) {
 }
 
 // Set writes the profile's key whole and at once (runfile.WritePrivate:
-// a temporary file of mode 0600 renamed over the old one).
+// a temporary file of mode 0600 renamed over the old one), and nothing
+// where someone else could replace it.
 func (s *File) Set(profile, key string) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return err
+	}
+	if err := runfile.CheckDirs("the key file "+s.Path(profile), s.Path(profile), s.Home); err != nil {
 		return err
 	}
 	return runfile.WritePrivate(s.Path(profile), []byte(key+"\n"))

@@ -81,3 +81,49 @@ func TestNoBusNoKeyring(t *testing.T) {
 		t.Fatalf("get without a bus: %v", err)
 	}
 }
+
+// A key file someone else could have written, or could replace, is
+// refused: keys/ writable by others, or the file another user's. Nothing
+// is written where others could replace it.
+func TestFileStoreRefusesAKeyOthersMayReplace(t *testing.T) {
+	if !runfile.ModesMatter {
+		t.Skip("no mode bits here")
+	}
+	home := t.TempDir()
+	s := Keys{Config: filepath.Join(home, "abx", "config.yaml"), Getenv: func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}}.File()
+	if err := s.Set("a", "secret-key"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(s.Dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	key, err := s.Get("a")
+	if e := abxerr.From(err); err == nil || key != "" || e.Code != abxerr.InvalidConfig ||
+		!strings.Contains(e.Message, "the key file "+s.Path("a")+" is not safe: others may write in "+s.Dir) {
+		t.Fatalf("%q, %v", key, err)
+	}
+	if err := s.Set("b", "other-key"); err == nil || !strings.Contains(err.Error(), "others may write in "+s.Dir) {
+		t.Fatalf("set in a directory others may write in: %v", err)
+	}
+	if _, err := os.Stat(s.Path("b")); err == nil {
+		t.Fatal("written where others may replace it")
+	}
+	if err := os.Chmod(s.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 {
+		return // giving a file to another uid needs root (CI runs the tests as root)
+	}
+	if err := os.Chown(s.Path("a"), 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	key, err = s.Get("a")
+	if e := abxerr.From(err); err == nil || key != "" || !strings.Contains(e.Message, "the key file "+s.Path("a")+" is owned by uid 65534") {
+		t.Fatalf("another uid's key file: %q, %v", key, err)
+	}
+}

@@ -7,6 +7,8 @@ package keystore
 import (
 	"errors"
 	"path/filepath"
+
+	"github.com/abx-dev/abx/internal/runfile"
 )
 
 // ErrNotFound says a store holds no key for the profile.
@@ -64,5 +66,9 @@ func (k Keys) Keyring() *Keyring {
 // File is the file store for these profiles: one file a profile in keys/
 // beside the config file.
 func (k Keys) File() *File {
-	return &File{Dir: filepath.Join(filepath.Dir(k.Config), "keys")}
+	home := ""
+	if k.Getenv != nil {
+		home = runfile.Home(k.Getenv)
+	}
+	return &File{Dir: filepath.Join(filepath.Dir(k.Config), "keys"), Home: home}
 }

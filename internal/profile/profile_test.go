@@ -31,7 +31,7 @@ func write(t *testing.T, text string, mode os.FileMode) string {
 
 func TestLoadReadsProfiles(t *testing.T) {
 	path := write(t, "current: a\nprofiles:\n  a:\n    provider: p\n    domain: a.example.com\n    key: keyring\n  b:\n    provider: p\n    protocol: private\n", 0o600)
-	f, err := Load(path, known)
+	f, err := Load(path, "", known)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestLoadReadsProfiles(t *testing.T) {
 }
 
 func TestAMissingFileIsEmpty(t *testing.T) {
-	f, err := Load(filepath.Join(t.TempDir(), "none.yaml"), known)
+	f, err := Load(filepath.Join(t.TempDir(), "none.yaml"), "", known)
 	if err != nil || len(f.Profiles) != 0 || f.Current != "" {
 		t.Fatalf("%+v, %v", f, err)
 	}
@@ -65,7 +65,7 @@ func TestLoadRefusesWithPathAndLine(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := write(t, c.text, 0o600)
-			_, err := Load(path, known)
+			_, err := Load(path, "", known)
 			e := abxerr.From(err)
 			if err == nil || e.Code != abxerr.InvalidConfig || e.Code.ExitCode() != 2 {
 				t.Fatalf("error %v", err)
@@ -82,7 +82,7 @@ func TestAFileOthersMayWriteIsRefused(t *testing.T) {
 		t.Skip("no mode bits here")
 	}
 	path := write(t, "profiles: {}\n", 0o666)
-	_, err := Load(path, known)
+	_, err := Load(path, "", known)
 	e := abxerr.From(err)
 	if err == nil || !strings.Contains(e.Message, "others may write it") || !strings.Contains(e.Hint, "chmod 600 "+path) {
 		t.Fatalf("%v (%s)", err, e.Hint)
@@ -91,7 +91,7 @@ func TestAFileOthersMayWriteIsRefused(t *testing.T) {
 	if err := os.Chmod(path, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(path, known); err != nil {
+	if _, err := Load(path, "", known); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -100,12 +100,12 @@ func TestAFileOthersMayWriteIsRefused(t *testing.T) {
 // directory where the file should be.
 func TestAHugeFileOrADirectoryIsRefused(t *testing.T) {
 	path := write(t, "# "+strings.Repeat("x", maxSize)+"\n", 0o600)
-	_, err := Load(path, known)
+	_, err := Load(path, "", known)
 	if e := abxerr.From(err); err == nil || e.Code != abxerr.InvalidConfig || !strings.Contains(e.Message, "more than a config file holds") {
 		t.Fatalf("huge file: %v", err)
 	}
 	dir := t.TempDir()
-	_, err = Load(dir, known)
+	_, err = Load(dir, "", known)
 	if e := abxerr.From(err); err == nil || e.Code != abxerr.InvalidConfig || !strings.HasPrefix(e.Message, "cannot read "+dir) {
 		t.Fatalf("directory: %v", err)
 	}
@@ -113,7 +113,7 @@ func TestAHugeFileOrADirectoryIsRefused(t *testing.T) {
 
 func TestUpdateWritesPrivatelyAndReadsBack(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cfg", "abx", "config.yaml")
-	err := Update(path, known, func(f *File) error {
+	err := Update(path, "", known, func(f *File) error {
 		f.Profiles["a"] = &Profile{Provider: "p", Settings: map[string]string{"domain": "true", "protocol": "0755"}, Key: KeyFile}
 		f.Current = "a"
 		return nil
@@ -130,7 +130,7 @@ func TestUpdateWritesPrivatelyAndReadsBack(t *testing.T) {
 			t.Errorf("%s has mode %04o, want %04o", p, info.Mode().Perm(), want)
 		}
 	}
-	f, err := Load(path, known)
+	f, err := Load(path, "", known)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestUpdateWritesPrivatelyAndReadsBack(t *testing.T) {
 	}
 	// A change that fails leaves the file as it was.
 	before, _ := os.ReadFile(path)
-	if err := Update(path, known, func(f *File) error { f.Current = ""; return fmt.Errorf("no") }); err == nil {
+	if err := Update(path, "", known, func(f *File) error { f.Current = ""; return fmt.Errorf("no") }); err == nil {
 		t.Fatal("the change's error was lost")
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
@@ -158,7 +158,7 @@ func TestUpdatesAtOnceLoseNothing(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- Update(path, known, func(f *File) error {
+			errs <- Update(path, "", known, func(f *File) error {
 				name := fmt.Sprintf("p%02d", i)
 				f.Profiles[name] = &Profile{Provider: "p", Settings: map[string]string{"domain": name + ".example.com"}}
 				f.Current = name
@@ -173,7 +173,7 @@ func TestUpdatesAtOnceLoseNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f, err := Load(path, known)
+	f, err := Load(path, "", known)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestUpdateWaitsForAHeldLockWithinABound(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- Update(path, known, func(*File) error { return nil }) }()
+	go func() { done <- Update(path, "", known, func(*File) error { return nil }) }()
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "another abx has held it") {
@@ -206,7 +206,7 @@ func TestUpdateWaitsForAHeldLockWithinABound(t *testing.T) {
 		t.Fatalf("the file was written under another's lock: %v", err)
 	}
 	unlock()
-	if err := Update(path, known, func(*File) error { return nil }); err != nil {
+	if err := Update(path, "", known, func(*File) error { return nil }); err != nil {
 		t.Fatalf("once let go: %v", err)
 	}
 }

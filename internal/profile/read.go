@@ -25,8 +25,9 @@ const maxSize = 1 << 20
 // Everything in it is checked: a malformed line, an unknown field, a
 // profile without a provider or a current profile that is not there is an
 // error naming the path and the line, and so is a file others may write
-// (it says where the key goes).
-func Load(path string, known Known) (*File, error) {
+// or replace (it says where the key goes): its mode, its owner and the
+// directories above it up to home (runfile.Home's; "" for up to /).
+func Load(path, home string, known Known) (*File, error) {
 	f := &File{Path: path, Profiles: map[string]*Profile{}}
 	if path == "" {
 		return f, nil
@@ -48,6 +49,9 @@ func Load(path string, known Known) (*File, error) {
 		return nil, abxerr.New(abxerr.InvalidConfig, "cannot read %s: %v", path, err)
 	}
 	if err := checkMode(path, info); err != nil {
+		return nil, err
+	}
+	if err := runfile.CheckTrusted(path, path, info, home); err != nil {
 		return nil, err
 	}
 	data, err := io.ReadAll(io.LimitReader(file, maxSize+1))

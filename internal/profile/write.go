@@ -21,8 +21,9 @@ const header = "# abx's profiles (docs/configuration.md). abx rewrites this file
 // it back whole and at once (a temporary file renamed over it), created
 // 0600 in a 0700 directory. Two abx processes updating at once take turns:
 // each sees the other's change, and the file is never torn. An error from
-// change leaves the file as it was.
-func Update(path string, known Known, change func(*File) error) error {
+// change leaves the file as it was. Nothing is written where someone else
+// could replace the file (runfile.CheckDirs, up to home).
+func Update(path, home string, known Known, change func(*File) error) error {
 	if path == "" {
 		return errNoPath
 	}
@@ -30,12 +31,15 @@ func Update(path string, known Known, change func(*File) error) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return abxerr.New(abxerr.InvalidConfig, "cannot make %s: %v", dir, err)
 	}
+	if err := runfile.CheckDirs(path, path, home); err != nil {
+		return err
+	}
 	unlock, err := lock(path + ".lock")
 	if err != nil {
 		return abxerr.New(abxerr.InvalidConfig, "cannot lock %s: %v", path, err)
 	}
 	defer unlock()
-	f, err := Load(path, known)
+	f, err := Load(path, home, known)
 	if err != nil {
 		return err
 	}

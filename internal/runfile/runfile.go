@@ -1,8 +1,9 @@
 // Package runfile records a server abx runs in the background of a shell
 // (the emulator, the local engine) in a file only the user can read, so
 // that another abx process finds it: `abx emulator env`, `abx provider
-// engine env`. Its private write (WritePrivate) and ModesMatter serve
-// abx's other private files too: the config file and the key files.
+// engine env`. Its private write (WritePrivate), ModesMatter and the rule
+// of who may change a private file (CheckTrusted, CheckDirs) serve abx's
+// other private files too: the config file and the key files.
 package runfile
 
 import (

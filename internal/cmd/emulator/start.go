@@ -17,6 +17,7 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/profile"
 	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
+	"github.com/abx-dev/abx/internal/runfile"
 )
 
 // StartOptions are the inputs of `abx emulator start`.
@@ -33,6 +34,7 @@ type StartOptions struct {
 // profileFiles are where the emulator's profile is written.
 type profileFiles struct {
 	Path  string
+	Home  string
 	Known profile.Known
 }
 
@@ -78,7 +80,7 @@ profile reads the emulator's address and key from the state dir each time.`,
 			} else if err := profile.CheckName(opts.Profile); err != nil {
 				return err
 			}
-			opts.Files = profileFiles{Path: profile.Path(f.Getenv), Known: profile.SettingsOf(f.Registry)}
+			opts.Files = profileFiles{Path: profile.Path(f.Getenv), Home: runfile.Home(f.Getenv), Known: profile.SettingsOf(f.Registry)}
 			return cmdutil.Run(cmd, opts, runF, runStart)
 		},
 	}
@@ -109,7 +111,7 @@ func runStart(ctx context.Context, opts *StartOptions) error {
 // people reading the file. A profile of that name that is not an
 // emulator's is left alone.
 func (opts *StartOptions) register(e *emulator.Emulator) error {
-	return profile.Update(opts.Files.Path, opts.Files.Known, func(file *profile.File) error {
+	return profile.Update(opts.Files.Path, opts.Files.Home, opts.Files.Known, func(file *profile.File) error {
 		if old := file.Profiles[opts.Profile]; old != nil && old.Emulator == "" {
 			return abxerr.New(abxerr.InvalidInput, "profile %s is a cluster's, not an emulator's", opts.Profile)
 		}

@@ -19,7 +19,7 @@ func emulatorLayer(l *cmdutil.Layer, p *cmdutil.Profile) {
 	if err == nil {
 		l.Values["base_url"] = rt.URL + "/kruise/api"
 		l.Values["protocol"] = "private"
-		l.Key = func() (string, string, error) { return rt.APIKey, "emulator", nil }
+		l.Key = func() (string, string, error) { return rt.APIKey, cmdutil.SourceEmulator, nil }
 		return
 	}
 	if errors.Is(err, emulator.ErrNotRunning) {

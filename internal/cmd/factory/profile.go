@@ -7,6 +7,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/keystore"
 	"github.com/abx-dev/abx/internal/profile"
+	"github.com/abx-dev/abx/internal/runfile"
 )
 
 // profile reads the config file and picks the run's profile: --profile,
@@ -16,7 +17,7 @@ import (
 func (w *wiring) profile() (*cmdutil.Profile, error) {
 	path := profile.Path(w.f.Getenv)
 	name, by := w.f.ProfileNamed()
-	file, err := profile.Load(path, profile.SettingsOf(w.f.Registry))
+	file, err := profile.Load(path, runfile.Home(w.f.Getenv), profile.SettingsOf(w.f.Registry))
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +75,10 @@ func (w *wiring) layer(p *cmdutil.Profile) *cmdutil.Layer {
 			return "", "", abxerr.New(abxerr.MissingConfig, "cannot read the key of profile %s from the %s: %v", p.Name, keystore.StoreName(p.Key), err).
 				WithHint("unlock the keyring, or give the key with ABX_ALICLOUD_CONTAINER_API_KEY or --api-key-file")
 		}
-		return key, p.Key, nil
+		return key, storeSource[p.Key], nil
 	}
 	return l
 }
+
+// storeSource names a key's store as its source.
+var storeSource = map[string]string{keystore.InKeyring: cmdutil.SourceKeyring, keystore.InFile: cmdutil.SourceKeyFile}

@@ -79,7 +79,8 @@ profile saved becomes the current one (docs/configuration.md).`,
 	fl.BoolVar(&opts.WithKey, "with-key", false, "read the API key from stdin")
 	fl.BoolVar(&opts.InsecureStore, "insecure-store", false, "keep the key in a file of mode 0600 beside the config file, even where a keyring answers")
 	fl.BoolVar(&opts.NoInsecureStore, "no-insecure-store", false, "refuse to keep the key anywhere but the OS keyring")
-	return cmdutil.NoProvider(cmd)
+	// Its settings are the flags alone: variables are not saved.
+	return cmdutil.TakesSettings(cmd, "Provider flags (saved in the profile; their variables are not):")
 }
 
 func runLogin(ctx context.Context, opts *LoginOptions) error {
@@ -105,7 +106,13 @@ func runLogin(ctx context.Context, opts *LoginOptions) error {
 			WithHint("log in to another profile (--profile NAME)")
 	}
 	p := &profile.Profile{Provider: d.Name, Settings: given(f.Flags, d, old)}
-	key, err := opts.key(ctx, f, d, p, name)
+	exported := exportedKey(f, d)
+	if exported != "" {
+		// As gh auth login says of GH_TOKEN: the variable wins over what is
+		// saved, wherever it is set (flag > env > profile).
+		opts.Printer.Warn("warning: %s is set: where it is, commands use it, not the key saved in profile %s (unset it to use the profile's)", exported, name)
+	}
+	key, err := opts.key(ctx, f, d, p, name, exported)
 	if err != nil {
 		return err
 	}
@@ -180,7 +187,7 @@ func given(flags *pflag.FlagSet, d *provider.Descriptor, old *profile.Profile) m
 
 // key is the key to log in with: --api-key or --api-key-file (read as a
 // run reads them), --with-key from stdin, or typed on the terminal.
-func (opts *LoginOptions) key(ctx context.Context, f *cmdutil.Factory, d *provider.Descriptor, p *profile.Profile, name string) (string, error) {
+func (opts *LoginOptions) key(ctx context.Context, f *cmdutil.Factory, d *provider.Descriptor, p *profile.Profile, name, exported string) (string, error) {
 	for _, s := range d.Settings {
 		fl := f.Flags.Lookup(s.Flag)
 		if (!s.Secret && s.FileOf == "") || fl == nil || !fl.Changed {
@@ -207,21 +214,46 @@ func (opts *LoginOptions) key(ctx context.Context, f *cmdutil.Factory, d *provid
 		if err != nil {
 			return "", abxerr.New(abxerr.InvalidInput, "cannot read the key from stdin: %v", err)
 		}
-		return strings.TrimSpace(string(data)), nil
+		key := strings.TrimSpace(string(data))
+		if key == "" {
+			return "", abxerr.New(abxerr.MissingConfig, "--with-key reads the API key from stdin, and stdin held nothing; nothing was saved").
+				WithHint("pipe the key in (pass show abx | abx login --with-key …), or leave --with-key out to type it on a terminal")
+		}
+		return key, nil
 	}
 	in, ok := f.IO.In.(*os.File)
 	if !f.IO.StdinTTY || !ok {
-		return "", abxerr.New(abxerr.MissingConfig, "no API key given, and stdin is not a terminal to type it on").
-			WithHint("pipe it in with --with-key, or give --api-key-file PATH")
+		e := abxerr.New(abxerr.MissingConfig, "no API key given, and stdin is not a terminal to type it on")
+		if exported != "" {
+			// Variables are not saved; the one set may be what was meant.
+			return "", e.WithHint("login saves no variable; to save %s's key, run: printf %%s \"$%s\" | abx login --with-key …", exported, exported)
+		}
+		return "", e.WithHint("pipe it in with --with-key, or give --api-key-file PATH")
 	}
 	key, err := readHidden(ctx, in, f.IO.ErrOut, fmt.Sprintf("API key for profile %s: ", name))
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(key), nil
+	if key = strings.TrimSpace(key); key == "" {
+		return "", abxerr.New(abxerr.MissingConfig, "no API key was typed; nothing was saved").
+			WithHint("run 'abx login' again and type or paste the key at the prompt, or pipe it in with --with-key")
+	}
+	return key, nil
 }
 
 func noEnv(string) string { return "" }
+
+// exportedKey is the variable that gives the provider's key (or its file)
+// in this environment, "" for none: login saves no variable, and a run
+// where it is set uses it, not the key saved.
+func exportedKey(f *cmdutil.Factory, d *provider.Descriptor) string {
+	for _, s := range d.Settings {
+		if (s.Secret || s.FileOf != "") && f.Getenv(s.Env) != "" {
+			return s.Env
+		}
+	}
+	return ""
+}
 
 // check opens the provider with the profile's settings and the key, as a
 // run on the profile would, and makes one authenticated call. Nothing is

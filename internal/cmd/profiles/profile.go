@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/keystore"
 	"github.com/abx-dev/abx/internal/output"
@@ -41,14 +42,19 @@ type profileJSON struct {
 	Settings map[string]string `json:"settings"`
 	// Key is where its key is kept: keyring, file, emulator, or "" for
 	// nowhere.
-	Key      string `json:"key"`
+	Key string `json:"key"`
+	// KeyPath is the file the key is kept in, for a key kept in a file.
+	KeyPath  string `json:"keyPath,omitempty"`
 	Emulator string `json:"emulator,omitempty"`
 }
 
-func toJSON(file *profile.File, name string) profileJSON {
+func toJSON(file *profile.File, name string, keys keystore.Keys) profileJSON {
 	p := file.Profiles[name]
 	out := profileJSON{Name: name, Current: file.Current == name, Provider: p.Provider, Settings: map[string]string{},
 		Key: p.Key, Emulator: p.Emulator}
+	if p.Key == profile.KeyFile {
+		out.KeyPath = keys.File().Path(name)
+	}
 	for k, v := range p.Settings {
 		out.Settings[k] = v
 	}
@@ -101,7 +107,7 @@ func runList(_ context.Context, opts *ListOptions) error {
 	names := file.Names()
 	out := make([]profileJSON, 0, len(names))
 	for _, n := range names {
-		out = append(out, toJSON(file, n))
+		out = append(out, toJSON(file, n, opts.Files.Keys))
 	}
 	return opts.Printer.Print(out, names, func() error {
 		if len(out) == 0 {
@@ -124,37 +130,67 @@ func runList(_ context.Context, opts *ListOptions) error {
 type UseOptions struct {
 	Printer *output.Printer
 	Files   *Files
-	Name    string
+	// Name is the profile to make current; "" with None.
+	Name string
+	// None makes no profile current.
+	None bool
 }
 
 // NewCmdUse builds `abx profile use`.
 func NewCmdUse(f *cmdutil.Factory, runF func(context.Context, *UseOptions) error) *cobra.Command {
 	opts := &UseOptions{Printer: f.Printer}
-	return &cobra.Command{
-		Use:     "use NAME",
-		Short:   "Make a profile the current one",
-		Example: "  abx profile use staging",
-		Args:    cmdutil.ExactArgs("NAME"),
+	cmd := &cobra.Command{
+		Use:   "use {NAME | --none}",
+		Short: "Make a profile the current one, or none",
+		Long: `Make a profile the current one: the one a command uses when neither --profile nor
+ABX_PROFILE names one. --none makes no profile current (as 'kubectl config unset
+current-context' does): commands then use flags and variables alone, and the profiles
+stay.`,
+		Example: "  abx profile use staging\n  abx profile use --none",
+		Args:    cmdutil.RangeArgs(0, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Files, opts.Name = filesOf(f), args[0]
+			switch {
+			case opts.None && len(args) > 0:
+				return abxerr.New(abxerr.Usage, "--none and a NAME contradict each other").
+					WithHint("give one of them")
+			case !opts.None && len(args) == 0:
+				return abxerr.New(abxerr.Usage, "abx profile use needs NAME, or --none").
+					WithHint("'abx profile list' shows the profiles; --none makes none current")
+			case !opts.None && args[0] == "":
+				// Not taken for --none: an unset variable is no choice.
+				return abxerr.New(abxerr.InvalidInput, "the profile's NAME is empty").
+					WithHint("to make no profile current, run 'abx profile use --none'")
+			case !opts.None:
+				opts.Name = args[0]
+			}
+			opts.Files = filesOf(f)
 			return cmdutil.Run(cmd, opts, runF, runUse)
 		},
 		ValidArgsFunction: completeNames(f),
 	}
+	cmd.Flags().BoolVar(&opts.None, "none", false, "make no profile current")
+	return cmd
 }
 
 func runUse(_ context.Context, opts *UseOptions) error {
+	was := ""
 	err := opts.Files.Update(func(file *profile.File) error {
-		if file.Profiles[opts.Name] == nil {
+		if opts.Name != "" && file.Profiles[opts.Name] == nil {
 			return notFound(opts.Name, opts.Files.Path)
 		}
-		file.Current = opts.Name
+		was, file.Current = file.Current, opts.Name
 		return nil
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
+	case opts.Name != "":
+		opts.Printer.Note("Current profile: %s", opts.Name)
+	case was != "":
+		opts.Printer.Note("No profile is current now (it was %s)", was)
+	default:
+		opts.Printer.Note("No profile is current")
 	}
-	opts.Printer.Note("Current profile: %s", opts.Name)
 	return nil
 }
 
@@ -174,7 +210,8 @@ func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) err
 		Use:   "show [NAME]",
 		Short: "Show a profile's settings and where its key is kept",
 		Long: `Show a profile (NAME, else --profile, ABX_PROFILE or the current one): its provider,
-its settings and where its key is kept. The key itself is never shown.`,
+its settings and where its key is kept: keyring, or file and the file's path. The key
+itself is never shown.`,
 		Example: "  abx profile show\n  abx profile show staging -o json",
 		Args:    cmdutil.RangeArgs(0, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -203,7 +240,7 @@ func runShow(_ context.Context, opts *ShowOptions) error {
 	if file.Profiles[name] == nil {
 		return notFound(name, opts.Files.Path)
 	}
-	out := toJSON(file, name)
+	out := toJSON(file, name, opts.Files.Keys)
 	return opts.Printer.Print(out, []string{name}, func() error {
 		t := opts.Printer.Table("setting", "value")
 		t.Row("name", name)
@@ -215,7 +252,11 @@ func runShow(_ context.Context, opts *ShowOptions) error {
 		if out.Emulator != "" {
 			t.Row("emulator", out.Emulator)
 		}
-		t.Row("key", output.Dash(out.Key))
+		key := output.Dash(out.Key)
+		if out.KeyPath != "" {
+			key += " " + out.KeyPath
+		}
+		t.Row("key", key)
 		return t.Render()
 	})
 }

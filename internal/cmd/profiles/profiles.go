@@ -10,6 +10,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/keystore"
 	"github.com/abx-dev/abx/internal/profile"
+	"github.com/abx-dev/abx/internal/runfile"
 )
 
 // Verbs are this group's commands, as the root lists them.
@@ -24,7 +25,10 @@ func Verbs() []cmdutil.Verb {
 
 // Files are the config file and the key stores of one run.
 type Files struct {
-	Path  string
+	Path string
+	// Home is the user's home, where the check of who may change the
+	// file stops (runfile.Home).
+	Home  string
 	Known profile.Known
 	Keys  keystore.Keys
 }
@@ -32,15 +36,16 @@ type Files struct {
 // filesOf finds the run's config file.
 func filesOf(f *cmdutil.Factory) *Files {
 	path := profile.Path(f.Getenv)
-	return &Files{Path: path, Known: profile.SettingsOf(f.Registry), Keys: keystore.Keys{Config: path, Getenv: f.Getenv}}
+	return &Files{Path: path, Home: runfile.Home(f.Getenv), Known: profile.SettingsOf(f.Registry),
+		Keys: keystore.Keys{Config: path, Getenv: f.Getenv}}
 }
 
 // Load reads the config file.
-func (fs *Files) Load() (*profile.File, error) { return profile.Load(fs.Path, fs.Known) }
+func (fs *Files) Load() (*profile.File, error) { return profile.Load(fs.Path, fs.Home, fs.Known) }
 
 // Update changes the config file under its lock.
 func (fs *Files) Update(change func(*profile.File) error) error {
-	return profile.Update(fs.Path, fs.Known, change)
+	return profile.Update(fs.Path, fs.Home, fs.Known, change)
 }
 
 // named is the profile the flag, ABX_PROFILE or the file's current one

@@ -8,6 +8,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/profile"
+	"github.com/abx-dev/abx/internal/runfile"
 )
 
 // addCompletion declares the completion command and what completes the
@@ -34,7 +35,7 @@ func addCompletion(root *cobra.Command, f *cmdutil.Factory) {
 	_ = root.RegisterFlagCompletionFunc("output", cmdutil.Choices(formats...))
 	_ = root.RegisterFlagCompletionFunc("provider", cmdutil.Choices(f.Registry.Names()...))
 	_ = root.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		file, err := profile.Load(profile.Path(f.Getenv), profile.SettingsOf(f.Registry))
+		file, err := profile.Load(profile.Path(f.Getenv), runfile.Home(f.Getenv), profile.SettingsOf(f.Registry))
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

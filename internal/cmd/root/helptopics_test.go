@@ -118,7 +118,10 @@ func TestHelpShowsProviderFlagsWhereTheyApply(t *testing.T) {
 			t.Errorf("abx --help lacks the group %q", group)
 		}
 	}
-	for cmd, want := range map[string]bool{"info": true, "files ls": true, "run-code": true, "version": false, "emulator start": false} {
+	// login and config need no provider selected before they run, but take
+	// the provider's settings as flags: their help lists them.
+	for cmd, want := range map[string]bool{"info": true, "files ls": true, "run-code": true, "version": false, "emulator start": false,
+		"login": true, "config": true, "logout": false, "profile use": false} {
 		r := run(t, env{}, false, append(strings.Fields(cmd), "--help")...)
 		if got := strings.Contains(r.stdout, "\nProvider flags"); got != want || !strings.Contains(r.stdout, "--output") {
 			t.Errorf("abx %s --help: provider flags shown %v, want %v", cmd, got, want)

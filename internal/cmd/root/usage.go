@@ -82,7 +82,7 @@ func usage(c *cobra.Command) error {
 		fmt.Fprintf(w, "\n\nGlobal Flags:\n%s", s)
 	}
 	if s := providerFlags(c); s != "" {
-		fmt.Fprintf(w, "\n\nProvider flags (or their variables: abx help environment):\n%s", s)
+		fmt.Fprintf(w, "\n\n%s\n%s", cmdutil.SettingsListed(c), s)
 	}
 	if c.HasHelpSubCommands() {
 		fmt.Fprintf(w, "\n\nAdditional help topics:")
@@ -114,9 +114,10 @@ func flagUsages(fs *pflag.FlagSet, providers bool) string {
 	return strings.TrimRight(sub.FlagUsages(), " \n")
 }
 
-// providerFlags lists the providers' settings where they apply.
+// providerFlags lists the providers' settings where they apply: on the
+// commands that use a provider, and on those that take its settings.
 func providerFlags(c *cobra.Command) string {
-	if !cmdutil.NeedsProvider(c) {
+	if cmdutil.SettingsListed(c) == "" {
 		return ""
 	}
 	all := pflag.NewFlagSet("", pflag.ContinueOnError)
