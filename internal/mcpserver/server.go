@@ -7,6 +7,7 @@
 package mcpserver
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -130,12 +131,18 @@ type toolError struct{ text string }
 
 func (e *toolError) Error() string { return e.text }
 
-// fail makes err a tool error.
+// fail makes err a tool error, its long words cut as every door cuts
+// them (abxerr.CutWords).
 func (s *server) fail(err error) error {
 	e := abxerr.From(err)
+	msg := e.Message
+	var out *withOutput
+	if !errors.As(err, &out) {
+		msg = abxerr.CutWords(msg)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", e.Code, e.Message)
-	hint := e.Hint
+	fmt.Fprintf(&b, "%s: %s", e.Code, msg)
+	hint := abxerr.CutWords(e.Hint)
 	if hint == "" {
 		hint = toolHint(e)
 	}
