@@ -24,6 +24,9 @@ const metricsConcurrency = 8
 // CPU figure is measured since the previous ask, and shorter is noise.
 const minInterval = time.Second
 
+// maxInterval is the longest --interval: a sample a day.
+const maxInterval = 24 * time.Hour
+
 // MetricsOptions are the inputs of `abx metrics`.
 type MetricsOptions struct {
 	IO        *output.Streams
@@ -58,7 +61,7 @@ it: its CPUs, the percent of them in use, memory used and total, disk used and t
 Sizes are in binary units on a terminal and in bytes when piped; times are the time of
 day on a terminal and RFC 3339 when piped. -o json prints the raw numbers (docs/json.md).
 
---watch prints a sample per --interval (default 2s, at least 1s) until Ctrl-C, --count
+--watch prints a sample per --interval (default 2s, 1s to 24h) until Ctrl-C, --count
 rounds, or the end of the sandboxes (then it says so), and exits 0 however of these it
 ends; -o json then prints JSON Lines. Several IDs, or --all with the list's filters, print one row per sandbox,
 asked concurrently.
@@ -89,12 +92,9 @@ answers something abx cannot read, exits 1 naming envd's version (docs/metrics.m
 				return err
 			}
 			if cmd.Flags().Changed("interval") {
-				d, err := cmdutil.ParseDurationOrSeconds(interval)
-				if err != nil || d < minInterval {
-					return abxerr.New(abxerr.InvalidInput, "invalid --interval %q: at least 1s", interval).
-						WithHint("use Go syntax (2s, 1m) or plain seconds")
+				if opts.Interval, err = cmdutil.ParseDurationIn("--interval", interval, minInterval, maxInterval, ""); err != nil {
+					return err
 				}
-				opts.Interval = d
 			}
 			if opts.Count < 0 {
 				return abxerr.New(abxerr.InvalidInput, "invalid --count %d: not a number of samples", opts.Count).
@@ -107,7 +107,7 @@ answers something abx cannot read, exits 1 naming envd's version (docs/metrics.m
 	fl.BoolVar(&opts.All, "all", false, "every sandbox matching --state and --metadata")
 	filter.add(cmd)
 	fl.BoolVarP(&opts.Watch, "watch", "w", false, "print a sample per --interval until Ctrl-C")
-	fl.StringVar(&interval, "interval", "2s", "time between samples of --watch (at least 1s)")
+	fl.StringVar(&interval, "interval", "2s", "time between samples of --watch (1s to 24h)")
 	fl.IntVarP(&opts.Count, "count", "n", 0, "stop --watch after this many samples of each sandbox, exit 0 (default: no limit)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(sandboxes.States))
