@@ -149,8 +149,8 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 		}
 		return nil
 	}, func(r envd.Resume) error {
-		return st.Note(reconnectEvent{Type: "reconnect", CutAfter: r.Lasted.Round(time.Millisecond).Seconds(),
-			Gap: r.Gap().Round(time.Millisecond).Seconds(), Attempts: r.Attempts, Reason: r.Reason()},
+		return st.Note(reconnectEvent{Type: "reconnect", CutAfter: output.Seconds(r.Lasted),
+			Gap: output.Seconds(r.Gap()), Attempts: r.Attempts, Reason: r.Reason()},
 			"abx: the watch of %s:%s was cut after %.1fs (%s); watching again %.1fs later: changes in between may be missing",
 			opts.ID, opts.Path, r.Lasted.Seconds(), r.Reason(), r.Gap().Seconds())
 	})
