@@ -127,6 +127,7 @@ const (
 	StepResume       Step = "resume"       // the sandbox Subject is paused: resume it
 	StepCapabilities Step = "capabilities" // the provider Subject lacks it: see what it has
 	StepFindCreated  Step = "find-created" // a create may have made a sandbox: find it before creating again
+	StepConnect      Step = "connect"      // the sandbox Subject runs already: there is nothing to resume
 )
 
 // Suggest returns e with a next step about subject.
