@@ -133,6 +133,7 @@ const (
 	StepResume       Step = "resume"       // the sandbox Subject is paused: resume it
 	StepCapabilities Step = "capabilities" // the provider Subject lacks it: see what it has
 	StepFindCreated  Step = "find-created" // a create may have made a sandbox: find it before creating again
+	StepConnect      Step = "connect"      // the sandbox Subject runs already: there is nothing to resume
 )
 
 // Suggest returns e with a next step about subject.
@@ -153,14 +154,16 @@ func (e *Error) ExitCode() int {
 	return e.Code.ExitCode()
 }
 
-// New makes an error with a formatted message.
+// New makes an error with a formatted message. A text argument longer
+// than MaxQuoted is cut (Cut), as every error quotes.
 func New(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Message: fmt.Sprintf(format, cutArgs(args)...)}
 }
 
-// WithHint returns e with a hint (what the user can do about it).
+// WithHint returns e with a hint (what the user can do about it); its
+// arguments are cut as New's are.
 func (e *Error) WithHint(format string, args ...any) *Error {
-	e.Hint = fmt.Sprintf(format, args...)
+	e.Hint = fmt.Sprintf(format, cutArgs(args)...)
 	return e
 }
 
@@ -202,7 +205,7 @@ func From(err error) *Error {
 			Hint: "check your network and HTTPS_PROXY/NO_PROXY, then try again"}
 	}
 	// Not a failure of the service: say so, and keep the reason.
-	return &Error{Code: Internal, Message: "abx failed: " + err.Error(), Cause: err,
+	return &Error{Code: Internal, Message: "abx failed: " + Cut(err.Error()), Cause: err,
 		Hint: "run again with --debug; if it persists, report it with that output"}
 }
 

@@ -6,13 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 )
-
-// MaxHTTPMessage is how many characters of a server's message an error
-// keeps: enough for any message written for people, not a whole HTML page
-// from a proxy.
-const MaxHTTPMessage = 200
 
 // HTTPCode is the code of an unsuccessful HTTP status: the one table every
 // client of a server uses. 401 is Unauthorized, 403 Forbidden, 404 NotFound,
@@ -36,7 +30,7 @@ func HTTPCode(status int) Code {
 
 // FromHTTP is the error for a server's unsuccessful answer: the code from
 // HTTPCode, Status set, and the message "<message> (HTTP <status>)", where
-// message is made one line of at most MaxHTTPMessage characters, or the
+// message is made one line, cut as an error quotes (Cut), or the
 // status's own text when it is empty. It has no hint: clients add the hints
 // (and prefixes, request ids) that are their own.
 func FromHTTP(status int, message string) *Error {
@@ -54,21 +48,9 @@ func FromHTTP(status int, message string) *Error {
 }
 
 // httpMessage makes a server's message one line (runs of spaces, tabs and
-// line breaks become one space) and cuts it after MaxHTTPMessage
-// characters, never inside one.
+// line breaks become one space), cut as every text an error quotes.
 func httpMessage(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= MaxHTTPMessage {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == MaxHTTPMessage {
-			return strings.TrimRight(s[:i], " ") + "…"
-		}
-		n++
-	}
-	return s
+	return Cut(strings.Join(strings.Fields(s), " "))
 }
 
 // HTTPBody is what a server's error body says.

@@ -28,9 +28,9 @@ func TestFromHTTP(t *testing.T) {
 		{"unknown 5xx", 599, "", Server, "HTTP 599"},
 		{"blank is empty", 503, " \n\t", Server, "Service Unavailable (HTTP 503)"},
 		{"one line", 500, "  line one\n\tline two  \r\n", Server, "line one line two (HTTP 500)"},
-		{"cut at 200", 500, strings.Repeat("x", 201), Server, strings.Repeat("x", 200) + "… (HTTP 500)"},
+		{"cut at 200", 500, strings.Repeat("x", 201), Server, strings.Repeat("x", 200) + "… (201 bytes) (HTTP 500)"},
 		{"200 kept", 500, strings.Repeat("x", 200), Server, strings.Repeat("x", 200) + " (HTTP 500)"},
-		{"cut by character", 500, long, Server, strings.Repeat("é", 200) + "… (HTTP 500)"},
+		{"cut by character", 500, long, Server, strings.Repeat("é", 200) + "… (500 bytes) (HTTP 500)"},
 	}
 	for _, tc := range cases {
 		e := FromHTTP(tc.status, tc.message)

@@ -52,7 +52,7 @@ func checkAcceptedID(t *testing.T, id string) {
 func FuzzParseTimeout(f *testing.F) {
 	for _, s := range []string{
 		"90s", "5m", "2h", "7d", "30d", "31d", "300", " 300 ", "0", "-1", "-5s", "1.5s", "29s", "30s",
-		"720h", "720h0m1s", "d", "1dd", "-0d", "9223372036854775807", "106751d", "1e3", "+30", "0x1e",
+		"720h", "720h0m1s", "1.5", ".5", "2.", ".", "-1.5", "d", "1dd", "-0d", "9223372036854775807", "106751d", "1e3", "+30", "0x1e",
 	} {
 		f.Add(s, uint8(0))
 	}
@@ -84,6 +84,9 @@ func FuzzParseTimeout(f *testing.F) {
 		}
 		if looksLikeCount(digits) {
 			return // a signed count, read by strconv rather than time
+		}
+		if decimalSeconds(trimmed) {
+			trimmed += "s" // plain seconds with a fraction: Go's with the unit
 		}
 		want, werr := time.ParseDuration(trimmed)
 		if (err == nil) != (werr == nil) || d != want {

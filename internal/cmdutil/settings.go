@@ -351,7 +351,7 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 }
 
 // ParseDurationOrSeconds reads Go durations ("90s", "5m", "2h30m"), whole
-// days ("7d") and plain seconds ("300").
+// days ("7d") and plain seconds, whole or with a fraction ("300", "1.5").
 func ParseDurationOrSeconds(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	unit, digits := time.Second, s
@@ -364,7 +364,17 @@ func ParseDurationOrSeconds(s string) (time.Duration, error) {
 		}
 		return time.Duration(n) * unit, nil
 	}
+	if decimalSeconds(s) {
+		return time.ParseDuration(s + "s")
+	}
 	return time.ParseDuration(s)
+}
+
+// decimalSeconds tells plain seconds with a fraction: digits and one dot
+// ("1.5", ".5", "2."), nothing else (no sign, no exponent).
+func decimalSeconds(s string) bool {
+	whole, frac, ok := strings.Cut(s, ".")
+	return ok && whole+frac != "" && strings.Trim(whole+frac, "0123456789") == ""
 }
 
 // AddProviderFlags declares every provider's settings as flags of pf,

@@ -47,12 +47,49 @@ func ParseProcessTimeout(flag, s string) (time.Duration, error) {
 	return d, nil
 }
 
-// parseSeconds reads a duration in whole seconds. A negative duration is
-// one out of range (-1), not words abx cannot read.
-func parseSeconds(flag, s string) (time.Duration, error) {
+// ParseDurationIn reads a duration given to flag (or to an argument, when
+// flag names it: "DURATION") that is abx's own bound rather than the
+// server's, and may be under a second: the forms every duration takes
+// (readDuration), within [minD, maxD]. Out of range, 0 and negative
+// durations included, it says the range as every duration does; zeroHint,
+// when set, says what to do instead of 0 (leave the flag out).
+func ParseDurationIn(flag, s string, minD, maxD time.Duration, zeroHint string) (time.Duration, error) {
+	d, err := readDuration(flag, s)
+	if err != nil {
+		return 0, err
+	}
+	if d < minD || d > maxD {
+		e := abxerr.New(abxerr.InvalidInput, "invalid %s %q: must be between %s and %s", flag, s, ShowDuration(minD), ShowDuration(maxD))
+		if d == 0 && zeroHint != "" {
+			return 0, e.WithHint("%s", zeroHint)
+		}
+		return 0, e.WithHint("give a duration in that range: Go syntax (%s, 5m), days (7d) or seconds", ShowDuration(minD))
+	}
+	return d, nil
+}
+
+// ShowDuration writes a bound as people write it: 30 days, 24h, 1s,
+// 100ms (not 720h0m0s or 24h0m0s).
+func ShowDuration(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d >= 2*day && d%day == 0:
+		return strconv.FormatInt(int64(d/day), 10) + " days"
+	case d >= time.Minute && d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d >= time.Minute && d%time.Minute == 0:
+		return strings.TrimSuffix(d.String(), "0s")
+	}
+	return d.String()
+}
+
+// readDuration reads a duration in the forms every duration of abx takes:
+// Go syntax (90s, 5m, 500ms), days (7d), plain seconds (300, 1.5). A
+// negative duration ("-1s", "-5") is read as one, to be refused as out of
+// range, not as words abx cannot read.
+func readDuration(flag, s string) (time.Duration, error) {
 	d, err := ParseDurationOrSeconds(s)
 	if err != nil {
-		// "-5" is a duration too, below the range.
 		if rest, neg := strings.CutPrefix(strings.TrimSpace(s), "-"); neg {
 			if _, rerr := ParseDurationOrSeconds(rest); rerr == nil {
 				err, d = nil, -1
@@ -62,6 +99,19 @@ func parseSeconds(flag, s string) (time.Duration, error) {
 	if err != nil {
 		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: not a duration", flag, s).
 			WithHint("use Go syntax (90s, 5m, 2h), days (7d) or plain seconds")
+	}
+	if d < 0 {
+		d = -1 // below every range, whatever its size
+	}
+	return d, nil
+}
+
+// parseSeconds reads a duration the server counts in whole seconds
+// (readDuration, then whole seconds).
+func parseSeconds(flag, s string) (time.Duration, error) {
+	d, err := readDuration(flag, s)
+	if err != nil {
+		return 0, err
 	}
 	if d > 0 && d%time.Second != 0 {
 		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: the server counts whole seconds", flag, s).

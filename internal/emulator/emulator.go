@@ -76,10 +76,10 @@ func Start(opts Options) (*Emulator, error) {
 	}
 	host, _, err := net.SplitHostPort(opts.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("invalid address %q: %w", opts.Addr, err)
+		return nil, addrError(fmt.Errorf("invalid address %q: %w", opts.Addr, err))
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("address %q is not a loopback address: the emulator serves this machine only", opts.Addr)
+		return nil, addrError(fmt.Errorf("address %q is not a loopback address: the emulator serves this machine only", opts.Addr))
 	}
 	isolated, why, err := decideIsolation(opts.Isolation)
 	if err != nil {
@@ -101,7 +101,7 @@ func Start(opts Options) (*Emulator, error) {
 			dir = resolved
 		}
 		if st, err = openStateDir(dir); err != nil {
-			return nil, err
+			return nil, stateDirError(err)
 		}
 		if opts.APIKey == "" {
 			opts.APIKey = st.apiKey()
@@ -123,7 +123,7 @@ func Start(opts Options) (*Emulator, error) {
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
-		return fail(err)
+		return fail(addrError(err))
 	}
 	m := manager.New(manager.Options{APIKey: opts.APIKey, Templates: opts.Templates, Now: clock(opts.TimeScale)})
 	g := NewGateway(m, filepath.Join(dir, "sandboxes"), opts.EnvdVersion)

@@ -199,7 +199,7 @@ func (e *Engine) writeError(w http.ResponseWriter, status int, err error) {
 	ae := abxerr.From(err)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(e2bapi.Error{Code: status, Message: e.redact(ae.Message), AbxCode: string(ae.Code)})
+	_ = json.NewEncoder(w).Encode(e2bapi.Error{Code: status, Message: abxerr.CutWords(e.redact(ae.Message)), AbxCode: string(ae.Code)})
 }
 
 // redact takes the secrets abx knows out of s.

@@ -67,7 +67,7 @@ func AsError(err error) error {
 			return broke
 		}
 		return &abxerr.Error{Code: abxerr.Network, Cause: err,
-			Message: "the connection to the sandbox broke: " + ce.Message(),
+			Message: "the connection to the sandbox broke: " + abxerr.Cut(ce.Message()),
 			Hint:    "check your network and HTTPS_PROXY/NO_PROXY, then try again"}
 	}
 	msg := ce.Message()
@@ -76,7 +76,7 @@ func AsError(err error) error {
 			Message: fmt.Sprintf("the sandbox sent a message larger than %d MiB; abx reads no more of it", MaxMessage>>20),
 			Hint:    "list a smaller directory, or have the command write less per line"}
 	}
-	out := &abxerr.Error{Message: msg, Cause: err}
+	out := &abxerr.Error{Message: abxerr.Cut(msg), Cause: err}
 	for _, s := range sentinels {
 		if strings.Contains(msg, s.words) {
 			out.Cause = fmt.Errorf("%w: %w", s.err, err)

@@ -232,7 +232,7 @@ func filesError(resp *http.Response, path string) error {
 	}
 	msg := abxerr.ParseHTTPBody(raw).Message
 	e := abxerr.FromHTTP(resp.StatusCode, msg)
-	e.Message = path + ": " + e.Message
+	e.Message = abxerr.Cut(path) + ": " + e.Message
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
 		e.Hint = "the sandbox refused the access token or the user"

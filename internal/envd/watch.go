@@ -129,7 +129,7 @@ func (c *Client) watchDir(ctx context.Context, dir string, recursive bool, start
 			_ = w.Close()
 		}
 		cancel()
-		return nil, &abxerr.Error{Code: abxerr.Network, Message: "envd did not start watching " + dir + " in time", Cause: errLate}
+		return nil, &abxerr.Error{Code: abxerr.Network, Message: "envd did not start watching " + abxerr.Cut(dir) + " in time", Cause: errLate}
 	}
 	if err != nil {
 		cancel()

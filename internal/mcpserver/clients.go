@@ -25,6 +25,8 @@ func toolHint(e *abxerr.Error) string {
 		return "pass an ID as sandbox_create or sandbox_list gives it"
 	case abxerr.StepResume:
 		return "resume it first with sandbox_resume"
+	case abxerr.StepConnect:
+		return "it is running already: there is nothing to resume"
 	case abxerr.StepFindCreated:
 		return "the sandbox may have been created: check with sandbox_list (filter with metadata) before creating it again"
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/codeinterp"
+	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
@@ -118,7 +119,12 @@ func (g *codeGather) add(ev codeinterp.Event) error {
 	case ev.Stderr != nil:
 		g.keep(&g.errb, ev.Stderr.Text)
 	case ev.Error != nil:
-		g.res.Error = ev.Error
+		// IPython colours its traceback for a terminal; an agent reads
+		// the words, so the colour codes go (from the text and the
+		// structured result alike).
+		x := *ev.Error
+		x.Name, x.Value, x.Traceback = output.StripANSI(x.Name), output.StripANSI(x.Value), output.StripANSI(x.Traceback)
+		g.res.Error = &x
 	case ev.ExecutionCount > 0:
 		g.res.ExecutionCount = ev.ExecutionCount
 	case ev.Result != nil:

@@ -214,12 +214,20 @@ func (c *capture) annotate(err error) error {
 	if stdout == "" && stderr == "" {
 		return e
 	}
-	msg := e.Message
+	msg := abxerr.CutWords(e.Message)
 	if stdout != "" {
 		msg += "\nstdout (its end):\n" + clip(stdout)
 	}
 	if stderr != "" {
 		msg += "\nstderr (its end):\n" + clip(stderr)
 	}
-	return &abxerr.Error{Code: e.Code, Message: msg, Hint: e.Hint, RequestID: e.RequestID, Status: e.Status, Cause: e.Cause}
+	return &withOutput{&abxerr.Error{Code: e.Code, Message: msg, Hint: e.Hint, RequestID: e.RequestID, Status: e.Status, Cause: e.Cause}}
 }
+
+// withOutput is an error whose message ends with what the command
+// printed: its words are the command's, which fail leaves whole (the
+// error's own part was cut by annotate).
+type withOutput struct{ e *abxerr.Error }
+
+func (w *withOutput) Error() string { return w.e.Error() }
+func (w *withOutput) Unwrap() error { return w.e }

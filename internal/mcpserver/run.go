@@ -114,7 +114,13 @@ func (s *server) job(ctx context.Context, req *mcp.CallToolRequest, id string, i
 	for _, p := range in.Collect {
 		data, cut, err := readCapped(ctx, c, p, s.opts.MaxOutput)
 		if err != nil {
-			res.Missing = append(res.Missing, p+": "+abxerr.From(err).Message)
+			// envd's error names the path already; another (the
+			// network's) does not.
+			msg := abxerr.From(err).Message
+			if !strings.HasPrefix(msg, p+": ") {
+				msg = p + ": " + msg
+			}
+			res.Missing = append(res.Missing, msg)
 			continue
 		}
 		res.Truncated = res.Truncated || cut

@@ -7,7 +7,9 @@
 package mcpserver
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,7 +90,7 @@ func New(opts Options) *mcp.Server {
 	}
 	s := &server{opts: opts}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "abx", Title: "abx sandboxes", Version: opts.Version},
-		&mcp.ServerOptions{Instructions: instructions})
+		&mcp.ServerOptions{Instructions: Instructions(opts)})
 	s.addTools(srv)
 	srv.AddReceivingMiddleware(s.redactAnswers)
 	return srv
@@ -107,11 +109,64 @@ func (s *server) addTools(srv *mcp.Server) {
 	s.addCodeTool(srv)
 }
 
-const instructions = `Tools over the sandboxes of abx's provider. Create a sandbox with sandbox_create, ` +
-	`run shell lines in it with exec and code with run_code, read, write and list its files with ` +
-	`files_read, files_write and files_list, and kill it with sandbox_kill when done; or run a whole job ` +
-	`in a throwaway sandbox with sandbox_run. Errors carry abx's code (E3001: not found, E4001: the key ` +
-	`was refused, E8004: the provider lacks the capability).`
+// Instructions are what the server tells the host at initialization: how
+// its tools go together, naming only the tools these options offer (a
+// server pinned with --sandbox has no sandbox_create to point to).
+func Instructions(opts Options) string {
+	var offered []string
+	for _, t := range Tools() {
+		if offers(opts, t) {
+			offered = append(offered, t.Name)
+		}
+	}
+	has := func(name string) bool { return slices.Contains(offered, name) }
+	var b strings.Builder
+	in := "In a sandbox, "
+	switch {
+	case opts.Sandbox != "":
+		fmt.Fprintf(&b, "Tools over one sandbox of abx's provider, %s, which every tool works in.", opts.Sandbox)
+		in = ""
+	case has("sandbox_create"):
+		b.WriteString("Tools over the sandboxes of abx's provider. Create a sandbox with sandbox_create.")
+		in = "In it, "
+	default:
+		b.WriteString("Tools over the sandboxes of abx's provider.")
+	}
+	var work []string
+	for _, w := range []struct{ tool, does string }{
+		{"exec", "run shell lines with exec"},
+		{"run_code", "run code with run_code"},
+		{"files_read", "read files with files_read"},
+		{"files_write", "write files with files_write"},
+		{"files_list", "list directories with files_list"},
+	} {
+		if has(w.tool) {
+			work = append(work, w.does)
+		}
+	}
+	if len(work) > 0 {
+		if in == "" {
+			work[0] = strings.ToUpper(work[0][:1]) + work[0][1:]
+		}
+		b.WriteString(" " + in + work[0])
+		for i, w := range work[1:] {
+			if i == len(work)-2 {
+				b.WriteString(" and " + w)
+			} else {
+				b.WriteString(", " + w)
+			}
+		}
+		b.WriteString(".")
+	}
+	if has("sandbox_kill") {
+		b.WriteString(" Kill a sandbox with sandbox_kill when done.")
+	}
+	if has("sandbox_run") {
+		b.WriteString(" Or run a whole job in a throwaway sandbox with sandbox_run.")
+	}
+	b.WriteString(" Errors carry abx's code (E3001: not found, E4001: the key was refused, E8004: the provider lacks the capability).")
+	return b.String()
+}
 
 // begin checks the configuration and the capability a tool needs, before
 // anything is sent.
@@ -130,12 +185,18 @@ type toolError struct{ text string }
 
 func (e *toolError) Error() string { return e.text }
 
-// fail makes err a tool error.
+// fail makes err a tool error, its long words cut as every door cuts
+// them (abxerr.CutWords).
 func (s *server) fail(err error) error {
 	e := abxerr.From(err)
+	msg := e.Message
+	var out *withOutput
+	if !errors.As(err, &out) {
+		msg = abxerr.CutWords(msg)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", e.Code, e.Message)
-	hint := e.Hint
+	fmt.Fprintf(&b, "%s: %s", e.Code, msg)
+	hint := abxerr.CutWords(e.Hint)
 	if hint == "" {
 		hint = toolHint(e)
 	}

@@ -108,6 +108,8 @@ type stdioConn struct {
 	closed    chan struct{}
 
 	mu sync.Mutex
+	// initialized is set once an initialize request was read.
+	initialized bool
 	// pending are the calls read and not yet answered.
 	pending map[jsonrpc.ID]bool
 	// idle, once the input has ended, is closed when pending empties.
@@ -173,6 +175,7 @@ func (c *stdioConn) drained(ctx context.Context) error {
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if r, ok := msg.(*jsonrpc.Response); ok {
 		defer c.answered(r.ID)
+		msg = c.coded(r)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -182,6 +185,27 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
 	return c.writeLine(data)
+}
+
+// coded gives an error answer the SDK made without a code one that
+// JSON-RPC has (0 is none): a call before initialize is an invalid request
+// in that state, -32600, which says to initialize first; any other is the
+// server's internal error, -32603.
+func (c *stdioConn) coded(r *jsonrpc.Response) jsonrpc.Message {
+	var we *jsonrpc.Error
+	if r.Error == nil || errors.As(r.Error, &we) && we.Code != 0 {
+		return r
+	}
+	c.mu.Lock()
+	initialized := c.initialized
+	c.mu.Unlock()
+	out := *r
+	if !initialized {
+		out.Error = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: r.Error.Error() + ": send initialize first"}
+	} else {
+		out.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: r.Error.Error()}
+	}
+	return &out
 }
 
 func (c *stdioConn) writeLine(data []byte) error {
@@ -304,6 +328,7 @@ func (c *stdioConn) parse(line []byte, long bool) (msg jsonrpc.Message, id json.
 	}
 	if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
 		c.mu.Lock()
+		c.initialized = c.initialized || req.Method == "initialize"
 		inUse := c.pending[req.ID]
 		if !inUse {
 			c.pending[req.ID] = true

@@ -274,3 +274,21 @@ func TestStdioRefusesAnIDInUse(t *testing.T) {
 		t.Errorf("the server ended with %v", err)
 	}
 }
+
+// A call before initialize is an invalid request in that state: a
+// JSON-RPC error with a code JSON-RPC has (the SDK sends it without one,
+// which is 0), saying what to send first. After initialize, calls work.
+func TestStdioCallBeforeInitializeHasAnErrorCode(t *testing.T) {
+	t.Parallel()
+	p := serveStdio(t.Context(), t, &Stdio{})
+	p.send(listTools)
+	wantError(t, p.next(), -32600, "3", "send initialize first")
+	p.send(initialize)
+	wantResult(t, p.next(), "1")
+	p.send(initialized, listTools)
+	wantResult(t, p.next(), "3")
+	_ = p.in.Close()
+	if err := p.wait(); err != nil {
+		t.Errorf("the server ended with %v", err)
+	}
+}

@@ -26,12 +26,12 @@ var errorStyle = lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true)
 // printError writes err once on stderr: one line for people, or one JSON
 // object when the command's output is JSON. A server's message may echo
 // the key it was sent: secrets are redacted in both forms, and JSON escapes
-// the controls itself.
+// the controls itself. Both hold a long word to what an error quotes.
 func (s *Streams) printError(e *abxerr.Error, exit int, asJSON bool) {
 	if asJSON {
 		var j jsonError
 		red := s.Secrets.Redact
-		j.Error.Code, j.Error.Message, j.Error.Hint = e.Code, red(e.Message), red(e.Hint)
+		j.Error.Code, j.Error.Message, j.Error.Hint = e.Code, abxerr.CutWords(red(e.Message)), abxerr.CutWords(red(e.Hint))
 		j.Error.RequestID, j.Error.HTTPStatus, j.Error.ExitCode = red(e.RequestID), e.Status, exit
 		_ = WriteJSONLine(s.ErrOut, j)
 		return
@@ -62,9 +62,10 @@ func (s *Streams) ErrorLine(e *abxerr.Error) string {
 }
 
 // safeLine is a part of an error line: secrets redacted while the text is
-// as the server sent it, then on one line, then controls escaped.
+// as the server sent it, then on one line with its long words cut
+// (abxerr.CutWords), then controls escaped.
 func (s *Streams) safeLine(text string) string {
-	return Escape(oneLine(s.Secrets.Redact(text)))
+	return Escape(abxerr.CutWords(oneLine(s.Secrets.Redact(text))))
 }
 
 // oneLine keeps a server's multi-line message on the one line it belongs

@@ -329,3 +329,21 @@ func TestSafeErrOutRedactsWholeLines(t *testing.T) {
 		t.Errorf("trace %q, want %q", got, want)
 	}
 }
+
+// An error put together without abxerr.New (a path before envd's words)
+// is still held to what an error quotes, in the line and in JSON.
+func TestErrorsCutLongWords(t *testing.T) {
+	long := "/" + strings.Repeat("a", 100000)
+	e := &abxerr.Error{Code: abxerr.Rejected, Message: long + ": file name too long", Hint: "not " + long}
+	want := "/" + strings.Repeat("a", abxerr.MaxQuoted-1) + "… (100001 bytes)"
+	s, _, _, errOut := Test(false)
+	if line := s.ErrorLine(e); line != "error[E5003]: "+want+": file name too long; not "+want {
+		t.Errorf("line %.400q", line)
+	}
+	p := NewPrinter(s)
+	p.SetFormat(JSON)
+	p.Error(e, 1)
+	if got := errOut.String(); len(got) > 1000 || !strings.Contains(got, want+": file name too long") {
+		t.Errorf("JSON error %.400q", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,9 @@ type Streams struct {
 	// ErrColor is the same for stderr: tracebacks keep their colours only
 	// on a terminal.
 	ErrColor bool
+	// Width is the terminal's width in columns when stdout is one, which
+	// tables are fitted to; 0 when unknown (no fitting).
+	Width int
 	// Now is the clock relative times are computed from.
 	Now func() time.Time
 	// Secrets are redacted from everything printed but the data streams
@@ -53,9 +57,23 @@ func System() *Streams {
 		Now:       time.Now,
 		Secrets:   &Secrets{},
 	}
+	if s.StdoutTTY {
+		s.Width = terminalWidth(int(os.Stdout.Fd()), os.Getenv)
+	}
 	s.Color = s.StdoutTTY && colorAllowed(os.Getenv)
 	s.ErrColor = s.StderrTTY && colorAllowed(os.Getenv)
 	return s
+}
+
+// terminalWidth is the terminal's width, or else $COLUMNS, or else 0.
+func terminalWidth(fd int, getenv func(string) string) int {
+	if w, _, err := term.GetSize(fd); err == nil && w > 0 {
+		return w
+	}
+	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }
 
 // colorAllowed applies the NO_COLOR (any non-empty value) and TERM=dumb

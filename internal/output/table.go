@@ -98,8 +98,12 @@ func (t *TablePrinter) Render() error {
 	for i, h := range columns {
 		header[i] = t.s.style(headerStyle, strings.ToUpper(Escape(h)))
 	}
+	rows := t.rows
+	if t.s.Width > 0 {
+		header, rows = fit(t.s.Width, header, rows)
+	}
 	tbl.Header(header)
-	for _, r := range t.rows {
+	for _, r := range rows {
 		if err := tbl.Append(r); err != nil {
 			return err
 		}

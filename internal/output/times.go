@@ -105,3 +105,12 @@ func ExactDuration(d time.Duration) string {
 	}
 	return b.String()
 }
+
+// Seconds is a duration as JSON carries it (a reconnect event's cutAfter
+// and gap, docs/json.md): seconds to the millisecond, the nearest number
+// to that decimal, so that 2.821 s is written 2.821 and not with the
+// noise of adding the fraction to the whole seconds
+// (Duration.Seconds gives 2.8209999999999997).
+func Seconds(d time.Duration) float64 {
+	return float64(d.Round(time.Millisecond)/time.Millisecond) / 1000
+}

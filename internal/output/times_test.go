@@ -1,6 +1,7 @@
 package output
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 )
@@ -76,6 +77,27 @@ func TestEnds(t *testing.T) {
 	for _, tc := range cases {
 		if got := s.Ends(tc.end, tc.left); got != tc.want {
 			t.Errorf("Ends(%v, %v) = %q, want %q", tc.end, tc.left, got, tc.want)
+		}
+	}
+}
+
+// A duration in JSON is seconds to the millisecond, and the number is
+// that decimal: no float noise (2.8209999999999997) in what jq reads.
+func TestSecondsAreExactToTheMillisecond(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{2821 * time.Millisecond, "2.821"},
+		{2821*time.Millisecond + 499*time.Microsecond, "2.821"},
+		{400*time.Second + 300*time.Millisecond, "400.3"},
+		{100 * time.Millisecond, "0.1"},
+		{0, "0"},
+		{time.Hour + 7*time.Millisecond, "3600.007"},
+	} {
+		b, err := json.Marshal(Seconds(tc.d))
+		if err != nil || string(b) != tc.want {
+			t.Errorf("Seconds(%s) is %s in JSON, want %s", tc.d, b, tc.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package sandboxes
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"time"
 
@@ -120,7 +121,14 @@ func (s *Service) Resume(ctx context.Context, id string, timeout time.Duration) 
 		}
 	}
 	defer s.Forget(id)
-	return p.Resume(ctx, id, timeout)
+	err = p.Resume(ctx, id, timeout)
+	// The server refuses to resume a running sandbox (409, "not paused",
+	// docs/protocol.md): an error still, for a script that meant to
+	// resume a paused one, with the step that takes both.
+	if e := abxerr.From(err); err != nil && e.Code == abxerr.Rejected && e.Status == http.StatusConflict {
+		return e.Suggest(abxerr.StepConnect, id)
+	}
+	return err
 }
 
 // Connect makes sure the sandbox runs, resuming it if paused, and extends

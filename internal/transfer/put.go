@@ -124,7 +124,7 @@ func put(ctx context.Context, rm Remote, remote string, r io.Reader, before func
 		if reason, ok := envd.ReasonOf(err); ok {
 			// The rename onto remote failed: remote is what it refused.
 			e := *abxerr.From(err)
-			e.Message = remote + ": " + reason
+			e.Message = abxerr.Cut(remote) + ": " + reason
 			err = &e
 		}
 	}

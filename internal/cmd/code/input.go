@@ -16,14 +16,15 @@ import (
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
-// readCode takes the code from exactly one place: the argument, -f FILE,
-// or stdin ('-'). Stdin is read only when asked for, so that a script with
-// an inherited stdin does not hang (docs/run-code.md).
-func readCode(cmd *cobra.Command, stdin io.Reader, arg, file string) (string, error) {
+// readCode takes the code from exactly one place: the argument (hasArg:
+// given, if empty), -f FILE, or stdin ('-'). Stdin is read only when asked
+// for, so that a script with an inherited stdin does not hang
+// (docs/run-code.md).
+func readCode(cmd *cobra.Command, stdin io.Reader, arg string, hasArg bool, file string) (string, error) {
 	switch {
-	case arg != "" && file != "":
+	case hasArg && file != "":
 		return "", cmdutil.UsageError(cmd, "give the code once: as an argument or with -f, not both")
-	case arg == "" && file == "":
+	case !hasArg && file == "":
 		return "", cmdutil.UsageError(cmd, "abx run-code needs code: as an argument, with -f FILE, or '-' to read stdin")
 	}
 	var raw []byte

@@ -118,7 +118,7 @@ func (rf *runCodeFlags) parse(cmd *cobra.Command, opts *RunCodeOptions, args []s
 		code = args[1]
 	}
 	var err error
-	if opts.Request.Code, err = readCode(cmd, opts.IO.In, code, rf.file); err != nil {
+	if opts.Request.Code, err = readCode(cmd, opts.IO.In, code, len(args) == 2, rf.file); err != nil {
 		return err
 	}
 	if rf.language != "" {

@@ -75,6 +75,9 @@ func TestNewCmdRunCode(t *testing.T) {
 		{Name: "no ID", Argv: []string{}, WantErr: "run-code needs ID [CODE]"},
 		{Name: "code twice", Argv: []string{"sb-1", "1+1", "-f", script}, WantErr: "give the code once"},
 		{Name: "empty code", Argv: []string{"sb-1", "  "}, WantErr: "the code is empty"},
+		// An argument given empty (an unset variable) is empty code, as an
+		// empty stdin is: E1002, not a missing argument.
+		{Name: "empty code argument", Argv: []string{"sb-1", ""}, WantErr: "the code is empty"},
 		{Name: "missing file", Argv: []string{"sb-1", "-f", filepath.Join(dir, "missing.py")}, WantErr: "cannot read the code"},
 		{Name: "unknown language", Argv: []string{"sb-1", "--language", "cobol", "1"}, WantErr: `unknown --language "cobol"`},
 		{Name: "language and context", Argv: []string{"sb-1", "-l", "python", "-c", "ctx", "1"}, WantErr: "--language and --context exclude each other"},

@@ -94,8 +94,14 @@ func start(o *ServeOptions) (*emulator.Emulator, error) {
 			WithHint("run it with --isolation none (sandboxes then run on this machine as your user), or allow user namespaces")
 	}
 	if err != nil {
-		return nil, abxerr.New(abxerr.InvalidInput, "cannot start the emulator: %v", err).
-			WithHint("pick a free loopback address with --addr 127.0.0.1:PORT, or another --state-dir")
+		e := abxerr.New(abxerr.InvalidInput, "cannot start the emulator: %v", err)
+		switch {
+		case errors.Is(err, emulator.ErrStateDir):
+			return nil, e.WithHint("stop the emulator that serves it, or give another --state-dir")
+		case errors.Is(err, emulator.ErrAddr):
+			return nil, e.WithHint("pick a free loopback address with --addr 127.0.0.1:PORT")
+		}
+		return nil, e.WithHint("pick a free loopback address with --addr 127.0.0.1:PORT, or another --state-dir")
 	}
 	return e, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator/manager"
@@ -91,5 +92,28 @@ func TestEnvPrintsTheRunningEmulator(t *testing.T) {
 	}
 	if !strings.Contains(s.Out.String(), "export ABX_PROVIDER=alicloud-container\n") {
 		t.Errorf("export lines %q", s.Out)
+	}
+}
+
+// A start that cannot be had says what to change: another --state-dir
+// when another emulator serves the one given, another --addr when the
+// address cannot be served, each without the other.
+func TestStartHintsAtWhatToChange(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	e, err := start(&ServeOptions{Addr: "127.0.0.1:0", Templates: []string{"base"}, StateDir: dir, TimeScale: 1, Isolation: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	_, err = start(&ServeOptions{Addr: "127.0.0.1:0", Templates: []string{"base"}, StateDir: dir, TimeScale: 1, Isolation: "none"})
+	if h := abxerr.From(err).Hint; !strings.Contains(h, "--state-dir") || strings.Contains(h, "--addr") {
+		t.Errorf("state dir in use: %v; hint %q", err, h)
+	}
+	for _, addr := range []string{"0.0.0.0:0", "nonsense", strings.TrimPrefix(e.URL, "http://")} {
+		_, err = start(&ServeOptions{Addr: addr, Templates: []string{"base"}, StateDir: t.TempDir(), TimeScale: 1, Isolation: "none"})
+		if h := abxerr.From(err).Hint; !strings.Contains(h, "--addr") || strings.Contains(h, "--state-dir") {
+			t.Errorf("address %s: %v; hint %q", addr, err, h)
+		}
 	}
 }

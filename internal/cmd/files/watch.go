@@ -15,6 +15,7 @@ import (
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // WatchOptions are the inputs of `abx files watch`.
@@ -30,6 +31,10 @@ type WatchOptions struct {
 	// none.
 	Count int
 }
+
+// minWatchTimeout is the shortest --timeout: a wait for a change, not a
+// poll (a sandbox lives no longer than the longest, 30 days).
+const minWatchTimeout = 100 * time.Millisecond
 
 // NewCmdWatch builds `abx files watch`.
 func NewCmdWatch(f *cmdutil.Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
@@ -68,10 +73,10 @@ watch with the reason.`,
 					WithHint("give a positive number, or leave --count out to watch until Ctrl-C")
 			}
 			if cmd.Flags().Changed("timeout") {
-				d, err := cmdutil.ParseDurationOrSeconds(timeout)
-				if err != nil || d <= 0 {
-					return abxerr.New(abxerr.InvalidInput, "invalid --timeout %q: not a duration", timeout).
-						WithHint("use Go syntax (500ms, 90s, 5m) or plain seconds")
+				d, err := cmdutil.ParseDurationIn("--timeout", timeout, minWatchTimeout, sandboxes.MaxLifetime,
+					"0 is no time: leave --timeout out to watch until Ctrl-C")
+				if err != nil {
+					return err
 				}
 				opts.Timeout = d
 			}
@@ -80,7 +85,7 @@ watch with the reason.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVarP(&opts.Recursive, "recursive", "r", false, "watch the directories below PATH too")
-	fl.StringVar(&timeout, "timeout", "", "stop after this long, exit 124 unless --count events came (default: no limit)")
+	fl.StringVar(&timeout, "timeout", "", "stop after this long (100ms to 30 days), exit 124 unless --count events came (default: no limit)")
 	fl.IntVarP(&opts.Count, "count", "n", 0, "stop after this many events, exit 0 (default: no limit)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandboxFiles(f, 1)
 	cmdutil.Stream(cmd)
@@ -145,8 +150,8 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 		}
 		return nil
 	}, func(r envd.Resume) error {
-		return st.Note(reconnectEvent{Type: "reconnect", CutAfter: r.Lasted.Round(time.Millisecond).Seconds(),
-			Gap: r.Gap().Round(time.Millisecond).Seconds(), Attempts: r.Attempts, Reason: r.Reason()},
+		return st.Note(reconnectEvent{Type: "reconnect", CutAfter: output.Seconds(r.Lasted),
+			Gap: output.Seconds(r.Gap()), Attempts: r.Attempts, Reason: r.Reason()},
 			"abx: the watch of %s:%s was cut after %.1fs (%s); watching again %.1fs later: changes in between may be missing",
 			opts.ID, opts.Path, r.Lasted.Seconds(), r.Reason(), r.Gap().Seconds())
 	})

@@ -36,7 +36,11 @@ func TestNewCmdWatch(t *testing.T) {
 			want: WatchOptions{target: target{ID: "sb-1", Path: "out"}, Timeout: 500 * time.Millisecond}},
 		verbCase{name: "negative count", argv: []string{"sb-1", "out", "--count", "-1"}, code: abxerr.InvalidInput, err: "invalid --count -1"},
 		verbCase{name: "bad timeout", argv: []string{"sb-1", "out", "--timeout", "soon"}, code: abxerr.InvalidInput, err: `invalid --timeout "soon"`},
-		verbCase{name: "zero timeout", argv: []string{"sb-1", "out", "--timeout", "0"}, code: abxerr.InvalidInput, err: `invalid --timeout "0"`},
+		verbCase{name: "zero timeout", argv: []string{"sb-1", "out", "--timeout", "0"}, code: abxerr.InvalidInput, err: `invalid --timeout "0": must be between 100ms and 30 days`},
+		verbCase{name: "negative timeout", argv: []string{"sb-1", "out", "--timeout", "-1s"}, code: abxerr.InvalidInput, err: `invalid --timeout "-1s": must be between 100ms and 30 days`},
+		verbCase{name: "over 30 days", argv: []string{"sb-1", "out", "--timeout", "31d"}, code: abxerr.InvalidInput, err: `invalid --timeout "31d": must be between 100ms and 30 days`},
+		verbCase{name: "seconds with a fraction", argv: []string{"sb-1", "out", "--timeout", "1.5"},
+			want: WatchOptions{target: target{ID: "sb-1", Path: "out"}, Timeout: 1500 * time.Millisecond}},
 	))
 	f, _ := cmdtest.NewFactory(false, nil, "")
 	if c := NewCmdWatch(f, nil); c.Flags().Lookup("recursive").Shorthand != "r" {

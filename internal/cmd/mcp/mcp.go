@@ -93,10 +93,11 @@ first tool call. A missing or bad configuration does not stop it: every tool ans
 tool error that says what to set, so that the host shows the reason.
 
 Tools: sandbox_create, sandbox_list, sandbox_info, sandbox_kill, sandbox_set_timeout,
-sandbox_pause, sandbox_resume, sandbox_url, sandbox_metrics, exec, process_list, process_kill, files_read,
-files_write, files_list and run_code (docs/mcp.md). --sandbox ID pins the server to one
-sandbox: the tools that create, list, kill, pause or resume sandboxes are not offered, and
-the others take no sandbox_id (one given is refused as an unknown argument). --tools
+sandbox_pause, sandbox_resume, sandbox_url, sandbox_metrics, exec, sandbox_run (a whole job
+in a throwaway sandbox), process_list, process_kill, files_read, files_write, files_list and
+run_code (docs/mcp.md). --sandbox ID pins the server to one sandbox: the tools that create,
+list, kill, pause or resume sandboxes, and sandbox_run, are not offered, and the others take
+no sandbox_id (one given is refused as an unknown argument). --tools
 offers only the tools it names, --read-only only the tools that change nothing. Each stream of a command's output, and a file read, is capped
 at --max-output bytes; exec kills a command after 10 minutes unless its timeout_seconds
 says otherwise. Errors are tool errors with abx's code (E3001 not found, E4001 the key was

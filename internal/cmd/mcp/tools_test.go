@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator/emutest"
+	"github.com/abx-dev/abx/internal/mcpserver"
 )
 
 // emulator returns the environment of a fresh emulated cluster.
@@ -413,5 +415,47 @@ func TestServeRefusesBadToolsFlags(t *testing.T) {
 		if !errors.As(err, &e) || e.Code.ExitCode() != abxerr.ExitUsage || !strings.Contains(e.Message, tc.want) || ran {
 			t.Errorf("%v: %v, want exit 2 with %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// serve's help names every tool the server has, and a host that connects
+// is told of the tools it is offered, none other.
+func TestServeHelpAndInstructionsNameTheTools(t *testing.T) {
+	t.Parallel()
+	f, _ := cmdtest.NewFactory(false, nil, "")
+	long := NewCmdServe(f, nil).Long
+	for _, tool := range mcpserver.Tools() {
+		if !regexp.MustCompile(`\b` + tool.Name + `\b`).MatchString(long) {
+			t.Errorf("mcp serve --help does not name %s", tool.Name)
+		}
+	}
+	cs := connectWith(t, nil, func(o *ServeOptions) { o.Sandbox = "sb-1" })
+	ins := cs.InitializeResult().Instructions
+	for _, tool := range []string{"sandbox_create", "sandbox_kill", "sandbox_run", "sandbox_list"} {
+		if strings.Contains(ins, tool) {
+			t.Errorf("a pinned server's instructions name %s: %q", tool, ins)
+		}
+	}
+	if !strings.Contains(ins, "exec") {
+		t.Errorf("a pinned server's instructions do not name exec: %q", ins)
+	}
+}
+
+// sandbox_run says once which path it could not collect and why.
+func TestRunSaysAMissingPathOnce(t *testing.T) {
+	t.Parallel()
+	cs := connect(t, emulator(t), 0)
+	var r struct {
+		ExitCode int               `json:"exitCode"`
+		Files    map[string]string `json:"files"`
+		Missing  []string          `json:"missing"`
+	}
+	res := call(t, cs, "sandbox_run", map[string]any{"template": "base", "command": "echo hi > out.txt",
+		"collect": []string{"out.txt", "nothere"}}, &r)
+	if res.IsError || r.ExitCode != 0 || r.Files["out.txt"] != "hi\n" || len(r.Missing) != 1 {
+		t.Fatalf("sandbox_run: %s %+v", texts(res), r)
+	}
+	if m := r.Missing[0]; !strings.HasPrefix(m, "nothere: ") || strings.HasPrefix(m, "nothere: nothere:") || !strings.Contains(m, "does not exist") {
+		t.Errorf("missing entry %q names the path more than once", m)
 	}
 }

@@ -5,7 +5,6 @@ package process
 import (
 	"encoding/json"
 	"errors"
-	"time"
 	"unicode/utf8"
 
 	"github.com/abx-dev/abx/internal/abxerr"
@@ -101,7 +100,7 @@ func (s sink) Stderr(b []byte) error {
 // Reconnected says that the stream was cut and taken up again: for people
 // one line on stderr, for programs an event.
 func (s sink) Reconnected(r remoteproc.Reconnect) error {
-	ev := reconnectEvent{Type: "reconnect", PID: r.PID, CutAfter: round(r.CutAfter), Gap: round(r.Gap),
+	ev := reconnectEvent{Type: "reconnect", PID: r.PID, CutAfter: output.Seconds(r.CutAfter), Gap: output.Seconds(r.Gap),
 		Attempts: r.Attempts, Reason: r.Reason}
 	return s.st.Note(ev, "abx: the stream of process %d was cut after %.1fs (%s); reattached %.1fs later: output written in between may be missing",
 		r.PID, r.CutAfter.Seconds(), r.Reason, r.Gap.Seconds())
@@ -121,9 +120,6 @@ func cutHint(err error, id string) error {
 	}
 	return &e
 }
-
-// round is a duration in seconds to the millisecond.
-func round(d time.Duration) float64 { return d.Round(time.Millisecond).Seconds() }
 
 // ended tells programs how the process ended.
 func (s sink) ended(x *remoteproc.Exit) error {

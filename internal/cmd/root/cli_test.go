@@ -79,6 +79,18 @@ func TestBadInputIsRefusedBeforeAnyRequest(t *testing.T) {
 		{"negative seconds", []string{"create", "--template", "base", "--timeout", "-5"}, `invalid --timeout "-5": must be between 30s and 30 days`},
 		{"zero duration", []string{"create", "--template", "base", "--timeout", "0"}, `invalid --timeout "0": must be between 30s and 30 days`},
 		{"negative duration", []string{"timeout", "sb-1", "--", "-5m"}, `invalid DURATION "-5m": must be between 1s and 30 days`},
+		// A negative value is read as a value, not as flags, without --.
+		{"negative duration argument", []string{"timeout", "sb-1", "-1s"}, `invalid DURATION "-1s": must be between 1s and 30 days`},
+		{"negative duration argument, flags after", []string{"timeout", "sb-1", "-5", "--request-timeout", "5s"}, `invalid DURATION "-5": must be between 1s and 30 days`},
+		{"negative port argument", []string{"url", "sb-1", "-80"}, `invalid port "-80"`},
+		{"decimal seconds of a lifetime", []string{"create", "--template", "base", "--timeout", "90.5"}, `invalid --timeout "90.5": the server counts whole seconds`},
+		// Every duration says its range the same way, 0 and negatives
+		// included; a fraction of a second is plain seconds too.
+		{"watch timeout zero", []string{"files", "watch", "sb-1", "out", "--timeout", "0"}, `invalid --timeout "0": must be between 100ms and 30 days; 0 is no time: leave --timeout out to watch until Ctrl-C`},
+		{"watch timeout negative", []string{"files", "watch", "sb-1", "out", "--timeout", "-1s"}, `invalid --timeout "-1s": must be between 100ms and 30 days`},
+		{"watch timeout word", []string{"files", "watch", "sb-1", "out", "--timeout", "soon"}, `invalid --timeout "soon": not a duration`},
+		{"metrics interval short", []string{"metrics", "sb-1", "--watch", "--interval", "100ms"}, `invalid --interval "100ms": must be between 1s and 24h`},
+		{"metrics interval negative", []string{"metrics", "sb-1", "--watch", "--interval", "-2s"}, `invalid --interval "-2s": must be between 1s and 24h`},
 		{"exec timeout zero", []string{"exec", "sb-1", "--timeout", "0", "--", "true"}, `invalid --timeout "0": must be between 1s and 24h; 0 is no time: leave --timeout out for no limit`},
 		// A command's time limit is a process's bound, not a sandbox's
 		// lifetime: a day at most.

@@ -19,6 +19,8 @@ func cliHint(e *abxerr.Error) {
 		}
 	case abxerr.StepResume:
 		e.Hint = "resume it first: 'abx resume " + e.Subject + "'"
+	case abxerr.StepConnect:
+		e.Hint = "it is running already: 'abx connect " + e.Subject + "' makes sure a sandbox runs, paused or not"
 	case abxerr.StepFindCreated:
 		e.Hint = "the sandbox may have been created: check with 'abx list' (filter with --metadata) before creating it again"
 	case abxerr.StepCapabilities:

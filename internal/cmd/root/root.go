@@ -35,7 +35,7 @@ func Run(ctx context.Context, io *output.Streams, getenv func(string) string, ar
 	t := newTree(f)
 	t.lazy(args)
 	root := t.root
-	root.SetArgs(args)
+	root.SetArgs(negativeValues(root, args))
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	var held *bytes.Buffer

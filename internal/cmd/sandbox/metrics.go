@@ -24,6 +24,9 @@ const metricsConcurrency = 8
 // CPU figure is measured since the previous ask, and shorter is noise.
 const minInterval = time.Second
 
+// maxInterval is the longest --interval: a sample a day.
+const maxInterval = 24 * time.Hour
+
 // MetricsOptions are the inputs of `abx metrics`.
 type MetricsOptions struct {
 	IO        *output.Streams
@@ -58,13 +61,13 @@ it: its CPUs, the percent of them in use, memory used and total, disk used and t
 Sizes are in binary units on a terminal and in bytes when piped; times are the time of
 day on a terminal and RFC 3339 when piped. -o json prints the raw numbers (docs/json.md).
 
---watch prints a sample per --interval (default 2s, at least 1s) until Ctrl-C, --count
+--watch prints a sample per --interval (default 2s, 1s to 24h) until Ctrl-C, --count
 rounds, or the end of the sandboxes (then it says so), and exits 0 however of these it
 ends; -o json then prints JSON Lines. Several IDs, or --all with the list's filters, print one row per sandbox,
 asked concurrently.
 
-A paused sandbox has no sample: abx says so, and exits 0 for --all, 1 for a sandbox
-named. A sandbox that does not exist exits 3. An envd that does not serve metrics, or
+A paused sandbox has no sample: among several it has a row with its state and no
+figures, abx says so on stderr, and exits 0 for --all, 6 for a sandbox named. A sandbox that does not exist exits 3. An envd that does not serve metrics, or
 answers something abx cannot read, exits 1 naming envd's version (docs/metrics.md).`,
 		Example: `  abx metrics "$id"
   abx metrics "$id" --watch --interval 5s
@@ -89,12 +92,9 @@ answers something abx cannot read, exits 1 naming envd's version (docs/metrics.m
 				return err
 			}
 			if cmd.Flags().Changed("interval") {
-				d, err := cmdutil.ParseDurationOrSeconds(interval)
-				if err != nil || d < minInterval {
-					return abxerr.New(abxerr.InvalidInput, "invalid --interval %q: at least 1s", interval).
-						WithHint("use Go syntax (2s, 1m) or plain seconds")
+				if opts.Interval, err = cmdutil.ParseDurationIn("--interval", interval, minInterval, maxInterval, ""); err != nil {
+					return err
 				}
-				opts.Interval = d
 			}
 			if opts.Count < 0 {
 				return abxerr.New(abxerr.InvalidInput, "invalid --count %d: not a number of samples", opts.Count).
@@ -107,7 +107,7 @@ answers something abx cannot read, exits 1 naming envd's version (docs/metrics.m
 	fl.BoolVar(&opts.All, "all", false, "every sandbox matching --state and --metadata")
 	filter.add(cmd)
 	fl.BoolVarP(&opts.Watch, "watch", "w", false, "print a sample per --interval until Ctrl-C")
-	fl.StringVar(&interval, "interval", "2s", "time between samples of --watch (at least 1s)")
+	fl.StringVar(&interval, "interval", "2s", "time between samples of --watch (1s to 24h)")
 	fl.IntVarP(&opts.Count, "count", "n", 0, "stop --watch after this many samples of each sandbox, exit 0 (default: no limit)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(sandboxes.States))
@@ -189,7 +189,8 @@ func (s *sampler) round(ctx context.Context, targets []target) []sandboxes.Sampl
 
 // print prints one round without --watch. One sandbox named: its object,
 // or its error alone. Several, or --all: the list (a paused sandbox with
-// its state, one gone as ended, so that a program sees every one), a note
+// its state, one gone as ended, so that a program sees every one: a row
+// of the table as an element of the JSON), a note
 // for each without a sample, and one error that sums up those named that
 // had none (--all's paused ones are no failure).
 func (s *sampler) print(samples []sandboxes.Sample) error {
@@ -232,9 +233,7 @@ func (s *sampler) print(samples []sandboxes.Sample) error {
 	err := s.opts.Printer.Print(shown, names, func() error {
 		t := s.opts.Printer.Table(metricsHeader...)
 		for _, sm := range shown {
-			if sm.Figures != nil {
-				t.Row(s.cells(sm)...)
-			}
+			t.Row(s.cells(sm)...)
 		}
 		return t.Render()
 	})
@@ -280,18 +279,26 @@ func roundError(failed []sandboxes.Sample, of int) error {
 }
 
 // metricsHeader names the columns of a sample.
-var metricsHeader = []string{"sandbox id", "time", "cpus", "cpu %", "mem used", "mem total", "disk used", "disk total"}
+var metricsHeader = []string{"sandbox id", "state", "time", "cpus", "cpu %", "mem used", "mem total", "disk used", "disk total"}
 
 // cells are a sample's row: sizes for people on a terminal, bytes when
-// piped.
+// piped. A sandbox without a sample (paused, ended) has its state and a
+// dash for each figure.
 func (s *sampler) cells(sm sandboxes.Sample) []string {
 	io := s.opts.IO
 	f := sm.Figures
+	if f == nil {
+		row := []string{sm.SandboxID, io.State(sm.State)}
+		for range len(metricsHeader) - len(row) {
+			row = append(row, "-")
+		}
+		return row
+	}
 	when := f.Timestamp.UTC().Format(time.RFC3339)
 	if io.StdoutTTY {
 		when = f.Timestamp.Local().Format("15:04:05")
 	}
-	return []string{sm.SandboxID, when, strconv.Itoa(f.CPUCount), strconv.FormatFloat(f.CPUUsedPct, 'f', 1, 64),
+	return []string{sm.SandboxID, io.State(sm.State), when, strconv.Itoa(f.CPUCount), strconv.FormatFloat(f.CPUUsedPct, 'f', 1, 64),
 		io.Bytes(f.MemUsed), io.Bytes(f.MemTotal), io.Bytes(f.DiskUsed), io.Bytes(f.DiskTotal)}
 }
 

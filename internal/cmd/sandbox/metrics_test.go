@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -267,6 +268,30 @@ func TestMetricsErrors(t *testing.T) {
 		}
 		if exit := abxerr.Exit(err, false); tc.code == abxerr.Paused && exit != 6 {
 			t.Errorf("%s: exit %d, want 6", tc.name, exit)
+		}
+	}
+	// Several named, one paused, one gone: a row for each in the table,
+	// piped or not, with its state, as in the JSON; the exit says it.
+	for _, tty := range []bool{false, true} {
+		out, errOut, err := runMetricsOn(t, m, tty, output.Table, func(o *MetricsOptions) { o.IDs = []string{"sb-running", "sb-paused", "sb-gone"} })
+		rows := strings.Split(strings.TrimSpace(out), "\n")
+		if tty {
+			rows = rows[1:]
+		}
+		want := []string{"sb-running\trunning\t", "sb-paused\tpaused\t-\t-\t-\t-\t-\t-\t-", "sb-gone\tended\t-\t-\t-\t-\t-\t-\t-"}
+		if tty {
+			want = []string{`^sb-running +running +\d`, `^sb-paused +paused +- +- +- +- +- +- +-$`, `^sb-gone +ended +- +- +- +- +- +- +-$`}
+		}
+		ok := len(rows) == 3
+		for i := 0; ok && i < 3; i++ {
+			if tty {
+				ok = regexp.MustCompile(want[i]).MatchString(strings.TrimRight(rows[i], " "))
+			} else {
+				ok = strings.HasPrefix(rows[i], want[i])
+			}
+		}
+		if !ok || abxerr.From(err).Code != abxerr.NotFound || !strings.Contains(errOut, "sb-paused is paused") {
+			t.Errorf("tty=%v: three named, one paused, one gone: %v\nstdout:\n%s\nstderr:\n%s", tty, err, out, errOut)
 		}
 	}
 	// Several named, one paused: the others print, and the exit says it.

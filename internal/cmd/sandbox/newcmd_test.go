@@ -227,7 +227,7 @@ func TestNewCmdMetrics(t *testing.T) {
 		{Name: "ids and all", Argv: []string{"sb-1", "--all"}, WantErr: "give sandbox IDs or --all, not both"},
 		{Name: "a filter without all", Argv: []string{"sb-1", "--state", "running"}, WantErr: "--state and --metadata filter --all"},
 		{Name: "interval without watch", Argv: []string{"sb-1", "--interval", "5s"}, WantErr: "--interval and --count go with --watch"},
-		{Name: "too short an interval", Argv: []string{"sb-1", "-w", "--interval", "500ms"}, WantErr: `invalid --interval "500ms": at least 1s`},
+		{Name: "too short an interval", Argv: []string{"sb-1", "-w", "--interval", "500ms"}, WantErr: `invalid --interval "500ms": must be between 1s and 24h`},
 		{Name: "negative count", Argv: []string{"sb-1", "-w", "-n", "-1"}, WantErr: "invalid --count -1"},
 		{Name: "bad state", Argv: []string{"--all", "--state", "asleep"}, WantErr: `invalid --state "asleep"`},
 		{Name: "bad id", Argv: []string{".."}, WantErr: "invalid sandbox ID"},

@@ -38,7 +38,8 @@ func NewCmdResume(f *cmdutil.Factory, runF func(context.Context, *ResumeOptions)
 		Long: `Resume a paused sandbox. A paused sandbox keeps no deadline, so resuming sets one:
 --timeout from now (default 5m), whatever it had before the pause; the note on stderr
 says when it now ends, and -o json prints the sandbox as 'abx connect' does. Resuming a
-running sandbox is refused by the server; 'abx connect' accepts both.`,
+running sandbox is refused by the server (exit 1, E5003, with a hint); 'abx connect'
+accepts both.`,
 		Example: `  abx resume "$id" --timeout 30m`,
 		Args:    cmdutil.ExactArgs("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -1,0 +1,31 @@
+package mcpserver
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/abx-dev/abx/internal/codeinterp"
+)
+
+// IPython colours a traceback for a terminal; an agent reads text, so the
+// colour codes are taken out of the tool error and of the structured
+// result, and the words stay.
+func TestRunCodeTracebackHasNoColourCodes(t *testing.T) {
+	t.Parallel()
+	g := &codeGather{max: 1 << 10, res: &RunCodeResult{Results: []CodeResult{}}}
+	tb := "\x1b[0;31m---------------------------------------------------------------------------\x1b[0m\n" +
+		"\x1b[0;31mZeroDivisionError\x1b[0m                         Traceback (most recent call last)\n" +
+		"Cell \x1b[0;32mIn[1], line 1\x1b[0m\n\x1b[0;32m----> 1\x1b[0m \x1b[38;5;241m1\x1b[39m \x1b[38;5;241m/\x1b[39m \x1b[38;5;241m0\x1b[39m\n" +
+		"\x1b[0;31mZeroDivisionError\x1b[0m: division by zero"
+	_ = g.add(codeinterp.Event{Error: &codeinterp.ExecError{Name: "ZeroDivisionError", Value: "division by zero", Traceback: tb}})
+	res := g.result()
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !res.IsError || strings.Contains(text, "\x1b") || !strings.Contains(text, "----> 1 1 / 0") || !strings.Contains(text, "ZeroDivisionError: division by zero") {
+		t.Errorf("tool error %q", text)
+	}
+	if strings.Contains(g.res.Error.Traceback, "\x1b") || !strings.Contains(g.res.Error.Traceback, "Traceback (most recent call last)") {
+		t.Errorf("structured traceback %q", g.res.Error.Traceback)
+	}
+}
