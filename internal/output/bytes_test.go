@@ -17,3 +17,14 @@ func TestHumanBytes(t *testing.T) {
 		t.Errorf("piped: %q", got)
 	}
 }
+
+func TestShortBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0B", 1023: "1023B", 1024: "1.0K", 10189: "10K", 221249536: "211M", 1032871936: "985M",
+		1415823360: "1.3G", 2040373248: "1.9G", 10683731968: "10G", 21474836480: "20G", 5000 << 50: "5000P",
+	} {
+		if got := ShortBytes(n); got != want {
+			t.Errorf("ShortBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

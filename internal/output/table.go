@@ -185,6 +185,26 @@ func (s *Streams) Bytes(n int64) string {
 	return HumanBytes(n)
 }
 
+// ShortBytes is n as df -h and free -h write it, for a cell that must be
+// narrow: a binary unit by its initial, one decimal below 10 ("985M",
+// "1.3G", "20G").
+func ShortBytes(n int64) string {
+	if n < 1024 && n > -1024 {
+		return fmt.Sprintf("%dB", n)
+	}
+	v := float64(n)
+	for _, unit := range []string{"K", "M", "G", "T", "P"} {
+		v /= 1024
+		if v < 1023.5 && v > -1023.5 || unit == "P" {
+			if v < 9.95 && v > -9.95 {
+				return fmt.Sprintf("%.1f%s", v, unit)
+			}
+			return fmt.Sprintf("%.0f%s", v, unit)
+		}
+	}
+	panic("unreachable")
+}
+
 // HumanBytes is n in binary units with three significant figures.
 func HumanBytes(n int64) string {
 	if n < 1024 && n > -1024 {

@@ -58,8 +58,10 @@ func NewCmdMetrics(f *cmdutil.Factory, runF func(context.Context, *MetricsOption
 		Short: "Show sandboxes' CPU, memory and disk use",
 		Long: `Show a sample of each sandbox's CPU, memory and disk use, as envd measures them inside
 it: its CPUs, the percent of them in use, memory used and total, disk used and total.
-Sizes are in binary units on a terminal and in bytes when piped; times are the time of
-day on a terminal and RFC 3339 when piped. -o json prints the raw numbers (docs/json.md).
+Piped, each figure has a column, sizes in bytes and times in RFC 3339. On a terminal,
+used and total share a column in df -h's units (211M/985M) and the time of day shows
+under --watch only, so that a row fits 80 columns. -o json prints the raw numbers
+(docs/json.md).
 
 --watch prints a sample per --interval (default 2s, 1s to 24h) until Ctrl-C, --count
 rounds, or the end of the sandboxes (then it says so), and exits 0 however of these it
@@ -203,7 +205,7 @@ func (s *sampler) print(samples []sandboxes.Sample) error {
 			return sm.Err
 		}
 		return s.opts.Printer.Print(sm, []string{sm.SandboxID}, func() error {
-			t := s.opts.Printer.Table(metricsHeader...)
+			t := s.opts.Printer.Table(s.header()...)
 			t.Row(s.cells(sm)...)
 			return t.Render()
 		})
@@ -231,7 +233,7 @@ func (s *sampler) print(samples []sandboxes.Sample) error {
 		shown = append(shown, sandboxes.Sample{SandboxID: sm.SandboxID, State: sm.State, Figures: sm.Figures})
 	}
 	err := s.opts.Printer.Print(shown, names, func() error {
-		t := s.opts.Printer.Table(metricsHeader...)
+		t := s.opts.Printer.Table(s.header()...)
 		for _, sm := range shown {
 			t.Row(s.cells(sm)...)
 		}
@@ -278,33 +280,54 @@ func roundError(failed []sandboxes.Sample, of int) error {
 		WithHint("the notes above say why for each")
 }
 
-// metricsHeader names the columns of a sample.
+// metricsHeader names the columns of a sample for programs (piped): every
+// figure apart, in bytes.
 var metricsHeader = []string{"sandbox id", "state", "time", "cpus", "cpu %", "mem used", "mem total", "disk used", "disk total"}
 
-// cells are a sample's row: sizes for people on a terminal, bytes when
-// piped. A sandbox without a sample (paused, ended) has its state and a
-// dash for each figure.
+// header names the columns of a sample. On a terminal a row must fit 80
+// columns with a cluster's sandbox ID (docs/metrics.md): used and total
+// share a cell in df's short units, and the time, which is now for a
+// single round, shows only under --watch, where it tells rounds apart.
+func (s *sampler) header() []string {
+	switch {
+	case !s.opts.IO.StdoutTTY:
+		return metricsHeader
+	case s.opts.Watch:
+		return []string{"sandbox id", "state", "time", "cpus", "cpu %", "memory", "disk"}
+	}
+	return []string{"sandbox id", "state", "cpus", "cpu %", "memory", "disk"}
+}
+
+// cells are a sample's row, under header's columns: sizes for people on
+// a terminal, bytes when piped. A sandbox without a sample (paused,
+// ended) has its state and a dash for each figure.
 func (s *sampler) cells(sm sandboxes.Sample) []string {
 	io := s.opts.IO
 	f := sm.Figures
+	row := []string{sm.SandboxID, io.State(sm.State)}
 	if f == nil {
-		row := []string{sm.SandboxID, io.State(sm.State)}
-		for range len(metricsHeader) - len(row) {
+		for range len(s.header()) - len(row) {
 			row = append(row, "-")
 		}
 		return row
 	}
-	when := f.Timestamp.UTC().Format(time.RFC3339)
-	if io.StdoutTTY {
-		when = f.Timestamp.Local().Format("15:04:05")
+	cpu := []string{strconv.Itoa(f.CPUCount), strconv.FormatFloat(f.CPUUsedPct, 'f', 1, 64)}
+	if !io.StdoutTTY {
+		row = append(row, f.Timestamp.UTC().Format(time.RFC3339))
+		row = append(row, cpu...)
+		return append(row, io.Bytes(f.MemUsed), io.Bytes(f.MemTotal), io.Bytes(f.DiskUsed), io.Bytes(f.DiskTotal))
 	}
-	return []string{sm.SandboxID, io.State(sm.State), when, strconv.Itoa(f.CPUCount), strconv.FormatFloat(f.CPUUsedPct, 'f', 1, 64),
-		io.Bytes(f.MemUsed), io.Bytes(f.MemTotal), io.Bytes(f.DiskUsed), io.Bytes(f.DiskTotal)}
+	if s.opts.Watch {
+		row = append(row, f.Timestamp.Local().Format("15:04:05"))
+	}
+	row = append(row, cpu...)
+	return append(row, output.ShortBytes(f.MemUsed)+"/"+output.ShortBytes(f.MemTotal),
+		output.ShortBytes(f.DiskUsed)+"/"+output.ShortBytes(f.DiskTotal))
 }
 
 // watch prints a round per interval through the stream sink.
 func (s *sampler) watch(ctx context.Context) error {
-	st := s.opts.Printer.Stream(output.StreamSpec{Header: metricsHeader})
+	st := s.opts.Printer.Stream(output.StreamSpec{Header: s.header()})
 	defer st.Discard()
 	ended := map[string]bool{}
 	paused := map[string]bool{}

@@ -162,9 +162,42 @@ func TestMetricsShapes(t *testing.T) {
 	// On a terminal: sizes in binary units.
 	m := newMetricsFake(t, map[string]string{"sb-running": "running"})
 	out, _, err := runMetricsOn(t, m, true, output.Table, func(o *MetricsOptions) { o.IDs = []string{"sb-running"} })
-	if err != nil || !strings.Contains(out, "211 MiB") || !strings.Contains(out, "985 MiB") || !strings.Contains(out, "1.32 GiB") ||
-		!strings.Contains(out, "12.5") {
+	if err != nil || !strings.Contains(out, "211M/985M") || !strings.Contains(out, "1.3G/1.9G") ||
+		!strings.Contains(out, "12.5") || strings.Contains(out, "TIME") {
 		t.Errorf("terminal: %v\n%s", err, out)
+	}
+}
+
+// On an 80-column terminal the table fits, each row on one line, every
+// figure whole: with a sandbox ID as long as a cluster's
+// (namespace--template-suffix), and under --watch, which adds each
+// sample's time, with one of 26 characters.
+func TestMetricsFitEightyColumns(t *testing.T) {
+	t.Parallel()
+	for _, watch := range []bool{false, true} {
+		id := "default--code-interpreter-x7k2p"
+		if watch {
+			id = "default--python-3-12-x7k2p"
+		}
+		m := newMetricsFake(t, map[string]string{id: "running"})
+		f, s := cmdtest.NewFactory(true, nil, output.Table)
+		f.IO.Color, f.IO.Width = false, 80
+		opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(m), Interval: 10 * time.Millisecond,
+			IDs: []string{id}, Watch: watch, Count: 1}
+		if err := runMetrics(t.Context(), opts); err != nil {
+			t.Fatalf("watch=%v: %v", watch, err)
+		}
+		out := s.Out.String()
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		for _, l := range lines {
+			if w := len([]rune(strings.TrimRight(l, " "))); w > 80 {
+				t.Errorf("watch=%v: a line of %d columns:\n%s", watch, w, out)
+			}
+		}
+		if len(lines) != 2 || !strings.Contains(lines[1], id) || !strings.Contains(lines[1], "211M/985M") ||
+			!strings.Contains(lines[1], "1.3G/1.9G") || strings.Contains(out, "…") || strings.Contains(lines[0], "TIME") != watch {
+			t.Errorf("watch=%v: want a header and one whole row:\n%s", watch, out)
+		}
 	}
 }
 
@@ -280,7 +313,7 @@ func TestMetricsErrors(t *testing.T) {
 		}
 		want := []string{"sb-running\trunning\t", "sb-paused\tpaused\t-\t-\t-\t-\t-\t-\t-", "sb-gone\tended\t-\t-\t-\t-\t-\t-\t-"}
 		if tty {
-			want = []string{`^sb-running +running +\d`, `^sb-paused +paused +- +- +- +- +- +- +-$`, `^sb-gone +ended +- +- +- +- +- +- +-$`}
+			want = []string{`^sb-running +running +\d`, `^sb-paused +paused +- +- +- +-$`, `^sb-gone +ended +- +- +- +-$`}
 		}
 		ok := len(rows) == 3
 		for i := 0; ok && i < 3; i++ {
