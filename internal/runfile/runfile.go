@@ -77,7 +77,11 @@ func Listening(rawURL string) bool {
 	if err != nil || u.Host == "" {
 		return false
 	}
-	c, err := net.DialTimeout("tcp", u.Host, time.Second)
+	// Nothing listening answers at once (a reset); a listener whose queue
+	// is full, on a busy machine, drops the first SYN and the kernel sends
+	// the next one a second later: a bound of one second took such a
+	// server for a dead one.
+	c, err := net.DialTimeout("tcp", u.Host, 5*time.Second)
 	if err != nil {
 		return false
 	}
