@@ -46,7 +46,8 @@ func TestTerminalRedrawsThePromptLineAfterItsNote(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, "0.2.10")
 	p := s.behind(t)
-	p.Add(faultproxy.Rule{Path: startRPC, Times: 1, Fault: faultproxy.CutAfter(2 * time.Second)})
+	cut := make(chan struct{})
+	p.Add(faultproxy.Rule{Path: startRPC, Times: 1, Fault: faultproxy.CutWhen(cut)})
 	master, slave, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)
@@ -60,6 +61,10 @@ func TestTerminalRedrawsThePromptLineAfterItsNote(t *testing.T) {
 	opts := &TerminalOptions{IO: f.IO, Sandboxes: f.Sandboxes, ID: s.id,
 		Argv: []string{"bash", "--norc", "--noprofile", "-i"}, Env: map[string]string{"PS1": "PROMPT> "}}
 	wait := start(t, func() error { return runTerminal(t.Context(), opts) })
+	// The stream is cut once bash has drawn its prompt, the screen's last
+	// line then.
+	screen.wait(t, regexp.MustCompile(`PROMPT> `))
+	close(cut)
 	screen.wait(t, regexp.MustCompile(`reattached [^\n]*\n`))
 	if _, err := master.WriteString("echo typed-after-the-cut\r"); err != nil {
 		t.Fatal(err)

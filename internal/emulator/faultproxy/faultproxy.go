@@ -181,6 +181,23 @@ func Cut(n int64) Fault {
 // whole. d counts from the headers, not from the request, so that a test's
 // stream is cut after it began however slowly the upstream starts.
 func CutAfter(d time.Duration) Fault {
+	return cutWhen(func() <-chan time.Time { return time.After(d) })
+}
+
+// CutWhen is CutAfter's cut, made when cut is closed (once the headers
+// passed): for a test that must see the stream carry something first,
+// however long that takes on a busy machine.
+func CutWhen(cut <-chan struct{}) Fault {
+	return cutWhen(func() <-chan time.Time {
+		ch := make(chan time.Time, 1)
+		go func() { <-cut; ch <- time.Now() }()
+		return ch
+	})
+}
+
+// cutWhen cuts the answer when the channel that when makes, once the
+// headers passed, yields.
+func cutWhen(when func() <-chan time.Time) Fault {
 	return func(w http.ResponseWriter, r *http.Request, up http.Handler) {
 		headed := make(chan struct{})
 		lw := &limitWriter{ResponseWriter: w, left: math.MaxInt64, full: make(chan struct{}), headed: headed}
@@ -200,8 +217,6 @@ func CutAfter(d time.Duration) Fault {
 			return
 		case <-headed:
 		}
-		timer := time.NewTimer(d)
-		defer timer.Stop()
 		select {
 		case <-done:
 			return
@@ -209,7 +224,7 @@ func CutAfter(d time.Duration) Fault {
 			cancel()
 			<-done
 			return
-		case <-timer.C:
+		case <-when():
 		}
 		lw.close()
 		cancel()
