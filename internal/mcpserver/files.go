@@ -20,6 +20,7 @@ import (
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
@@ -229,7 +230,8 @@ func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs
 type ListDirArgs struct {
 	SandboxID string `json:"sandbox_id" jsonschema:"the sandbox's ID"`
 	Path      string `json:"path,omitempty" jsonschema:"the directory (default: the user's home; relative: to it)"`
-	Depth     int    `json:"depth,omitempty" jsonschema:"levels of subdirectories to list (1 to 16, default 1)"`
+	// Depth's description is the listing's bound (addFilesListTool).
+	Depth int `json:"depth,omitempty"`
 }
 
 // ListDirResult is files_list's structured result.
@@ -238,17 +240,21 @@ type ListDirResult struct {
 	Truncated bool         `json:"truncated" jsonschema:"true when there were more entries than the cap (10000) and the rest were left out"`
 }
 
-// maxListDepth and maxListEntries bound files_list.
-const (
-	maxListDepth   = 16
-	maxListEntries = 10000
-)
+// maxListEntries bounds files_list's result: a model reads every entry.
+const maxListEntries = 10000
 
 func (s *server) addFilesListTool(srv *mcp.Server) {
+	// The depth's range is said in the description, from the listing's
+	// bound, not as the schema's minimum and maximum: the SDK would refuse
+	// a value outside them in its own words, without the error's code.
+	schema := inputSchema[ListDirArgs]("files_list")
+	schema.Properties["depth"].Description = fmt.Sprintf("levels of subdirectories to list (%d to %d, default 1)",
+		sandboxes.MinListDepth, sandboxes.MaxListDepth)
 	add(s, srv, &mcp.Tool{
 		Name:        "files_list",
 		Description: "List a directory of a sandbox: each entry's name, path, type (file, dir, symlink), size, permissions and modification time; depth lists subdirectories too.",
 		Annotations: &mcp.ToolAnnotations{Title: "List a directory", ReadOnlyHint: true},
+		InputSchema: schema,
 	}, s.listDir)
 }
 
@@ -257,10 +263,10 @@ func (s *server) listDir(ctx context.Context, _ *mcp.CallToolRequest, in ListDir
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	depth := 1
+	depth := 1 // depth left out
 	if in.Depth != 0 {
-		if in.Depth < 1 || in.Depth > maxListDepth {
-			return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid depth %d: between 1 and %d", in.Depth, maxListDepth))
+		if err := sandboxes.CheckListDepth("depth", in.Depth); err != nil {
+			return nil, nil, s.fail(err)
 		}
 		depth = in.Depth
 	}

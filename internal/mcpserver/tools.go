@@ -70,6 +70,16 @@ func offers(opts Options, t ToolInfo) bool {
 	return true
 }
 
+// inputSchema is the input schema the SDK would infer for In, for a tool
+// that words part of it from a rule's bound.
+func inputSchema[In any](tool string) *jsonschema.Schema {
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic("mcpserver: the input schema of " + tool + ": " + err.Error())
+	}
+	return schema
+}
+
 // add registers a tool when the options offer it, and lists it in the
 // catalog anyway. On a pinned server, the tool's input schema has no
 // sandbox_id: the schema's closed properties refuse one.
@@ -81,9 +91,9 @@ func add[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandler
 		return
 	}
 	if s.opts.Sandbox != "" {
-		schema, err := jsonschema.For[In](nil)
-		if err != nil {
-			panic("mcpserver: the input schema of " + t.Name + ": " + err.Error())
+		schema := inputSchema[In](t.Name)
+		if given, ok := t.InputSchema.(*jsonschema.Schema); ok {
+			schema = given.CloneSchemas()
 		}
 		delete(schema.Properties, "sandbox_id")
 		schema.Required = slices.DeleteFunc(schema.Required, func(p string) bool { return p == "sandbox_id" })

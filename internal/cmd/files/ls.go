@@ -2,6 +2,7 @@ package files
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // LsOptions are the inputs of `abx files ls`: target.Path is "." without
@@ -38,8 +40,19 @@ is listed as itself, as ls lists it: its one row, under the PATH given.`,
 		Args: cmdutil.RangeArgs(1, "ID", "[PATH]"),
 	}
 	cmd.Flags().BoolVarP(&opts.Long, "long", "l", false, "show permissions, owner and group")
-	cmd.Flags().IntVar(&opts.Depth, "depth", 1, "levels of subdirectories to list")
+	// An int, not the wire's uint32: -1 is read as -1 and refused, never
+	// wrapped to the whole tree.
+	cmd.Flags().IntVar(&opts.Depth, "depth", 1, fmt.Sprintf("levels of subdirectories to list (%d to %d)", sandboxes.MinListDepth, sandboxes.MaxListDepth))
 	return verb(opts, runF, runLs, cmd, cmdutil.CompleteSandboxFiles(f, 1))
+}
+
+// parse reads the target, and refuses a depth outside the listing's bound
+// (sandboxes.CheckListDepth) before anything is sent.
+func (o *LsOptions) parse(cmd *cobra.Command, args []string) error {
+	if err := o.target.parse(cmd, args); err != nil {
+		return err
+	}
+	return sandboxes.CheckListDepth("--depth", o.Depth)
 }
 
 func runLs(ctx context.Context, opts *LsOptions) error {

@@ -201,6 +201,12 @@ func TestLifecycleProcessAndListToolsOnTheEmulator(t *testing.T) {
 		}
 		mustFail(t, call(t, cs, "files_list", map[string]any{"sandbox_id": id, "path": "/nope"}, nil), "E3001")
 		mustFail(t, call(t, cs, "files_list", map[string]any{"sandbox_id": id, "depth": 99}, nil), "E1002")
+		// The listing's bound, as abx files ls --depth words it: -1 must
+		// not reach envd's unsigned depth as the whole tree.
+		for _, d := range []int{-1, 17} {
+			mustFail(t, call(t, cs, "files_list", map[string]any{"sandbox_id": id, "depth": d}, nil),
+				"invalid depth "+strconv.Itoa(d)+": must be between 1 and 16")
+		}
 	})
 
 	t.Run("metrics", func(t *testing.T) {
@@ -355,6 +361,9 @@ func TestPinnedServerOffersNoLifecycleAndTakesNoSandboxID(t *testing.T) {
 		b, _ := json.Marshal(tl.InputSchema)
 		if strings.Contains(string(b), "sandbox_id") {
 			t.Errorf("%s takes sandbox_id: %s", tl.Name, b)
+		}
+		if tl.Name == "files_list" && !strings.Contains(string(b), "(1 to 16, default 1)") {
+			t.Errorf("files_list's schema lost its depth's range: %s", b)
 		}
 	}
 
