@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Code is a stable error code. Codes are never renumbered: scripts and support
@@ -110,7 +111,10 @@ type Error struct {
 	Hint      string
 	RequestID string
 	Status    int // HTTP status, when a server answered
-	Cause     error
+	// RetryAfter is how long the server asked to wait before trying
+	// again (its Retry-After), 0 when it did not say.
+	RetryAfter time.Duration
+	Cause      error
 	// Exit, when not zero, replaces the code's exit status; only a
 	// pass-through command sets it, for an outcome of the remote side that
 	// has a status of its own (exec's 127, command not found).

@@ -28,6 +28,47 @@ func HTTPCode(status int) Code {
 	}
 }
 
+// doorStatuses is the status abx's own server (the engine, in front of a
+// provider) answers a code with: HTTPCode read backwards, from where a
+// gateway stands. What is the provider's or abx's own failure (its key,
+// its settings, a service that failed or answered garbage, a paused
+// sandbox's servers) is a 502, which the E2B SDKs read as "not
+// running", never as the client's fault.
+var doorStatuses = map[Code]int{
+	Usage:         http.StatusBadRequest,
+	InvalidInput:  http.StatusBadRequest,
+	Rejected:      http.StatusBadRequest,
+	NotFound:      http.StatusNotFound,
+	Forbidden:     http.StatusForbidden,
+	Unsupported:   http.StatusNotImplemented,
+	Paused:        http.StatusBadGateway,
+	Unauthorized:  http.StatusBadGateway,
+	MissingConfig: http.StatusBadGateway,
+	InvalidConfig: http.StatusBadGateway,
+	Network:       http.StatusBadGateway,
+	Server:        http.StatusBadGateway,
+	BadResponse:   http.StatusBadGateway,
+	Timeout:       http.StatusGatewayTimeout,
+}
+
+// HTTPStatus is the status a server of abx's answers err with
+// (docs/engine.md, "Errors"). A refusal keeps the status the service
+// gave it: a 409 stays 409, a 429 stays 429, so that a client reads it
+// as it would the service's own. Any other error, and a refusal the
+// client raised afterwards from another status (a plain-text 404 that
+// is a missing route), answers its code's status (doorStatuses), and a
+// code that has none 500.
+func HTTPStatus(err error) int {
+	e := From(err)
+	if e.Code == Rejected && e.Status >= 400 && e.Status < 500 && HTTPCode(e.Status) == Rejected {
+		return e.Status
+	}
+	if s, ok := doorStatuses[e.Code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
 // FromHTTP is the error for a server's unsuccessful answer: the code from
 // HTTPCode, Status set, and the message "<message> (HTTP <status>)", where
 // message is made one line, cut as an error quotes (Cut), or the

@@ -1,6 +1,7 @@
 package abxerr
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,39 @@ func TestParseHTTPBody(t *testing.T) {
 	for _, tc := range cases {
 		if got := ParseHTTPBody([]byte(tc.raw)); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// HTTPStatus answers a refusal with the status the service gave it, and
+// every other error with its code's: the one table of abx's server.
+func TestHTTPStatus(t *testing.T) {
+	routeMissing := FromHTTP(404, "404 page not found")
+	routeMissing.Code = Rejected
+	for _, c := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"409 stays", FromHTTP(409, "conflict"), 409},
+		{"429 stays", FromHTTP(429, "slow down"), 429},
+		{"400 stays", FromHTTP(400, "bad timeout"), 400},
+		{"403", FromHTTP(403, "quota exceeded"), 403},
+		{"404", FromHTTP(404, "no such sandbox"), 404},
+		{"a refusal made of a missing route", routeMissing, 400},
+		{"the provider's key", FromHTTP(401, "Invalid API Key"), 502},
+		{"a failed service", FromHTTP(503, "busy"), 502},
+		{"an answer abx cannot read", &Error{Code: BadResponse, Status: 200}, 502},
+		{"a refusal of abx's own", New(Rejected, "no"), 400},
+		{"bad input", New(InvalidInput, "bad"), 400},
+		{"unsupported", NewUnsupported("p", "c"), 501},
+		{"paused", New(Paused, "paused"), 502},
+		{"a deadline", New(Timeout, "late"), 504},
+		{"unforeseen", New(Internal, "boom"), 500},
+		{"a plain error", errors.New("boom"), 500},
+	} {
+		if got := HTTPStatus(c.err); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
 	}
 }

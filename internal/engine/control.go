@@ -65,32 +65,10 @@ func (e *Engine) unsupported(c provider.Capability) http.HandlerFunc {
 	}
 }
 
-// fail answers a provider's error with the status E2B uses for it.
+// fail answers an error of the operations with the status abx's server
+// gives it (abxerr.HTTPStatus): a sandbox-manager's 409 or 429 as it was.
 func (e *Engine) fail(w http.ResponseWriter, err error) {
-	status := http.StatusInternalServerError
-	switch abxerr.From(err).Code {
-	case abxerr.NotFound:
-		status = http.StatusNotFound
-	case abxerr.Paused:
-		// As the gateway answers for a paused sandbox's ports: the SDKs
-		// read a 502 from envd as "not running".
-		status = http.StatusBadGateway
-	case abxerr.Usage, abxerr.InvalidInput, abxerr.Rejected:
-		status = http.StatusBadRequest
-	case abxerr.Forbidden:
-		status = http.StatusForbidden
-	case abxerr.Unsupported:
-		status = http.StatusNotImplemented
-	case abxerr.Unauthorized, abxerr.MissingConfig, abxerr.InvalidConfig:
-		// The provider's own key or settings: the engine's problem, not the
-		// client's, whose token was good.
-		status = http.StatusBadGateway
-	case abxerr.Network, abxerr.Server, abxerr.BadResponse:
-		status = http.StatusBadGateway
-	case abxerr.Timeout:
-		status = http.StatusGatewayTimeout
-	}
-	e.writeError(w, status, err)
+	e.writeError(w, abxerr.HTTPStatus(err), err)
 }
 
 // readBody decodes a JSON body into v; an empty body leaves v as it is.

@@ -194,10 +194,15 @@ func dataPlaneTarget(r *http.Request, domain string) (string, int, bool) {
 }
 
 // writeError answers in E2B's envelope, with abx's code beside it. The
-// message may hold the provider's or envd's words: it is redacted.
+// message may hold the provider's or envd's words: it is redacted. A
+// status the service gave is answered with the wait it asked for, if any
+// (a 429's Retry-After).
 func (e *Engine) writeError(w http.ResponseWriter, status int, err error) {
 	ae := abxerr.From(err)
 	w.Header().Set("Content-Type", "application/json")
+	if ae.RetryAfter > 0 && status == ae.Status {
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((ae.RetryAfter+time.Second-1)/time.Second), 10))
+	}
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(e2bapi.Error{Code: status, Message: abxerr.CutWords(e.redact(ae.Message)), AbxCode: string(ae.Code)})
 }

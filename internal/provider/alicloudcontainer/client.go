@@ -152,8 +152,9 @@ func (c *Client) attempt(ctx context.Context, method, path, u string, body []byt
 			return t
 		}
 	}
-	t.err = serviceError(resp, raw)
-	t.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	e := serviceError(resp, raw)
+	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	t.err, t.retryAfter = e, e.RetryAfter
 	return t
 }
 
@@ -161,7 +162,7 @@ func (c *Client) attempt(ctx context.Context, method, path, u string, body []byt
 // decides (abxerr.HTTPCode), not the body's code: the server sends code 0
 // with HTTP 500 when it could not decode a request. Its error body is
 // {"code", "message", "request_id"}.
-func serviceError(resp *http.Response, raw []byte) error {
+func serviceError(resp *http.Response, raw []byte) *abxerr.Error {
 	body := abxerr.ParseHTTPBody(raw)
 	e := abxerr.FromHTTP(resp.StatusCode, body.Message)
 	e.RequestID = body.RequestID
