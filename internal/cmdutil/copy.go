@@ -6,13 +6,16 @@ import (
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
-// Copier moves files between this machine and sandbox id through c,
-// drawing a meter a file on io's stderr (on a terminal only): the copier
-// of files cp, read and write, and of abx run's --put and --get.
-func Copier(io *output.Streams, c *envd.Client, id string) *transfer.Copier {
-	return &transfer.Copier{Remote: c, Sandbox: id, NewMeter: func(label string, total int64) transfer.Meter {
+// Copier moves files between this machine and sandbox id through c
+// (transfer.ForSandbox), drawing a meter a file on io's stderr (on a
+// terminal only): the copier of files cp, read and write, and of abx
+// run's --put and --get.
+func Copier(io *output.Streams, c *envd.Client, id string, canExec bool) *transfer.Copier {
+	cp := transfer.ForSandbox(c, id, canExec)
+	cp.NewMeter = func(label string, total int64) transfer.Meter {
 		return io.NewProgress(label, total)
-	}}
+	}
+	return cp
 }
 
 // NoteSkipped tells people what a copy left out, and why, a note each.

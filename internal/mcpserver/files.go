@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io/fs"
 	"mime"
 	"net/http"
 	"net/url"
@@ -65,7 +64,8 @@ func (s *server) addFilesTools(srv *mcp.Server) {
 	}, s.read)
 	add(s, srv, &mcp.Tool{
 		Name: "files_write",
-		Description: "Write a file of a sandbox from text (content) or bytes (content_base64), creating its parents and replacing what was there; " +
+		Description: "Write a file of a sandbox from text (content) or bytes (content_base64), creating its parents and replacing what was there, " +
+			"atomically: a write that fails leaves the path as it was; " +
 			"mode sets its permission bits (755 for a program), else a file replaced keeps its own.",
 		Annotations: &mcp.ToolAnnotations{Title: "Write a file", DestructiveHint: ptr(true), IdempotentHint: true},
 	}, s.write)
@@ -201,27 +201,27 @@ func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "give content or content_base64").
 			WithHint("content for text, content_base64 for bytes; an empty content makes an empty file"))
 	}
-	var mode fs.FileMode
+	perm := transfer.Keep
 	if in.Mode != "" {
-		if mode, err = transfer.ParseMode("mode", in.Mode); err != nil {
+		mode, err := transfer.ParseMode("mode", in.Mode)
+		if err != nil {
 			return nil, nil, s.fail(err)
 		}
 		// The sandbox's chmod sets it (docs/files.md, "What a copy keeps").
 		if err := s.opts.Sandboxes.Check(provider.ExecRun); err != nil {
 			return nil, nil, s.fail(err)
 		}
+		perm = transfer.Bits(mode)
 	}
 	c, err := s.envd(ctx, id, provider.FilesRW)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	if err := c.Write(ctx, in.Path, bytes.NewReader(data)); err != nil {
+	// As abx files write: a temporary name renamed onto the path, the
+	// mode set before, parents it made undone if it fails.
+	cp := transfer.ForSandbox(c, id, s.opts.Sandboxes.Supports(provider.ExecRun))
+	if err := cp.Write(ctx, in.Path, bytes.NewReader(data), perm); err != nil {
 		return nil, nil, s.failIn(id, err)
-	}
-	if in.Mode != "" {
-		if err := c.Chmod(ctx, path.Dir(in.Path), []envd.PathMode{{Path: path.Base(in.Path), Mode: mode}}); err != nil {
-			return nil, nil, s.failIn(id, err)
-		}
 	}
 	return text("wrote %s to %s", output.Count(len(data), "byte", "bytes"), in.Path), &WriteResult{Path: in.Path, Bytes: len(data)}, nil
 }

@@ -60,6 +60,19 @@ type Copier struct {
 	Modes func(ctx context.Context, dir string, modes []envd.PathMode) error
 }
 
+// ForSandbox is the copier of sandbox id through its envd c, the one the
+// command line and the MCP server both send files with. canExec tells
+// whether the sandbox runs processes: that is how its links are made and
+// its modes set (docs/files.md, "What a copy keeps"), else an upload
+// leaves links out and has the modes envd gives.
+func ForSandbox(c *envd.Client, id string, canExec bool) *Copier {
+	cp := &Copier{Remote: c, Sandbox: id}
+	if canExec {
+		cp.Links, cp.Modes = c.Symlinks, c.Chmod
+	}
+	return cp
+}
+
 func (c *Copier) meter(label string, total int64) Meter {
 	if c.NewMeter == nil {
 		return noMeter{}

@@ -67,14 +67,11 @@ func runCp(ctx context.Context, opts *CpOptions) error {
 	if err != nil {
 		return err
 	}
-	cp := cmdutil.Copier(opts.IO, c, opts.ID)
+	cp := cmdutil.Copier(opts.IO, c, opts.ID, !opts.Download && opts.CanExec != nil && opts.CanExec())
 	var res transfer.Result
 	if opts.Download {
 		res, err = cp.CopyDown(ctx, opts.Path, opts.Local, opts.Recursive)
 	} else {
-		if opts.CanExec != nil && opts.CanExec() {
-			cp.Links, cp.Modes = c.Symlinks, c.Chmod
-		}
 		res, err = cp.CopyUp(ctx, opts.Local, opts.Path, opts.Recursive)
 	}
 	cmdutil.NoteSkipped(opts.Printer, res)

@@ -50,7 +50,7 @@ func runRead(ctx context.Context, opts *ReadOptions) error {
 		return err
 	}
 	if toFile(opts.Out) {
-		return cmdutil.Copier(opts.IO, c, opts.ID).Download(ctx, opts.Path, opts.Out)
+		return cmdutil.Copier(opts.IO, c, opts.ID, false).Download(ctx, opts.Path, opts.Out)
 	}
 	if opts.Out == "-" || !opts.IO.StdoutTTY {
 		_, err := c.Read(ctx, opts.Path, opts.Printer.Out())

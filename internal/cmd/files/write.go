@@ -64,10 +64,7 @@ func runWrite(ctx context.Context, opts *WriteOptions) error {
 	if err != nil {
 		return err
 	}
-	cp := cmdutil.Copier(opts.IO, c, opts.ID)
-	if opts.CanExec != nil && opts.CanExec() {
-		cp.Modes = c.Chmod
-	}
+	cp := cmdutil.Copier(opts.IO, c, opts.ID, opts.CanExec != nil && opts.CanExec())
 	if toFile(opts.From) {
 		err = cp.Upload(ctx, opts.From, opts.Path, opts.Perm)
 	} else {

@@ -350,10 +350,7 @@ func (opts *RunOptions) job(st *stopper, out *output.Stream, id string, start ti
 		if err != nil {
 			return false, err
 		}
-		cp := cmdutil.Copier(opts.IO, c, id)
-		if opts.Sandboxes.Supports(provider.ExecRun) {
-			cp.Links, cp.Modes = c.Symlinks, c.Chmod
-		}
+		cp := cmdutil.Copier(opts.IO, c, id, opts.Sandboxes.Supports(provider.ExecRun))
 		for _, p := range opts.Puts {
 			// A directory goes with its tree, a file as itself.
 			res, err := cp.CopyUp(st.ctx, p.Local, p.Remote, true)
@@ -406,7 +403,7 @@ func (opts *RunOptions) fetch(st *stopper, out *output.Stream, id string, ran bo
 	if err != nil {
 		return err
 	}
-	cp := cmdutil.Copier(opts.IO, c, id)
+	cp := cmdutil.Copier(opts.IO, c, id, false)
 	var first error
 	for _, g := range opts.Gets {
 		res, err := cp.CopyDown(ctx, g.Remote, g.Local, true)
