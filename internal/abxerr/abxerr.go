@@ -140,10 +140,13 @@ const (
 	StepConnect      Step = "connect"      // the sandbox Subject runs already: there is nothing to resume
 )
 
-// Suggest returns e with a next step about subject.
+// Suggest returns a copy of e with a next step about subject. e itself is
+// left as it was: an error may be shared (a package's variable, one error
+// handed to two doors), and one caller's step is not another's.
 func (e *Error) Suggest(next Step, subject string) *Error {
-	e.Next, e.Subject = next, subject
-	return e
+	c := *e
+	c.Next, c.Subject = next, subject
+	return &c
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -164,11 +167,13 @@ func New(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, cutArgs(args)...)}
 }
 
-// WithHint returns e with a hint (what the user can do about it); its
-// arguments are cut as New's are.
+// WithHint returns a copy of e with a hint (what the user can do about
+// it); its arguments are cut as New's are. e itself is left as it was, as
+// Suggest leaves it: a caller that drops the result has changed nothing.
 func (e *Error) WithHint(format string, args ...any) *Error {
-	e.Hint = fmt.Sprintf(format, cutArgs(args)...)
-	return e
+	c := *e
+	c.Hint = fmt.Sprintf(format, cutArgs(args)...)
+	return &c
 }
 
 // NewUnsupported refuses a capability the provider lacks: the same code and
