@@ -59,9 +59,6 @@ func (s *server) run(ctx context.Context, req *mcp.CallToolRequest, in RunArgs) 
 	if err := s.opts.Sandboxes.Check(provider.ExecRun); err != nil {
 		return nil, nil, s.fail(err)
 	}
-	if in.Template == "" {
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "template is empty").WithHint("e.g. base"))
-	}
 	timeout, err := s.checkCommand(in.Command, in.Cwd, in.Envs, in.TimeoutSeconds)
 	if err != nil {
 		return nil, nil, s.fail(err)

@@ -2,6 +2,7 @@ package sandboxes
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
@@ -52,6 +53,18 @@ func CheckProcessTimeout(what, shown string, d time.Duration) error {
 // wire counts it.
 func lifetime(d, minD time.Duration) error {
 	return CheckLifetime("timeout", strconv.FormatInt(int64(d/time.Second), 10)+"s", d, minD)
+}
+
+// CheckTemplate refuses a template that is empty or only blanks: every
+// door names one (the engine its own default), and the service would
+// answer a nameless one in words of its own. Whether a named template
+// exists is the service's to say (E3001).
+func CheckTemplate(template string) error {
+	if strings.TrimSpace(template) == "" {
+		return abxerr.New(abxerr.InvalidInput, "the template is required").
+			WithHint("name the template to start from, e.g. base or code-interpreter")
+	}
+	return nil
 }
 
 // A directory listing's depth (files ls --depth, the MCP files_list's

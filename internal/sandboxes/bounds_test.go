@@ -23,3 +23,34 @@ func TestCheckListDepth(t *testing.T) {
 		}
 	}
 }
+
+// A template that is empty or only blanks is refused in one wording,
+// whichever door it came through; any other name is the service's to
+// judge.
+func TestCheckTemplate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		template string
+		ok       bool
+	}{
+		{"base", true},
+		{"code-interpreter", true},
+		{" base ", true},
+		{"", false},
+		{" ", false},
+		{"\t\n", false},
+	} {
+		err := CheckTemplate(tc.template)
+		if tc.ok {
+			if err != nil {
+				t.Errorf("template %q: %v", tc.template, err)
+			}
+			continue
+		}
+		e := abxerr.From(err)
+		if e == nil || e.Code != abxerr.InvalidInput || e.Message != "the template is required" ||
+			e.Hint != "name the template to start from, e.g. base or code-interpreter" {
+			t.Errorf("template %q: %#v", tc.template, e)
+		}
+	}
+}

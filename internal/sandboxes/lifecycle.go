@@ -12,14 +12,13 @@ import (
 
 // Create makes a sandbox. A timeout of 0 leaves the server's default;
 // another is a lifetime of MinCreateLifetime..MaxLifetime. An empty
-// template is refused: each door names one (the engine's default is its
-// own).
+// template is refused (CheckTemplate), as Throwaway's is through it.
 func (s *Service) Create(ctx context.Context, req provider.CreateRequest) (*provider.Sandbox, error) {
 	if err := s.Check(provider.SandboxLifecycle); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(req.Template) == "" {
-		return nil, abxerr.New(abxerr.InvalidInput, "the template is required").WithHint("e.g. base or code-interpreter")
+	if err := CheckTemplate(req.Template); err != nil {
+		return nil, err
 	}
 	if req.Timeout != 0 {
 		if err := lifetime(req.Timeout, MinCreateLifetime); err != nil {

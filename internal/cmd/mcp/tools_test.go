@@ -468,3 +468,22 @@ func TestRunSaysAMissingPathOnce(t *testing.T) {
 		t.Errorf("missing entry %q names the path more than once", m)
 	}
 }
+
+// An empty or blank template is refused by sandbox_create and sandbox_run
+// in the words abx create and abx run use (sandboxes.CheckTemplate), and
+// no sandbox is made.
+func TestCreateAndRunRefuseAnEmptyTemplateInOneWording(t *testing.T) {
+	t.Parallel()
+	cs := connect(t, emulator(t), 0)
+	const want = "E1002: the template is required (name the template to start from, e.g. base or code-interpreter)"
+	for _, template := range []string{"", " \t"} {
+		mustFail(t, call(t, cs, "sandbox_create", map[string]any{"template": template}, nil), want)
+		mustFail(t, call(t, cs, "sandbox_run", map[string]any{"template": template, "command": "true"}, nil), want)
+	}
+	var list struct {
+		Sandboxes []any `json:"sandboxes"`
+	}
+	if res := call(t, cs, "sandbox_list", map[string]any{}, &list); res.IsError || len(list.Sandboxes) != 0 {
+		t.Errorf("sandbox_list after the refusals: %s", texts(res))
+	}
+}

@@ -50,6 +50,27 @@ func TestNewCmdExec(t *testing.T) {
 	})
 }
 
+type runIn struct {
+	Template string
+	Argv     []string
+}
+
+func TestNewCmdRun(t *testing.T) {
+	t.Parallel()
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "template and command", Argv: []string{"--template", "base", "--", "true"}, Want: runIn{Template: "base", Argv: []string{"true"}}},
+		// One wording with abx create and the MCP tools (sandboxes.CheckTemplate).
+		{Name: "no template", Argv: []string{"--", "true"}, WantErr: "the template is required"},
+		{Name: "empty template", Argv: []string{"--template", "", "--", "true"}, WantErr: "the template is required"},
+		{Name: "blank template", Argv: []string{"--template", " ", "--", "true"}, WantErr: "the template is required"},
+	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
+		return NewCmdRun(f, func(_ context.Context, o *RunOptions) error {
+			*got = runIn{Template: o.Request.Template, Argv: o.Argv}
+			return nil
+		})
+	})
+}
+
 type terminalIn struct {
 	ID, Cwd, User string
 	Argv          []string

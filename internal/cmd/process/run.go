@@ -109,8 +109,8 @@ start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Request.Template == "" {
-				return cmdutil.UsageError(cmd, "--template is required")
+			if err := sandboxes.CheckTemplate(opts.Request.Template); err != nil {
+				return err
 			}
 			var err error
 			if opts.Lease, err = cmdutil.ParseLifetime("--lease", lease, sandboxes.MinLease); err != nil {

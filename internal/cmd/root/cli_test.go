@@ -96,7 +96,8 @@ func TestBadInputIsRefusedBeforeAnyRequest(t *testing.T) {
 		// lifetime: a day at most.
 		{"exec timeout of two days", []string{"exec", "sb-1", "--timeout", "2d", "--", "true"}, `invalid --timeout "2d": must be between 1s and 24h`},
 		{"run-code timeout of two days", []string{"run-code", "sb-1", "--timeout", "48h", "1"}, `invalid --timeout "48h": must be between 1s and 24h`},
-		{"missing template", []string{"create"}, "--template is required"},
+		{"missing template", []string{"create"}, "error[E1002]: the template is required; name the template to start from, e.g. base or code-interpreter\n"},
+		{"blank template to run", []string{"run", "--template", " ", "--", "true"}, "error[E1002]: the template is required; name the template to start from, e.g. base or code-interpreter\n"},
 		{"metadata without =", []string{"create", "--template", "base", "--metadata", "owner"}, `invalid --metadata "owner": want KEY=VALUE`},
 		{"metadata empty key", []string{"list", "--metadata", "=x"}, "want KEY=VALUE"},
 		{"env without =", []string{"create", "--template", "base", "--env", "PATH"}, `invalid --env "PATH"`},
@@ -252,7 +253,7 @@ func TestUnsupportedCapabilitiesFailWithE8004(t *testing.T) {
 // commands that pass a remote status through (docs/exit-codes.md); either
 // way the error's code says E1xxx and nothing was sent.
 func usageExit(args []string) int {
-	if args[0] == "run-code" && (len(args) < 2 || args[1] != "contexts") || args[0] == "exec" {
+	if args[0] == "run-code" && (len(args) < 2 || args[1] != "contexts") || args[0] == "exec" || args[0] == "run" {
 		return 125
 	}
 	return 2

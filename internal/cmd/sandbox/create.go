@@ -47,8 +47,8 @@ a cluster's are the SandboxSets its operator deployed, which its admin can name.
   abx create --template base --env DEBUG=1 --no-internet -o json | jq -r .sandboxID`,
 		Args: cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.Request.Template == "" {
-				return cmdutil.UsageError(cmd, "--template is required")
+			if err := sandboxes.CheckTemplate(opts.Request.Template); err != nil {
+				return err
 			}
 			var err error
 			if cmd.Flags().Changed("timeout") {

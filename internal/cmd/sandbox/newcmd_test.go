@@ -21,7 +21,10 @@ func TestNewCmdCreate(t *testing.T) {
 		{Name: "everything", Argv: []string{"--template", "ci", "--timeout", "1h", "--metadata", "a=b", "-e", "K=V=W", "--auto-pause", "--no-internet", "-q"}, Want: createIn{Request: provider.CreateRequest{Template: "ci", Timeout: time.Hour, Metadata: map[string]string{"a": "b"},
 			Env: map[string]string{"K": "V=W"}, AutoPause: true, NoInternet: true}}},
 		{Name: "days", Argv: []string{"-t", "b", "--timeout", "2d"}, Want: createIn{Request: provider.CreateRequest{Template: "b", Timeout: 48 * time.Hour}}},
-		{Name: "no template", Argv: nil, WantErr: "--template is required"},
+		// One wording with abx run and the MCP tools (sandboxes.CheckTemplate).
+		{Name: "no template", Argv: nil, WantErr: "the template is required"},
+		{Name: "empty template", Argv: []string{"--template", ""}, WantErr: "the template is required"},
+		{Name: "blank template", Argv: []string{"-t", " \t"}, WantErr: "the template is required"},
 		{Name: "short timeout", Argv: []string{"-t", "b", "--timeout", "10s"}, WantErr: "between 30s and 30 days"},
 		{Name: "bad metadata", Argv: []string{"-t", "b", "--metadata", "x"}, WantErr: "want KEY=VALUE"},
 		{Name: "argument", Argv: []string{"-t", "b", "extra"}, WantErr: `create takes no arguments, got "extra"`},
