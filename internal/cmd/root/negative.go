@@ -18,7 +18,8 @@ import (
 // were. A command line that has its own "--", or a command that takes a
 // command line after one (exec, run), is left as it is.
 func negativeValues(root *cobra.Command, args []string) []string {
-	if slices.Contains(args, "--") {
+	// Almost no command line has one: those cost no look-up of the command.
+	if !slices.ContainsFunc(args, negativeNumber) || slices.Contains(args, "--") {
 		return args
 	}
 	c, _, err := root.Find(args)
