@@ -147,3 +147,32 @@ func IsCut(err error) bool {
 	}
 	return false
 }
+
+// definite tells the Connect codes of an answer that the same call would
+// get again: a refusal of what was asked (a missing process or path, a bad
+// argument, a state that does not allow it, a call envd lacks) or of who
+// asked.
+func definite(c connect.Code) bool {
+	switch c {
+	case connect.CodeUnauthenticated, connect.CodePermissionDenied, connect.CodeNotFound, connect.CodeUnimplemented,
+		connect.CodeInvalidArgument, connect.CodeFailedPrecondition, connect.CodeOutOfRange, connect.CodeAlreadyExists:
+		return true
+	}
+	return false
+}
+
+// MayPass reports whether a failed call may pass when made again: no
+// answer came from envd itself (the connection failed, a proxy answered a
+// 5xx of its own), or envd said it was unavailable, out of time, out of
+// room or aborted. Any other answer of envd's (internal, a definite
+// refusal; a refused token) gets the same answer again, as the 500 to
+// input for a process without a terminal does.
+func MayPass(err error) bool {
+	switch c := connect.CodeOf(err); {
+	case c == connect.CodeUnavailable, c == connect.CodeDeadlineExceeded, c == connect.CodeResourceExhausted, c == connect.CodeAborted:
+		return true
+	case definite(c):
+		return false
+	}
+	return !connect.IsWireError(err)
+}

@@ -153,10 +153,8 @@ func cut(ctx context.Context, err error) bool {
 	if errors.Is(err, ErrWatchEnded) {
 		return true
 	}
-	switch connect.CodeOf(err) {
-	case connect.CodeNotFound, connect.CodeInvalidArgument, connect.CodeUnauthenticated,
-		connect.CodePermissionDenied, connect.CodeFailedPrecondition, connect.CodeUnimplemented,
-		connect.CodeResourceExhausted, connect.CodeAlreadyExists, connect.CodeOutOfRange:
+	// A message over the size cap is as definite as envd's refusals.
+	if c := connect.CodeOf(err); definite(c) || c == connect.CodeResourceExhausted {
 		return false
 	}
 	var e *abxerr.Error

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"connectrpc.com/connect"
-
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
 )
@@ -201,7 +199,7 @@ func (t *Terminal) send(ctx context.Context, c *envd.Client, pid uint32, keys []
 	wait := backoffFirst
 	for {
 		err := c.SendPTY(ctx, pid, keys)
-		if err == nil || !mayPass(err) {
+		if err == nil || !envd.MayPass(err) {
 			return err
 		}
 		select {
@@ -228,24 +226,6 @@ func keysRefused(pid uint32, err error) error {
 		Cause:   fmt.Errorf("%w: %w", ErrKeysRefused, e),
 		Message: fmt.Sprintf("process %d refused the keys typed: %s", pid, e.Message),
 		Hint:    "the keys were not sent again: list the sandbox's processes to see whether it runs"}
-}
-
-// mayPass reports whether a failed SendInput may pass when made again:
-// no answer came from envd itself (the connection failed, a proxy
-// answered a 5xx of its own), or envd said it was unavailable or out of
-// time. Any other answer (envd's internal, not_found,
-// failed_precondition...; a refused token) is definite: the same call
-// gets the same answer, as the 500 for a process without a terminal
-// does.
-func mayPass(err error) bool {
-	switch connect.CodeOf(err) {
-	case connect.CodeUnavailable, connect.CodeDeadlineExceeded, connect.CodeResourceExhausted, connect.CodeAborted:
-		return true
-	case connect.CodeUnauthenticated, connect.CodePermissionDenied, connect.CodeNotFound, connect.CodeUnimplemented,
-		connect.CodeInvalidArgument, connect.CodeFailedPrecondition, connect.CodeOutOfRange, connect.CodeAlreadyExists:
-		return false
-	}
-	return !connect.IsWireError(err)
 }
 
 // ErrNoTerminal is in the chain of the error of a session that would join
