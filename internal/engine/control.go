@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,57 +10,94 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/e2bapi"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // maxBody bounds a control-plane request body.
 const maxBody = 1 << 20
 
-func (e *Engine) routes() {
-	m := e.mux
-	m.HandleFunc("POST /sandboxes", e.create)
-	m.HandleFunc("POST /v2/sandboxes", e.create)
-	m.HandleFunc("GET /sandboxes", e.list)
-	m.HandleFunc("GET /v2/sandboxes", e.list)
-	m.HandleFunc("GET /sandboxes/{id}", e.get)
-	m.HandleFunc("DELETE /sandboxes/{id}", e.ending(e.svc.Kill))
-	m.HandleFunc("POST /sandboxes/{id}/timeout", e.setTimeout)
-	m.HandleFunc("POST /sandboxes/{id}/pause", e.pause)
-	m.HandleFunc("POST /sandboxes/{id}/resume", e.resume)
-	m.HandleFunc("POST /sandboxes/{id}/connect", e.connect)
-	m.HandleFunc("POST /v2/sandboxes/{id}/connect", e.connect)
-	m.HandleFunc("GET /sandboxes/{id}/metrics", e.metrics)
-	m.HandleFunc("GET /sandboxes/metrics", e.metricsOfMany)
-	// What this provider cannot do is said, never a silent 404.
-	for pattern, capability := range map[string]provider.Capability{
-		"/templates":                     provider.TemplatesRead,
-		"/templates/":                    provider.TemplatesBuild,
-		"/v2/templates":                  provider.TemplatesBuild,
-		"/v2/templates/":                 provider.TemplatesBuild,
-		"/v3/templates":                  provider.TemplatesBuild,
-		"/v3/templates/":                 provider.TemplatesBuild,
-		"GET /sandboxes/{id}/logs":       "sandbox.logs",
-		"GET /v2/sandboxes/{id}/logs":    "sandbox.logs",
-		"POST /sandboxes/{id}/refreshes": "sandbox.refresh",
-		"POST /sandboxes/{id}/snapshots": "sandbox.snapshots",
-		"/snapshots":                     "sandbox.snapshots",
-		"/snapshots/":                    "sandbox.snapshots",
-		"/volumes":                       provider.StorageMount,
-		"/volumes/":                      provider.StorageMount,
-	} {
-		m.HandleFunc(pattern, e.unsupported(capability))
+// Route is one route of E2B's API the engine serves, and the operation
+// of the catalogue (sandboxes.Op) it calls.
+type Route struct {
+	Pattern   string
+	Operation string
+}
+
+// routes are the engine's routes of E2B's control plane, each with its
+// operation. A route whose operation abx does not offer yet (no function
+// in the catalogue) answers E8004, never a silent 404.
+func (e *Engine) routes() []struct {
+	Route
+	serve http.HandlerFunc
+} {
+	type r = struct {
+		Route
+		serve http.HandlerFunc
+	}
+	return []r{
+		{Route{"POST /sandboxes", "sandbox.create"}, e.create},
+		{Route{"POST /v2/sandboxes", "sandbox.create"}, e.create},
+		{Route{"GET /sandboxes", "sandbox.list"}, e.list},
+		{Route{"GET /v2/sandboxes", "sandbox.list"}, e.list},
+		{Route{"GET /sandboxes/{id}", "sandbox.info"}, e.get},
+		{Route{"DELETE /sandboxes/{id}", "sandbox.kill"}, e.kill},
+		{Route{"POST /sandboxes/{id}/timeout", "sandbox.timeout"}, e.setTimeout},
+		{Route{"POST /sandboxes/{id}/pause", "sandbox.pause"}, e.pause},
+		{Route{"POST /sandboxes/{id}/resume", "sandbox.resume"}, e.resume},
+		{Route{"POST /sandboxes/{id}/connect", "sandbox.connect"}, e.connect},
+		{Route{"POST /v2/sandboxes/{id}/connect", "sandbox.connect"}, e.connect},
+		{Route{"GET /sandboxes/{id}/metrics", "sandbox.metrics"}, e.metrics},
+		{Route{"GET /sandboxes/metrics", "sandbox.metrics"}, e.metricsOfMany},
+		{Route{"/templates", "templates.list"}, nil},
+		{Route{"/templates/", "templates.build"}, nil},
+		{Route{"/v2/templates", "templates.build"}, nil},
+		{Route{"/v2/templates/", "templates.build"}, nil},
+		{Route{"/v3/templates", "templates.build"}, nil},
+		{Route{"/v3/templates/", "templates.build"}, nil},
+		{Route{"GET /sandboxes/{id}/logs", "sandbox.logs"}, nil},
+		{Route{"GET /v2/sandboxes/{id}/logs", "sandbox.logs"}, nil},
+		{Route{"POST /sandboxes/{id}/refreshes", "sandbox.refresh"}, nil},
+		{Route{"POST /sandboxes/{id}/snapshots", "sandbox.snapshot"}, nil},
+		{Route{"/snapshots", "sandbox.snapshot"}, nil},
+		{Route{"/snapshots/", "sandbox.snapshot"}, nil},
+		{Route{"/volumes", "volumes"}, nil},
+		{Route{"/volumes/", "volumes"}, nil},
 	}
 }
 
-// unsupported answers a route of E2B's API that no operation of abx's
-// has: the provider's capability it would need, E8004, never a silent 404.
-func (e *Engine) unsupported(c provider.Capability) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		err := e.svc.Check(c)
-		if err == nil {
-			// The provider declares it, but abx does not offer it yet.
-			err = abxerr.NewUnsupported("abx's engine", string(c))
-		}
-		e.writeError(w, http.StatusNotImplemented, err)
+// Routes lists the engine's routes of the control plane and their
+// operations, for a test that holds them to the catalogue.
+func Routes() []Route {
+	var out []Route
+	for _, r := range (&Engine{}).routes() {
+		out = append(out, r.Route)
+	}
+	return out
+}
+
+// spelling is how E2B's API names the operations' inputs.
+var spelling = sandboxes.Spelling{Names: map[string]string{
+	"id": "sandboxID", "template": "templateID", "env": "envVars",
+}}
+
+// route serves each route: an operation of the catalogue abx offers is
+// admitted (its capability, before the body is read) and called with
+// E2B's names for its inputs; one it does not offer yet is refused.
+func (e *Engine) route() {
+	for _, rt := range e.routes() {
+		op := sandboxes.Op(rt.Operation)
+		serve := rt.serve
+		e.mux.HandleFunc(rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
+			ctx, err := e.svc.Admit(sandboxes.WithSpelling(r.Context(), spelling), op)
+			if err == nil && serve == nil {
+				err = e.svc.Unoffered(op)
+			}
+			if err != nil {
+				e.fail(w, err)
+				return
+			}
+			serve(w, r.WithContext(ctx))
+		})
 	}
 }
 
@@ -127,17 +163,15 @@ func (e *Engine) get(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, e.sandbox(s))
 }
 
-// ending serves kill: the operation (which forgets what was kept of the
+// kill serves DELETE: the operation (which forgets what was kept of the
 // sandbox's ports), then 204; a sandbox that is not there is 404, as
 // E2B's API answers a second kill.
-func (e *Engine) ending(do func(ctx context.Context, id string) error) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if err := do(r.Context(), r.PathValue("id")); err != nil {
-			e.fail(w, err)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
+func (e *Engine) kill(w http.ResponseWriter, r *http.Request) {
+	if err := e.svc.Kill(r.Context(), r.PathValue("id")); err != nil {
+		e.fail(w, err)
+		return
 	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (e *Engine) setTimeout(w http.ResponseWriter, r *http.Request) {
@@ -156,10 +190,6 @@ func (e *Engine) setTimeout(w http.ResponseWriter, r *http.Request) {
 // which the SDKs turn into false. sandbox-manager pauses a paused sandbox
 // again and says nothing; the engine reads the state first.
 func (e *Engine) pause(w http.ResponseWriter, r *http.Request) {
-	if err := e.svc.Check(provider.SandboxPause); err != nil {
-		e.fail(w, err) // before the read, which needs another capability
-		return
-	}
 	id := r.PathValue("id")
 	s, err := e.svc.Get(r.Context(), id)
 	switch {
@@ -180,10 +210,6 @@ func (e *Engine) pause(w http.ResponseWriter, r *http.Request) {
 // resume answers as E2B's API does: 409 for a sandbox that is not
 // paused, then the sandbox it resumed.
 func (e *Engine) resume(w http.ResponseWriter, r *http.Request) {
-	if err := e.svc.Check(provider.SandboxPause); err != nil {
-		e.fail(w, err)
-		return
-	}
 	timeout, ok := e.readTimeout(w, r)
 	if !ok {
 		return

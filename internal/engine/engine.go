@@ -130,7 +130,7 @@ func New(opts Options) *Engine {
 	} else {
 		e.guarded = names.Guard(http.HandlerFunc(e.serve))
 	}
-	e.routes()
+	e.route()
 	return e
 }
 

@@ -48,7 +48,7 @@ type CodeResult struct {
 var images = map[string]string{"png": "image/png", "jpeg": "image/jpeg", "svg": "image/svg+xml"}
 
 func (s *server) addCodeTool(srv *mcp.Server) {
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "code.run", &mcp.Tool{
 		Name: "run_code",
 		Description: "Run code in a sandbox's code interpreter (a Jupyter kernel; Python unless language says otherwise). " +
 			"Variables live on between calls in the same context. Printed output and text results come as text, " +

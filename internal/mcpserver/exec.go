@@ -40,7 +40,7 @@ type ExecResult struct {
 }
 
 func (s *server) addExecTool(srv *mcp.Server) {
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "process.exec", &mcp.Tool{
 		Name: "exec",
 		Description: "Run a shell line in a sandbox and wait for its end: exit code, stdout and stderr (each capped; " +
 			"truncated says so). A non-zero exit is a normal result. The command is killed when timeout_seconds " +

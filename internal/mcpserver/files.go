@@ -56,13 +56,13 @@ type WriteResult struct {
 }
 
 func (s *server) addFilesTools(srv *mcp.Server) {
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "files.read", &mcp.Tool{
 		Name: "files_read",
 		Description: "Read a file of a sandbox: a text file as text, a binary one as an embedded resource " +
 			"(base64 blob) with its MIME type; at most max_bytes (truncated says so).",
 		Annotations: &mcp.ToolAnnotations{Title: "Read a file", ReadOnlyHint: true},
 	}, s.read)
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "files.write", &mcp.Tool{
 		Name: "files_write",
 		Description: "Write a file of a sandbox from text (content) or bytes (content_base64), creating its parents and replacing what was there, " +
 			"atomically: a write that fails leaves the path as it was; " +
@@ -230,8 +230,7 @@ func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs
 type ListDirArgs struct {
 	SandboxID string `json:"sandbox_id" jsonschema:"the sandbox's ID"`
 	Path      string `json:"path,omitempty" jsonschema:"the directory (default: the user's home; relative: to it)"`
-	// Depth's description is the listing's bound (addFilesListTool).
-	Depth int `json:"depth,omitempty"`
+	Depth     int    `json:"depth,omitempty" jsonschema:"levels of subdirectories to list (default 1)"`
 }
 
 // ListDirResult is files_list's structured result.
@@ -244,17 +243,10 @@ type ListDirResult struct {
 const maxListEntries = 10000
 
 func (s *server) addFilesListTool(srv *mcp.Server) {
-	// The depth's range is said in the description, from the listing's
-	// bound, not as the schema's minimum and maximum: the SDK would refuse
-	// a value outside them in its own words, without the error's code.
-	schema := inputSchema[ListDirArgs]("files_list")
-	schema.Properties["depth"].Description = fmt.Sprintf("levels of subdirectories to list (%d to %d, default 1)",
-		sandboxes.MinListDepth, sandboxes.MaxListDepth)
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "files.list", &mcp.Tool{
 		Name:        "files_list",
 		Description: "List a directory of a sandbox: each entry's name, path, type (file, dir, symlink), size, permissions and modification time; depth lists subdirectories too.",
 		Annotations: &mcp.ToolAnnotations{Title: "List a directory", ReadOnlyHint: true},
-		InputSchema: schema,
 	}, s.listDir)
 }
 

@@ -2,25 +2,22 @@ package mcpserver
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/abx-dev/abx/internal/provider"
-	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // SetTimeoutArgs are sandbox_set_timeout's arguments.
 type SetTimeoutArgs struct {
 	SandboxID      string `json:"sandbox_id" jsonschema:"the sandbox's ID"`
-	TimeoutSeconds int    `json:"timeout_seconds" jsonschema:"the sandbox ends this many seconds from now (1 to 2592000); this replaces its deadline, shorter or longer"`
+	TimeoutSeconds int    `json:"timeout_seconds" jsonschema:"the sandbox ends this many seconds from now; this replaces its deadline, shorter or longer"`
 }
 
 // URLArgs are sandbox_url's arguments.
 type URLArgs struct {
 	SandboxID string `json:"sandbox_id" jsonschema:"the sandbox's ID"`
-	Port      int    `json:"port" jsonschema:"the port in the sandbox (1 to 65535)"`
+	Port      int    `json:"port" jsonschema:"the port in the sandbox"`
 }
 
 // ChangeResult is the structured result of sandbox_set_timeout,
@@ -40,22 +37,22 @@ type URLResult struct {
 }
 
 func (s *server) addLifecycleTools(srv *mcp.Server) {
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "sandbox.timeout", &mcp.Tool{
 		Name:        "sandbox_set_timeout",
 		Description: "Set a sandbox's deadline to timeout_seconds from now (it replaces the deadline: it can shorten it as well as extend it).",
 		Annotations: &mcp.ToolAnnotations{Title: "Set a sandbox's timeout", DestructiveHint: ptr(false)},
 	}, s.setTimeout)
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "sandbox.pause", &mcp.Tool{
 		Name:        "sandbox_pause",
 		Description: "Pause a sandbox: its processes stop and its memory and files are kept until sandbox_resume. Pausing a paused sandbox succeeds.",
 		Annotations: &mcp.ToolAnnotations{Title: "Pause a sandbox", DestructiveHint: ptr(false), IdempotentHint: true},
 	}, s.pause)
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "sandbox.resume", &mcp.Tool{
 		Name:        "sandbox_resume",
 		Description: "Resume a paused sandbox, which then lives for the server's default timeout (300 s). Resuming a running sandbox is refused by the server.",
 		Annotations: &mcp.ToolAnnotations{Title: "Resume a sandbox", DestructiveHint: ptr(false)},
 	}, s.resume)
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "sandbox.url", &mcp.Tool{
 		Name:        "sandbox_url",
 		Description: "The public URL of a port of a sandbox, through the gateway. Computed from the configuration, without a request.",
 		Annotations: &mcp.ToolAnnotations{Title: "URL of a sandbox's port", ReadOnlyHint: true},
@@ -63,22 +60,18 @@ func (s *server) addLifecycleTools(srv *mcp.Server) {
 }
 
 func (s *server) setTimeout(ctx context.Context, _ *mcp.CallToolRequest, in SetTimeoutArgs) (*mcp.CallToolResult, *ChangeResult, error) {
-	id, err := s.sandboxFor(provider.SandboxTimeout, in.SandboxID)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	d := time.Duration(in.TimeoutSeconds) * time.Second
-	if err := sandboxes.CheckLifetime("timeout_seconds", strconv.Itoa(in.TimeoutSeconds), d, sandboxes.MinLifetime); err != nil {
-		return nil, nil, s.fail(err)
-	}
-	if err := s.opts.Sandboxes.SetTimeout(ctx, id, d); err != nil {
+	if err := s.opts.Sandboxes.SetTimeout(ctx, id, time.Duration(in.TimeoutSeconds)*time.Second); err != nil {
 		return nil, nil, s.fail(err)
 	}
 	return text("sandbox %s now ends in %d s", id, in.TimeoutSeconds), &ChangeResult{SandboxID: id, Timeout: int64(in.TimeoutSeconds)}, nil
 }
 
 func (s *server) pause(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *ChangeResult, error) {
-	id, err := s.sandboxFor(provider.SandboxPause, in.SandboxID)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -89,7 +82,7 @@ func (s *server) pause(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (
 }
 
 func (s *server) resume(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *ChangeResult, error) {
-	id, err := s.sandboxFor(provider.SandboxPause, in.SandboxID)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -99,12 +92,12 @@ func (s *server) resume(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) 
 	return text("sandbox %s resumed", id), &ChangeResult{SandboxID: id, State: "running"}, nil
 }
 
-func (s *server) url(_ context.Context, _ *mcp.CallToolRequest, in URLArgs) (*mcp.CallToolResult, *URLResult, error) {
-	id, err := s.sandboxFor(provider.PortsURL, in.SandboxID)
+func (s *server) url(ctx context.Context, _ *mcp.CallToolRequest, in URLArgs) (*mcp.CallToolResult, *URLResult, error) {
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	u, err := s.opts.Sandboxes.PortURL(id, in.Port)
+	u, err := s.opts.Sandboxes.PortURL(ctx, id, in.Port)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

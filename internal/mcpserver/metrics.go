@@ -11,7 +11,7 @@ import (
 )
 
 func (s *server) addMetricsTool(srv *mcp.Server) {
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "sandbox.metrics", &mcp.Tool{
 		Name: "sandbox_metrics",
 		Description: "A sample of a sandbox's CPU, memory and disk use, as envd measures them inside it: CPUs, percent " +
 			"of them in use since the previous sample, memory and disk used and total in bytes. A paused sandbox has none.",

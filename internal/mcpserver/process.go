@@ -33,13 +33,13 @@ type ProcessKillResult struct {
 }
 
 func (s *server) addProcessTools(srv *mcp.Server) {
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "process.list", &mcp.Tool{
 		Name: "process_list",
 		Description: "List the processes envd runs in a sandbox: pid, tag, command and arguments, cwd " +
 			"(a command started by exec shows as its shell line).",
 		Annotations: &mcp.ToolAnnotations{Title: "List a sandbox's processes", ReadOnlyHint: true},
 	}, s.processList)
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "process.signal", &mcp.Tool{
 		Name: "process_kill",
 		Description: "Send SIGTERM (default) or SIGKILL to a process of a sandbox. A command started by exec " +
 			"gets it with its whole process group.",

@@ -43,7 +43,7 @@ type RunResult struct {
 }
 
 func (s *server) addRunTool(srv *mcp.Server) {
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "sandbox.run", &mcp.Tool{
 		Name: "sandbox_run",
 		Description: "Run one job in a throwaway sandbox, in one call: create it from template, write files, run command, " +
 			"read the collect files (also when the command failed), kill it. Its exit code, stdout, stderr and the files come " +

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"time"
 
@@ -11,13 +10,12 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
-	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // CreateArgs are sandbox_create's arguments.
 type CreateArgs struct {
 	Template       string            `json:"template" jsonschema:"the template to start from, e.g. base or code-interpreter"`
-	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"lifetime in seconds before the sandbox is killed (30 to 2592000; default: the server's, 300)"`
+	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"lifetime in seconds before the sandbox is killed (default: the server's, 300)"`
 	Metadata       map[string]string `json:"metadata,omitempty" jsonschema:"metadata to attach, key to value"`
 	Envs           map[string]string `json:"envs,omitempty" jsonschema:"environment variables for every process in the sandbox"`
 }
@@ -45,22 +43,22 @@ type KillResult struct {
 }
 
 func (s *server) addSandboxTools(srv *mcp.Server) {
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "sandbox.create", &mcp.Tool{
 		Name:        "sandbox_create",
 		Description: "Create a sandbox from a template and return it (the fields of sandbox_info). Kill it with sandbox_kill when done; it is killed anyway when its timeout passes.",
 		Annotations: &mcp.ToolAnnotations{Title: "Create a sandbox", DestructiveHint: ptr(false)},
 	}, s.create)
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "sandbox.list", &mcp.Tool{
 		Name:        "sandbox_list",
 		Description: "List the sandboxes, optionally by state and metadata.",
 		Annotations: &mcp.ToolAnnotations{Title: "List sandboxes", ReadOnlyHint: true},
 	}, s.list)
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "sandbox.info", &mcp.Tool{
 		Name:        "sandbox_info",
 		Description: "Describe one sandbox: template, state, start and end times, resources, metadata.",
 		Annotations: &mcp.ToolAnnotations{Title: "Describe a sandbox", ReadOnlyHint: true},
 	}, s.info)
-	add(s, srv, &mcp.Tool{
+	add(s, srv, "sandbox.kill", &mcp.Tool{
 		Name:        "sandbox_kill",
 		Description: "Kill a sandbox: its processes and files are gone.",
 		Annotations: &mcp.ToolAnnotations{Title: "Kill a sandbox", DestructiveHint: ptr(true), IdempotentHint: true},
@@ -68,19 +66,11 @@ func (s *server) addSandboxTools(srv *mcp.Server) {
 }
 
 func (s *server) create(ctx context.Context, call *mcp.CallToolRequest, in CreateArgs) (*mcp.CallToolResult, *provider.Sandbox, error) {
-	if err := s.begin(provider.SandboxLifecycle); err != nil {
+	if err := s.opts.Ready(); err != nil {
 		return nil, nil, s.fail(err)
 	}
-	if err := sandboxes.CheckEnv("envs", in.Envs); err != nil {
-		return nil, nil, s.fail(err)
-	}
-	req := provider.CreateRequest{Template: in.Template, Metadata: in.Metadata, Env: in.Envs}
-	if in.TimeoutSeconds != 0 {
-		req.Timeout = time.Duration(in.TimeoutSeconds) * time.Second
-		if err := sandboxes.CheckLifetime("timeout_seconds", strconv.Itoa(in.TimeoutSeconds), req.Timeout, sandboxes.MinCreateLifetime); err != nil {
-			return nil, nil, s.fail(err)
-		}
-	}
+	req := provider.CreateRequest{Template: in.Template, Metadata: in.Metadata, Env: in.Envs,
+		Timeout: time.Duration(in.TimeoutSeconds) * time.Second}
 	// A cluster may take a while to schedule a sandbox; the host hears
 	// that the call is alive. The limit is the provider's own.
 	stop := heartbeat(ctx, call, s.opts.ProgressEvery, 0, nil)
@@ -94,15 +84,12 @@ func (s *server) create(ctx context.Context, call *mcp.CallToolRequest, in Creat
 }
 
 func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, in ListArgs) (*mcp.CallToolResult, *ListResult, error) {
-	if err := s.begin(provider.SandboxLifecycle); err != nil {
+	if err := s.opts.Ready(); err != nil {
 		return nil, nil, s.fail(err)
 	}
 	opts := provider.ListOptions{Metadata: in.Metadata}
 	if in.State != "" {
-		var err error
-		if opts.States, err = sandboxes.ParseStates("state", []string{in.State}); err != nil {
-			return nil, nil, s.fail(err)
-		}
+		opts.States = strings.Split(in.State, ",")
 	}
 	list, err := s.opts.Sandboxes.List(ctx, opts)
 	if err != nil {
@@ -133,6 +120,9 @@ func (s *server) sandboxFor(c provider.Capability, id string) (string, error) {
 // sandboxID checks a sandbox_id argument. A pinned server's tools take
 // none (their schemas refuse it); it answers the pinned sandbox.
 func (s *server) sandboxID(id string) (string, error) {
+	if err := s.opts.Ready(); err != nil {
+		return "", err
+	}
 	if pinned := s.opts.Sandbox; pinned != "" {
 		if id != "" && id != pinned {
 			return "", abxerr.New(abxerr.InvalidInput, "this server is pinned to sandbox %s", pinned).
@@ -140,14 +130,11 @@ func (s *server) sandboxID(id string) (string, error) {
 		}
 		return pinned, nil
 	}
-	if err := sandboxes.CheckSandboxID(id); err != nil {
-		return "", err.Suggest(abxerr.StepList, "")
-	}
 	return id, nil
 }
 
 func (s *server) info(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *provider.Sandbox, error) {
-	id, err := s.sandboxFor(provider.SandboxLifecycle, in.SandboxID)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
@@ -160,7 +147,7 @@ func (s *server) info(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*
 }
 
 func (s *server) kill(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *KillResult, error) {
-	id, err := s.sandboxFor(provider.SandboxLifecycle, in.SandboxID)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
@@ -75,6 +76,8 @@ type server struct {
 	opts Options
 	// catalog is every tool, offered or not, as addTools registers them.
 	catalog []ToolInfo
+	// shown are the offered tools' input schemas as tools/list shows them.
+	shown map[string]*jsonschema.Schema
 }
 
 // New returns the MCP server with the tools of docs/mcp.md.
@@ -88,11 +91,11 @@ func New(opts Options) *mcp.Server {
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = DefaultProgressEvery
 	}
-	s := &server{opts: opts}
+	s := &server{opts: opts, shown: map[string]*jsonschema.Schema{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "abx", Title: "abx sandboxes", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: Instructions(opts)})
 	s.addTools(srv)
-	srv.AddReceivingMiddleware(s.redactAnswers)
+	srv.AddReceivingMiddleware(s.redactAnswers, codeArguments, s.showBounds)
 	return srv
 }
 

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -8,20 +9,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // ToolInfo describes one tool of the server.
 type ToolInfo struct {
 	Name string
+	// Operation is the operation of the catalogue the tool calls.
+	Operation string
 	// ReadOnly tools change nothing: what --read-only offers.
 	ReadOnly bool
 	// Lifecycle tools create, list, kill, pause or resume sandboxes: a
 	// server pinned to one sandbox does not offer them.
 	Lifecycle bool
 }
-
-// lifecycle names the tools a pinned server does not offer.
-var lifecycle = []string{"sandbox_create", "sandbox_list", "sandbox_kill", "sandbox_pause", "sandbox_resume", "sandbox_run"}
 
 // Tools lists every tool of the server, in the order it lists them.
 func Tools() []ToolInfo {
@@ -70,8 +71,26 @@ func offers(opts Options, t ToolInfo) bool {
 	return true
 }
 
-// inputSchema is the input schema the SDK would infer for In, for a tool
-// that words part of it from a rule's bound.
+// spelling is how the tools name the operations' inputs: their
+// arguments' JSON names, where they are not the catalogue's own.
+var spelling = sandboxes.Spelling{Names: map[string]string{
+	"id": "sandbox_id", "timeout": "timeout_seconds", "env": "envs",
+}}
+
+// argument is the input of op an argument of a tool is, nil for one the
+// catalogue does not declare (a door's own, such as max_bytes).
+func argument(op *sandboxes.Operation, name string) *sandboxes.Input {
+	for i := range op.Inputs {
+		in := &op.Inputs[i]
+		if spelled := spelling.Names[in.Name]; spelled == name || (spelled == "" && in.Name == name) {
+			return in
+		}
+	}
+	return nil
+}
+
+// inputSchema is the input schema the SDK infers for In: what it checks
+// a call's arguments against (their types, the properties a tool has).
 func inputSchema[In any](tool string) *jsonschema.Schema {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -80,24 +99,59 @@ func inputSchema[In any](tool string) *jsonschema.Schema {
 	return schema
 }
 
-// add registers a tool when the options offer it, and lists it in the
-// catalog anyway. On a pinned server, the tool's input schema has no
-// sandbox_id: the schema's closed properties refuse one.
-func add[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
-	info := ToolInfo{Name: t.Name, ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
-		Lifecycle: slices.Contains(lifecycle, t.Name)}
+// bounded is schema as a host is shown it: each argument with its bounds
+// from op's inputs (minimum, maximum, enum). The SDK checks calls against
+// schema, without them, so that a value out of bounds reaches the
+// operation, which refuses it in its own words and with its code (E1002),
+// as it does for every door.
+func bounded(op *sandboxes.Operation, schema *jsonschema.Schema) *jsonschema.Schema {
+	shown := schema.CloneSchemas()
+	for name, p := range shown.Properties {
+		in := argument(op, name)
+		if in == nil {
+			continue
+		}
+		switch in.Kind {
+		case sandboxes.Number, sandboxes.Seconds:
+			if in.Min != 0 || in.Max != 0 {
+				lo, hi := float64(in.Min), float64(in.Max)
+				p.Minimum, p.Maximum = &lo, &hi
+			}
+		case sandboxes.Choice:
+			if p.Type == "string" {
+				for _, e := range in.Enum {
+					p.Enum = append(p.Enum, e)
+				}
+			}
+		}
+	}
+	return shown
+}
+
+// add registers a tool of the operation named op when the options offer
+// it, and lists it in the catalog anyway. Whether it is read-only, and
+// whether a pinned server offers it, are the operation's. On a pinned
+// server, the tool's input schema has no sandbox_id: the schema's closed
+// properties refuse one.
+func add[In, Out any](s *server, srv *mcp.Server, op string, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	o := sandboxes.Op(op)
+	if t.Annotations == nil {
+		t.Annotations = &mcp.ToolAnnotations{}
+	}
+	t.Annotations.ReadOnlyHint = o.ReadOnly
+	info := ToolInfo{Name: t.Name, Operation: op, ReadOnly: o.ReadOnly, Lifecycle: o.Lifecycle}
 	s.catalog = append(s.catalog, info)
 	if srv == nil || !offers(s.opts, info) {
 		return
 	}
+	schema := inputSchema[In](t.Name)
 	if s.opts.Sandbox != "" {
-		schema := inputSchema[In](t.Name)
-		if given, ok := t.InputSchema.(*jsonschema.Schema); ok {
-			schema = given.CloneSchemas()
-		}
 		delete(schema.Properties, "sandbox_id")
 		schema.Required = slices.DeleteFunc(schema.Required, func(p string) bool { return p == "sandbox_id" })
-		t.InputSchema = schema
 	}
-	mcp.AddTool(srv, t, h)
+	t.InputSchema = schema
+	s.shown[t.Name] = bounded(o, schema)
+	mcp.AddTool(srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		return h(sandboxes.WithSpelling(ctx, spelling), req, in)
+	})
 }

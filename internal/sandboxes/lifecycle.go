@@ -3,7 +3,6 @@ package sandboxes
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
@@ -14,18 +13,17 @@ import (
 // another is a lifetime of MinCreateLifetime..MaxLifetime. An empty
 // template is refused (CheckTemplate), as Throwaway's is through it.
 func (s *Service) Create(ctx context.Context, req provider.CreateRequest) (*provider.Sandbox, error) {
-	if err := s.Check(provider.SandboxLifecycle); err != nil {
+	op := Op("sandbox.create")
+	if err := s.begin(ctx, op); err != nil {
 		return nil, err
 	}
-	if err := CheckTemplate(req.Template); err != nil {
+	if err := op.Input("template").CheckText(ctx, req.Template); err != nil {
 		return nil, err
 	}
-	if req.Timeout != 0 {
-		if err := lifetime(req.Timeout, MinCreateLifetime); err != nil {
-			return nil, err
-		}
+	if err := op.Input("timeout").CheckSeconds(ctx, req.Timeout); err != nil {
+		return nil, err
 	}
-	if err := CheckEnv("envs", req.Env); err != nil {
+	if err := CheckEnv(op.Input("env").name(ctx), req.Env); err != nil {
 		return nil, err
 	}
 	p, err := s.Provider()
@@ -37,7 +35,7 @@ func (s *Service) Create(ctx context.Context, req provider.CreateRequest) (*prov
 
 // Get reads one sandbox.
 func (s *Service) Get(ctx context.Context, id string) (*provider.Sandbox, error) {
-	p, err := s.target(provider.SandboxLifecycle, id)
+	p, err := s.on(ctx, Op("sandbox.info"), id)
 	if err != nil {
 		return nil, err
 	}
@@ -47,13 +45,21 @@ func (s *Service) Get(ctx context.Context, id string) (*provider.Sandbox, error)
 // List lists the sandboxes that match opts; their states are checked
 // before anything is sent.
 func (s *Service) List(ctx context.Context, opts provider.ListOptions) ([]provider.Sandbox, error) {
-	for _, st := range opts.States {
-		if !knownState(st) {
-			return nil, abxerr.New(abxerr.InvalidInput, "invalid state %q", st).
-				WithHint("use %s", strings.Join(States, " or "))
-		}
+	op := Op("sandbox.list")
+	if err := s.begin(ctx, op); err != nil {
+		return nil, err
 	}
-	p, err := s.open(provider.SandboxLifecycle)
+	for i, st := range opts.States {
+		c, err := op.Input("state").CheckChoice(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		opts.States[i] = c
+	}
+	if err := op.Input("limit").CheckNumber(ctx, int64(opts.Limit)); err != nil {
+		return nil, err
+	}
+	p, err := s.Provider()
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +80,7 @@ func CheckListed(list []provider.Sandbox) error {
 
 // Kill ends a sandbox; its kept clients are dropped.
 func (s *Service) Kill(ctx context.Context, id string) error {
-	p, err := s.target(provider.SandboxLifecycle, id)
+	p, err := s.on(ctx, Op("sandbox.kill"), id)
 	if err != nil {
 		return err
 	}
@@ -85,11 +91,12 @@ func (s *Service) Kill(ctx context.Context, id string) error {
 // SetTimeout sets a sandbox's deadline to timeout from now
 // (MinLifetime..MaxLifetime): shorter or longer than it was.
 func (s *Service) SetTimeout(ctx context.Context, id string, timeout time.Duration) error {
-	p, err := s.target(provider.SandboxTimeout, id)
+	op := Op("sandbox.timeout")
+	p, err := s.on(ctx, op, id)
 	if err != nil {
 		return err
 	}
-	if err := lifetime(timeout, MinLifetime); err != nil {
+	if err := op.Input("timeout").CheckSeconds(ctx, timeout); err != nil {
 		return err
 	}
 	return p.SetTimeout(ctx, id, timeout)
@@ -98,7 +105,7 @@ func (s *Service) SetTimeout(ctx context.Context, id string, timeout time.Durati
 // Pause pauses a sandbox; its kept clients are dropped (its servers answer
 // nothing until it is resumed).
 func (s *Service) Pause(ctx context.Context, id string) error {
-	p, err := s.target(provider.SandboxPause, id)
+	p, err := s.on(ctx, Op("sandbox.pause"), id)
 	if err != nil {
 		return err
 	}
@@ -110,14 +117,13 @@ func (s *Service) Pause(ctx context.Context, id string) error {
 // Its kept clients are dropped: a resumed sandbox may be reached at
 // another address, or with other tokens.
 func (s *Service) Resume(ctx context.Context, id string, timeout time.Duration) error {
-	p, err := s.target(provider.SandboxPause, id)
+	op := Op("sandbox.resume")
+	p, err := s.on(ctx, op, id)
 	if err != nil {
 		return err
 	}
-	if timeout != 0 {
-		if err := lifetime(timeout, MinLifetime); err != nil {
-			return err
-		}
+	if err := op.Input("timeout").CheckSeconds(ctx, timeout); err != nil {
+		return err
 	}
 	defer s.Forget(id)
 	err = p.Resume(ctx, id, timeout)
@@ -134,14 +140,13 @@ func (s *Service) Resume(ctx context.Context, id string, timeout time.Duration) 
 // its deadline to at least timeout (0: the server's default). A sandbox it
 // resumed has its kept clients dropped, as Resume does.
 func (s *Service) Connect(ctx context.Context, id string, timeout time.Duration) (*provider.ConnectResult, error) {
-	p, err := s.target(provider.SandboxLifecycle, id)
+	op := Op("sandbox.connect")
+	p, err := s.on(ctx, op, id)
 	if err != nil {
 		return nil, err
 	}
-	if timeout != 0 {
-		if err := lifetime(timeout, MinLifetime); err != nil {
-			return nil, err
-		}
+	if err := op.Input("timeout").CheckSeconds(ctx, timeout); err != nil {
+		return nil, err
 	}
 	c, err := p.Connect(ctx, id, timeout)
 	if err != nil || c.Resumed {
@@ -151,12 +156,13 @@ func (s *Service) Connect(ctx context.Context, id string, timeout time.Duration)
 }
 
 // PortURL is the URL of a port of the sandbox, computed without a request.
-func (s *Service) PortURL(id string, port int) (string, error) {
-	p, err := s.target(provider.PortsURL, id)
+func (s *Service) PortURL(ctx context.Context, id string, port int) (string, error) {
+	op := Op("sandbox.url")
+	p, err := s.on(ctx, op, id)
 	if err != nil {
 		return "", err
 	}
-	if err := CheckPort(port); err != nil {
+	if err := op.Input("port").CheckNumber(ctx, int64(port)); err != nil {
 		return "", err
 	}
 	return p.PortURL(id, port)

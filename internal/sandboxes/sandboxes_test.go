@@ -127,7 +127,7 @@ func TestACapabilityIsCheckedBeforeAnyIO(t *testing.T) {
 		"pause":   func() error { return s.Pause(ctx, "sb") },
 		"resume":  func() error { return s.Resume(ctx, "sb", 0) },
 		"connect": func() error { _, err := s.Connect(ctx, "sb", 0); return err },
-		"url":     func() error { _, err := s.PortURL("sb", 8080); return err },
+		"url":     func() error { _, err := s.PortURL(ctx, "sb", 8080); return err },
 		"endpoint": func() error {
 			_, err := s.Endpoint(ctx, "sb", 8080, provider.PortsURL)
 			return err
@@ -165,7 +165,7 @@ func TestAnIDThatMovesThePathIsRefused(t *testing.T) {
 			"pause":    s.Pause(ctx, id),
 			"resume":   s.Resume(ctx, id, 0),
 			"connect":  func() error { _, err := s.Connect(ctx, id, 0); return err }(),
-			"url":      func() error { _, err := s.PortURL(id, 80); return err }(),
+			"url":      func() error { _, err := s.PortURL(ctx, id, 80); return err }(),
 			"envd":     func() error { _, err := s.Envd(ctx, id, "", provider.ExecRun); return err }(),
 			"run code": s.RunCode(ctx, id, Code{Request: codeinterp.Request{Code: "1"}}, nil),
 		} {

@@ -166,9 +166,9 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 	if req := tools["exec"].InputSchema.(map[string]any)["required"]; !sameSet(req, "sandbox_id", "command") {
 		t.Errorf("exec requires %v", req)
 	}
-	// The depth's range is the listing's bound, said where a model reads it.
+	// The depth's range is the catalogue's bound, in the schema a model reads.
 	depth, _ := tools["files_list"].InputSchema.(map[string]any)["properties"].(map[string]any)["depth"].(map[string]any)
-	if d, _ := depth["description"].(string); !strings.Contains(d, "(1 to 16, default 1)") || depth["type"] != "integer" {
+	if depth["minimum"] != 1.0 || depth["maximum"] != 16.0 || depth["type"] != "integer" {
 		t.Errorf("files_list's depth %v", depth)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmd/meta"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // Main runs abx with the process's arguments and returns the exit status.
@@ -241,6 +242,16 @@ func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command) error {
 	}
 	if _, err := f.Selected(); err != nil {
 		return err
+	}
+	if op := cmdutil.Operation(cmd); op != nil {
+		// The operation's own check, before the command reads its input;
+		// its errors then name its inputs as this command takes them.
+		ctx, err := f.Sandboxes.Admit(cmd.Context(), op)
+		if err != nil {
+			return err
+		}
+		cmd.SetContext(sandboxes.WithSpelling(ctx, cmdutil.Spelling(cmd)))
+		return nil
 	}
 	if c := cmdutil.Capability(cmd); c != "" {
 		// The operations' own check, before the command reads its input.

@@ -56,8 +56,8 @@ from the configuration (domain, protocol, base URL) without any request.`,
 	return cmdutil.Needs(cmd, provider.PortsURL)
 }
 
-func runURL(_ context.Context, opts *URLOptions) error {
-	u, err := opts.Sandboxes.PortURL(opts.ID, opts.Port)
+func runURL(ctx context.Context, opts *URLOptions) error {
+	u, err := opts.Sandboxes.PortURL(ctx, opts.ID, opts.Port)
 	if err != nil {
 		return err
 	}

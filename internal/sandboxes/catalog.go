@@ -1,0 +1,279 @@
+package sandboxes
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
+)
+
+// The catalogue: every operation abx offers on sandboxes, declared once
+// (catalogue.go lists them). A declaration is data the doors read: the
+// command line takes its capability from it, the MCP server its tools'
+// read-only and lifecycle marks and its schemas' minimum, maximum and
+// enum, the engine the capability of a route it cannot serve. The rules
+// themselves (the capability, the sandbox ID, each input's bounds and the
+// words that refuse them) are checked here, in the operation's function,
+// once a call: a door translates its own input to the function's
+// arguments and renders its result, and never checks a rule itself
+// (TestDoorsFollowTheCatalogue).
+
+// Operation is one operation of the catalogue.
+type Operation struct {
+	// Name is the operation's name: "sandbox.timeout", "files.list".
+	Name string
+	// Capability is what the provider must declare for it (E8004).
+	Capability provider.Capability
+	// Func is the method of *Service every door calls for it.
+	Func string
+	// Inputs are what it is given, with their bounds.
+	Inputs []Input
+	// ReadOnly operations change nothing (an MCP server's --read-only
+	// offers only these).
+	ReadOnly bool
+	// Lifecycle operations make, list, end, pause or resume sandboxes: a
+	// door bound to one sandbox (an MCP server's --sandbox) offers none.
+	Lifecycle bool
+}
+
+// Kind is what sort of value an input is, which says how its bounds read.
+type Kind int
+
+const (
+	// Text is a string: Required refuses one that is empty or blank.
+	Text Kind = iota
+	// Number is an integer within [Min, Max].
+	Number
+	// Seconds is a duration, counted in seconds on the wire, within
+	// [Min, Max] seconds (0 leaves the server's default unless Required).
+	Seconds
+	// Choice is one of Enum.
+	Choice
+	// Pairs is a set of NAME=VALUE pairs (metadata, environment).
+	Pairs
+	// Flag is a boolean.
+	Flag
+)
+
+// Input is one input of an operation.
+type Input struct {
+	// Name is the input's name in the catalogue; each door spells it its
+	// own way (Spelling).
+	Name     string
+	Kind     Kind
+	Required bool
+	// Min and Max bound a Number or Seconds (both 0: unbounded).
+	Min, Max int64
+	// Enum lists a Choice's values.
+	Enum []string
+	// Hint says what to do when the bound refuses a value.
+	Hint string
+}
+
+// Operation returns the declared operation named name; it panics on a name
+// the catalogue does not have, which is a bug of the door that names it.
+func Op(name string) *Operation {
+	for _, op := range catalogue {
+		if op.Name == name {
+			return op
+		}
+	}
+	panic("sandboxes: no operation " + name + " in the catalogue")
+}
+
+// Catalogue lists every operation, in the order the catalogue declares
+// them.
+func Catalogue() []*Operation { return slices.Clone(catalogue) }
+
+// Input returns the operation's input named name; it panics on a name the
+// operation does not have.
+func (op *Operation) Input(name string) *Input {
+	for i := range op.Inputs {
+		if op.Inputs[i].Name == name {
+			return &op.Inputs[i]
+		}
+	}
+	panic("sandboxes: operation " + op.Name + " has no input " + name)
+}
+
+// method tells whether *Service has the operation's function.
+func (op *Operation) method() bool {
+	_, ok := reflect.TypeFor[*Service]().MethodByName(op.Func)
+	return ok
+}
+
+// Spelling is how a door names inputs in its errors: the command line
+// --timeout or DURATION, the MCP server timeout_seconds. The words of a
+// refusal are the operation's; the names in them are the caller's.
+type Spelling struct {
+	// Names maps an input's name to the door's; an input not in it is
+	// named as the catalogue names it.
+	Names map[string]string
+	// Quote shows values quoted, as the command line shows what was typed.
+	Quote bool
+}
+
+type spellingKey struct{}
+
+// WithSpelling returns ctx carrying sp, for the operations called with it.
+func WithSpelling(ctx context.Context, sp Spelling) context.Context {
+	return context.WithValue(ctx, spellingKey{}, sp)
+}
+
+func spellingOf(ctx context.Context) Spelling {
+	sp, _ := ctx.Value(spellingKey{}).(Spelling)
+	return sp
+}
+
+// name is in's name as the caller spells it.
+func (in *Input) name(ctx context.Context) string {
+	if n := spellingOf(ctx).Names[in.Name]; n != "" {
+		return n
+	}
+	return in.Name
+}
+
+// shown is a value as the caller's door shows one.
+func shown(ctx context.Context, v string) string {
+	if spellingOf(ctx).Quote {
+		return strconv.Quote(v)
+	}
+	return v
+}
+
+// Range says an input's bounds in words ("1 and 16", "30s and 30 days"),
+// for a door's help and descriptions.
+func (in *Input) Range() string {
+	if in.Kind == Seconds {
+		return showSeconds(in.Min) + " and " + showSeconds(in.Max)
+	}
+	return strconv.FormatInt(in.Min, 10) + " and " + strconv.FormatInt(in.Max, 10)
+}
+
+// showSeconds says a bound of seconds as people write it: 30s, 24h, 30
+// days.
+func showSeconds(n int64) string {
+	const day = 24 * 60 * 60
+	switch {
+	case n >= 2*day && n%day == 0:
+		return strconv.FormatInt(n/day, 10) + " days"
+	case n >= 3600 && n%3600 == 0:
+		return strconv.FormatInt(n/3600, 10) + "h"
+	case n >= 60 && n%60 == 0:
+		return strconv.FormatInt(n/60, 10) + "m"
+	}
+	return strconv.FormatInt(n, 10) + "s"
+}
+
+// CheckNumber refuses a number outside the input's bounds.
+func (in *Input) CheckNumber(ctx context.Context, v int64) error {
+	if (in.Min == 0 && in.Max == 0) || (v >= in.Min && v <= in.Max) {
+		return nil
+	}
+	return in.refuse(ctx, strconv.FormatInt(v, 10))
+}
+
+// CheckSeconds refuses a duration outside the input's bounds; 0 is the
+// server's default unless the input is required.
+func (in *Input) CheckSeconds(ctx context.Context, d time.Duration) error {
+	if d == 0 && !in.Required {
+		return nil
+	}
+	if d >= time.Duration(in.Min)*time.Second && d <= time.Duration(in.Max)*time.Second {
+		return nil
+	}
+	v := d.String()
+	if d%time.Second == 0 && !spellingOf(ctx).Quote {
+		v = strconv.FormatInt(int64(d/time.Second), 10) // counted as the door counts it
+	}
+	return in.refuse(ctx, v)
+}
+
+func (in *Input) refuse(ctx context.Context, v string) error {
+	e := abxerr.New(abxerr.InvalidInput, "invalid %s %s: must be between %s", in.name(ctx), shown(ctx, v), in.Range())
+	if in.Hint != "" {
+		e.Hint = in.Hint
+	}
+	return e
+}
+
+// CheckChoice reads a Choice in any case, with surrounding blanks; ""
+// stays "" unless the input is required.
+func (in *Input) CheckChoice(ctx context.Context, v string) (string, error) {
+	c := strings.ToLower(strings.TrimSpace(v))
+	if c == "" && !in.Required {
+		return "", nil
+	}
+	if slices.Contains(in.Enum, c) {
+		return c, nil
+	}
+	e := abxerr.New(abxerr.InvalidInput, "invalid %s %s", in.name(ctx), shown(ctx, v))
+	e.Hint = fmt.Sprintf("use %s", strings.Join(in.Enum, ", "))
+	if in.Hint != "" {
+		e.Hint = in.Hint
+	}
+	return "", e
+}
+
+// CheckText refuses a required text that is empty or blank.
+func (in *Input) CheckText(ctx context.Context, v string) error {
+	if !in.Required || strings.TrimSpace(v) != "" {
+		return nil
+	}
+	e := abxerr.New(abxerr.InvalidInput, "the %s is required", in.name(ctx))
+	e.Hint = in.Hint
+	return e
+}
+
+// begin is what every call of op starts with: the capability, before any
+// I/O, once a call (a door that admitted the call already checked it).
+func (s *Service) begin(ctx context.Context, op *Operation) error {
+	if admitted(ctx, op) {
+		return nil
+	}
+	return s.Check(op.Capability)
+}
+
+type admittedKey struct{}
+
+// Admit checks the capability of op before the door reads its own input (the
+// command line's stdin, a local file), and returns ctx marking it checked,
+// so that the operation does not check it again.
+func (s *Service) Admit(ctx context.Context, op *Operation) (context.Context, error) {
+	if err := s.Check(op.Capability); err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ctx, admittedKey{}, op), nil
+}
+
+func admitted(ctx context.Context, op *Operation) bool {
+	a, _ := ctx.Value(admittedKey{}).(*Operation)
+	return a == op
+}
+
+// on begins an operation on one sandbox: the capability, then its ID.
+func (s *Service) on(ctx context.Context, op *Operation, id string) (provider.Provider, error) {
+	if err := s.begin(ctx, op); err != nil {
+		return nil, err
+	}
+	if err := provider.CheckSandboxID(id); err != nil {
+		return nil, err.Suggest(abxerr.StepList, "")
+	}
+	return s.Provider()
+}
+
+// Unoffered refuses an operation abx declares but does not offer yet (one
+// of E2B's API with no function in the catalogue): E8004 naming the
+// provider's capability when the provider lacks it too, else naming abx.
+func (s *Service) Unoffered(op *Operation) error {
+	if err := s.Check(op.Capability); err != nil {
+		return err
+	}
+	return abxerr.NewUnsupported("abx", op.Name)
+}
