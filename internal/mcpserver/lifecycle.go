@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 )
 
 // SetTimeoutArgs are sandbox_set_timeout's arguments.
