@@ -188,7 +188,13 @@ func (in *Input) CheckSeconds(ctx context.Context, d time.Duration) error {
 	if d >= time.Duration(in.Min)*time.Second && d <= time.Duration(in.Max)*time.Second {
 		return nil
 	}
-	v := d.String()
+	v := d.String() // 25h0m0s, shown 25h, as it was likely typed
+	if strings.HasSuffix(v, "m0s") {
+		v = strings.TrimSuffix(v, "0s")
+	}
+	if strings.HasSuffix(v, "h0m") {
+		v = strings.TrimSuffix(v, "0m")
+	}
 	if d%time.Second == 0 && !spellingOf(ctx).Quote {
 		v = strconv.FormatInt(int64(d/time.Second), 10) // counted as the door counts it
 	}
