@@ -32,8 +32,12 @@ func Needs(cmd *cobra.Command, c provider.Capability) *cobra.Command {
 	return annotate(cmd, annotCapability, string(c))
 }
 
-// Capability is what Needs declared, "" for none.
+// Capability is what the command's operation needs (Does), or what Needs
+// declared; "" for none.
 func Capability(cmd *cobra.Command) provider.Capability {
+	if op := Operation(cmd); op != nil {
+		return op.Capability
+	}
 	return provider.Capability(cmd.Annotations[annotCapability])
 }
 

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,8 +20,8 @@ const (
 // command reads anything (E8004 when the provider lacks it), and the
 // operation's errors name its inputs as the command takes them. An input
 // is named by the command's flag of the same name (--timeout, --depth),
-// or as spell says: "timeout=DURATION" for a positional argument or a flag
-// of another name.
+// or as spell says: "timeout=DURATION#1" for the positional argument 1 (from
+// 0), "lease=--lease" for a flag of another name.
 func Does(cmd *cobra.Command, op string, spell ...string) *cobra.Command {
 	sandboxes.Op(op) // a name the catalogue lacks is a bug: panic as the tree is built
 	annotate(cmd, annotOperation, op)
@@ -39,22 +40,39 @@ func Operation(cmd *cobra.Command) *sandboxes.Operation {
 	return sandboxes.Op(name)
 }
 
-// Spelling is how cmd names the inputs of its operation: values quoted as
-// typed, each input by its flag, or as Does was told.
-func Spelling(cmd *cobra.Command) sandboxes.Spelling {
-	sp := sandboxes.Spelling{Names: map[string]string{}, Quote: true}
+// Spelling is how cmd, given args, names the inputs of its operation: each
+// by its flag or argument, as Does was told, and its value quoted as it
+// was typed.
+func Spelling(cmd *cobra.Command, args []string) sandboxes.Spelling {
+	sp := sandboxes.Spelling{Names: map[string]string{}, Shown: map[string]string{}, Quote: true}
 	op := Operation(cmd)
 	if op == nil {
 		return sp
 	}
-	for _, in := range op.Inputs {
-		if cmd.Flags().Lookup(in.Name) != nil {
-			sp.Names[in.Name] = "--" + in.Name
+	flag := func(in, name string) {
+		if fl := cmd.Flags().Lookup(name); fl != nil {
+			sp.Names[in] = "--" + name
+			if fl.Changed && fl.Value.Type() == "string" {
+				sp.Shown[in] = fl.Value.String()
+			}
 		}
 	}
+	for _, in := range op.Inputs {
+		flag(in.Name, in.Name)
+	}
 	for _, pair := range strings.Split(cmd.Annotations[annotSpelling], ",") {
-		if in, name, ok := strings.Cut(pair, "="); ok {
-			sp.Names[in] = name
+		in, name, ok := strings.Cut(pair, "=")
+		if !ok {
+			continue
+		}
+		if f, isFlag := strings.CutPrefix(name, "--"); isFlag {
+			flag(in, f)
+			continue
+		}
+		name, at, positional := strings.Cut(name, "#")
+		sp.Names[in] = name
+		if i, err := strconv.Atoi(at); positional && err == nil && i < len(args) {
+			sp.Shown[in] = args[i]
 		}
 	}
 	return sp

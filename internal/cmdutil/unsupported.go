@@ -3,8 +3,7 @@ package cmdutil
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // Unsupported is a command of the abx family whose capability no
@@ -12,7 +11,8 @@ import (
 // the root's capability check refuses it with E8004 before any request;
 // the RunE is reached only by a provider that declares the capability but
 // has not wired it, which is refused the same way.
-func Unsupported(f *Factory, use, short string, c provider.Capability) *cobra.Command {
+func Unsupported(f *Factory, use, short, op string) *cobra.Command {
+	c := sandboxes.Op(op).Capability
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short + " (not supported by every provider)",
@@ -24,10 +24,10 @@ shows what the selected provider supports.`,
 		Example: "  abx capabilities -o json | jq '.capabilities[] | select(.name == \"" + string(c) + "\")'",
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return abxerr.NewUnsupported(f.ProviderLabel(), string(c))
+			return f.Sandboxes.Unoffered(sandboxes.Op(op))
 		},
 	}
 	cmd.Flags().SetInterspersed(true)
 	cmd.FParseErrWhitelist.UnknownFlags = true
-	return Needs(cmd, c)
+	return Does(cmd, op)
 }

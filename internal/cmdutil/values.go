@@ -9,6 +9,25 @@ import (
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
+// ParseSeconds reads a duration the server counts in whole seconds, given
+// to flag (or to an argument, when flag names it: "DURATION"): Go syntax
+// (90s, 5m, 2h), days (7d) or plain seconds. Its bounds are the
+// operation's input in, which refuses a value out of them when it is
+// called; only 0 given to a flag is refused here, since the operation
+// reads 0 as the default that leaving the flag out gives (zeroHint says
+// so).
+func ParseSeconds(flag, s string, in *sandboxes.Input, zeroHint string) (time.Duration, error) {
+	d, err := parseSeconds(flag, s)
+	if err != nil {
+		return 0, err
+	}
+	if d == 0 && strings.HasPrefix(flag, "--") {
+		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: must be between %s", flag, s, in.Range()).
+			WithHint("0 is no time: %s", zeroHint)
+	}
+	return d, nil
+}
+
 // ParseLifetime reads a sandbox lifetime given to flag: Go syntax (90s,
 // 5m, 2h), days (7d) or plain seconds, whole seconds, within [minD, 30
 // days] (sandboxes.CheckLifetime; minD is sandboxes.MinCreateLifetime or
@@ -137,15 +156,21 @@ func ParseKeyValues(flag string, items []string) (map[string]string, error) {
 	return m, nil
 }
 
-// ParseStates reads --state running,paused (repeatable, comma lists).
-func ParseStates(items []string) ([]string, error) {
-	return sandboxes.ParseStates("--state", items)
+// ParseStates reads --state running,paused (repeatable, comma lists):
+// which states there are is the operation's to say.
+func ParseStates(items []string) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, strings.Split(it, ",")...)
+	}
+	return out
 }
 
-// ParsePort reads a port number 1..65535.
+// ParsePort reads a port number; which ports there are is the operation's
+// to say (1 to 65535).
 func ParsePort(s string) (int, error) {
 	p, err := strconv.Atoi(s)
-	if err != nil || sandboxes.CheckPort(p) != nil {
+	if err != nil {
 		return 0, abxerr.New(abxerr.InvalidInput, "invalid port %q", s).
 			WithHint("give a port number between 1 and 65535")
 	}

@@ -117,6 +117,9 @@ type Spelling struct {
 	Names map[string]string
 	// Quote shows values quoted, as the command line shows what was typed.
 	Quote bool
+	// Shown maps an input's name to its value as the caller wrote it
+	// ("-5", "600"), which a refusal shows rather than the value read.
+	Shown map[string]string
 }
 
 type spellingKey struct{}
@@ -139,9 +142,14 @@ func (in *Input) name(ctx context.Context) string {
 	return in.Name
 }
 
-// shown is a value as the caller's door shows one.
-func shown(ctx context.Context, v string) string {
-	if spellingOf(ctx).Quote {
+// shown is a value of in as the caller's door shows one: as it was
+// written, when the door says.
+func (in *Input) shown(ctx context.Context, v string) string {
+	sp := spellingOf(ctx)
+	if w, ok := sp.Shown[in.Name]; ok {
+		v = w
+	}
+	if sp.Quote {
 		return strconv.Quote(v)
 	}
 	return v
@@ -202,7 +210,7 @@ func (in *Input) CheckSeconds(ctx context.Context, d time.Duration) error {
 }
 
 func (in *Input) refuse(ctx context.Context, v string) error {
-	e := abxerr.New(abxerr.InvalidInput, "invalid %s %s: must be between %s", in.name(ctx), shown(ctx, v), in.Range())
+	e := abxerr.New(abxerr.InvalidInput, "invalid %s %s: must be between %s", in.name(ctx), in.shown(ctx, v), in.Range())
 	if in.Hint != "" {
 		e.Hint = in.Hint
 	}
@@ -219,7 +227,7 @@ func (in *Input) CheckChoice(ctx context.Context, v string) (string, error) {
 	if slices.Contains(in.Enum, c) {
 		return c, nil
 	}
-	e := abxerr.New(abxerr.InvalidInput, "invalid %s %s", in.name(ctx), shown(ctx, v))
+	e := abxerr.New(abxerr.InvalidInput, "invalid %s %s", in.name(ctx), in.shown(ctx, v))
 	e.Hint = fmt.Sprintf("use %s", strings.Join(in.Enum, ", "))
 	if in.Hint != "" {
 		e.Hint = in.Hint
@@ -232,7 +240,8 @@ func (in *Input) CheckText(ctx context.Context, v string) error {
 	if !in.Required || strings.TrimSpace(v) != "" {
 		return nil
 	}
-	e := abxerr.New(abxerr.InvalidInput, "the %s is required", in.name(ctx))
+	// One wording in every door, in the catalogue's word for it.
+	e := abxerr.New(abxerr.InvalidInput, "the %s is required", in.Name)
 	e.Hint = in.Hint
 	return e
 }

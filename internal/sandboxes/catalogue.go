@@ -38,7 +38,7 @@ var (
 		Hint: "give the levels to list: 1 for the directory's own entries, at most 16"}
 	// Permission bits, as chmod takes them: no setuid, setgid or sticky.
 	modeInput  = Input{Name: "mode", Kind: Number, Min: 0, Max: 0o777, Hint: "permission bits in octal, 0 to 0777"}
-	stateInput = Input{Name: "state", Kind: Choice, Enum: States,
+	stateInput = Input{Name: "state", Kind: Choice, Required: true, Enum: States,
 		Hint: "use running or paused (comma-separated)"}
 	languageInput = Input{Name: "language", Kind: Choice,
 		Enum: []string{"python", "javascript", "js", "typescript", "ts", "r", "java", "bash"},
@@ -138,6 +138,8 @@ var unoffered = []*Operation{
 	{Name: "sandbox.refresh", Capability: provider.SandboxTimeout},
 	{Name: "sandbox.snapshot", Capability: provider.SandboxSnapshots},
 	{Name: "volumes", Capability: provider.StorageMount},
+	{Name: "files.upload-url", Capability: provider.FilesTransfer},
+	{Name: "files.download-url", Capability: provider.FilesTransfer, ReadOnly: true},
 }
 
 func init() { catalogue = append(catalogue, unoffered...) }

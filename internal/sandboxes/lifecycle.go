@@ -3,6 +3,7 @@ package sandboxes
 import (
 	"context"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
@@ -49,13 +50,17 @@ func (s *Service) List(ctx context.Context, opts provider.ListOptions) ([]provid
 	if err := s.begin(ctx, op); err != nil {
 		return nil, err
 	}
-	for i, st := range opts.States {
+	var states []string // each once, in the order given
+	for _, st := range opts.States {
 		c, err := op.Input("state").CheckChoice(ctx, st)
 		if err != nil {
 			return nil, err
 		}
-		opts.States[i] = c
+		if !slices.Contains(states, c) {
+			states = append(states, c)
+		}
 	}
+	opts.States = states
 	if err := op.Input("limit").CheckNumber(ctx, int64(opts.Limit)); err != nil {
 		return nil, err
 	}

@@ -15,36 +15,6 @@ import (
 // States are the states a sandbox can be filtered on.
 var States = []string{"running", "paused"}
 
-// ParseStates reads states given as items, each a comma list, in any
-// case; each state once, in the order given.
-func ParseStates(what string, items []string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, it := range items {
-		for _, s := range strings.Split(it, ",") {
-			s = strings.TrimSpace(strings.ToLower(s))
-			if !knownState(s) {
-				return nil, abxerr.New(abxerr.InvalidInput, "invalid %s %q", what, s).
-					WithHint("use %s (comma-separated)", strings.Join(States, " or "))
-			}
-			if !seen[s] {
-				seen[s] = true
-				out = append(out, s)
-			}
-		}
-	}
-	return out, nil
-}
-
-func knownState(s string) bool {
-	for _, known := range States {
-		if s == known {
-			return true
-		}
-	}
-	return false
-}
-
 // CheckSandboxID refuses what could not be a sandbox ID (provider's rule,
 // which the provider's client holds to as well).
 func CheckSandboxID(id string) *abxerr.Error { return provider.CheckSandboxID(id) }

@@ -40,8 +40,8 @@ temporary name and renamed only when complete, so an error leaves nothing half-w
 		NewCmdLs(f, nil), NewCmdStat(f, nil), NewCmdRead(f, nil), NewCmdWrite(f, nil),
 		NewCmdMkdir(f, nil), NewCmdMv(f, nil), NewCmdRm(f, nil), NewCmdCp(f, nil), NewCmdWatch(f, nil),
 		// The family's file commands no provider abx knows has yet.
-		cmdutil.Unsupported(f, "upload-url ID PATH", "Print a presigned upload URL", provider.FilesTransfer),
-		cmdutil.Unsupported(f, "download-url ID PATH", "Print a presigned download URL", provider.FilesTransfer),
+		cmdutil.Unsupported(f, "upload-url ID PATH", "Print a presigned upload URL", "files.upload-url"),
+		cmdutil.Unsupported(f, "download-url ID PATH", "Print a presigned download URL", "files.download-url"),
 	)
 	return files
 }

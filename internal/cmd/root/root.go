@@ -161,8 +161,8 @@ or an agent pipeline. Every command prints a table for people or JSON for progra
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		DisableAutoGenTag: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return g.apply(f, cmd)
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return g.apply(f, cmd, args)
 		},
 	}
 	pf := root.PersistentFlags()
@@ -222,7 +222,7 @@ type globals struct {
 
 // apply settles the output for the whole run, then selects the provider
 // and checks the command's capability, before anything is sent.
-func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command) error {
+func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command, args []string) error {
 	if ic, ok := cmd.Context().(*interruptContext); ok && cmdutil.IsStream(cmd) {
 		ic.streams()
 	}
@@ -250,7 +250,7 @@ func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command) error {
 		if err != nil {
 			return err
 		}
-		cmd.SetContext(sandboxes.WithSpelling(ctx, cmdutil.Spelling(cmd)))
+		cmd.SetContext(sandboxes.WithSpelling(ctx, cmdutil.Spelling(cmd, args)))
 		return nil
 	}
 	if c := cmdutil.Capability(cmd); c != "" {

@@ -33,6 +33,7 @@ func idAndLifetime(cmd *cobra.Command, arg, timeout string) (string, time.Durati
 	if err != nil || !cmd.Flags().Changed("timeout") {
 		return id, 0, err
 	}
-	d, err := cmdutil.ParseLifetime("--timeout", timeout, sandboxes.MinLifetime)
+	in := sandboxes.Op("sandbox.connect").Input("timeout")
+	d, err := cmdutil.ParseSeconds("--timeout", timeout, in, "leave --timeout out for the server's default")
 	return id, d, err
 }

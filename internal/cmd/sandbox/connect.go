@@ -53,7 +53,7 @@ and when the sandbox now ends; the JSON field "resumed" says which happened.`,
 	}
 	cmd.Flags().StringVar(&timeout, "timeout", "", "keep the sandbox alive at least this long from now; a paused one gets exactly this (default 5m)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
-	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
+	return cmdutil.Does(cmd, "sandbox.connect")
 }
 
 func runConnect(ctx context.Context, opts *ConnectOptions) error {

@@ -47,12 +47,10 @@ a cluster's are the SandboxSets its operator deployed, which its admin can name.
   abx create --template base --env DEBUG=1 --no-internet -o json | jq -r .sandboxID`,
 		Args: cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := sandboxes.CheckTemplate(opts.Request.Template); err != nil {
-				return err
-			}
 			var err error
 			if cmd.Flags().Changed("timeout") {
-				if opts.Request.Timeout, err = cmdutil.ParseLifetime("--timeout", timeout, sandboxes.MinCreateLifetime); err != nil {
+				in := sandboxes.Op("sandbox.create").Input("timeout")
+				if opts.Request.Timeout, err = cmdutil.ParseSeconds("--timeout", timeout, in, "leave --timeout out for the server's default"); err != nil {
 					return err
 				}
 			}
@@ -81,7 +79,7 @@ a cluster's are the SandboxSets its operator deployed, which its admin can name.
 		"base\tcommon template name",
 		"code-interpreter\tcommon template name",
 	))
-	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
+	return cmdutil.Does(cmd, "sandbox.create")
 }
 
 func runCreate(ctx context.Context, opts *CreateOptions) error {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -46,7 +45,7 @@ did, was killed, or timed out) exits 3.`,
 		},
 	}
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
-	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
+	return cmdutil.Does(cmd, "sandbox.info")
 }
 
 func runInfo(ctx context.Context, opts *InfoOptions) error {

@@ -96,8 +96,8 @@ already gone is reported and makes abx exit 3, unless --ignore-not-found.`,
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	fl.BoolVar(&opts.IgnoreNotFound, "ignore-not-found", false, "treat a sandbox that is already gone as killed")
 	cmd.ValidArgsFunction = completeKill(f)
-	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(sandboxes.States))
-	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
+	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(sandboxes.Op("sandbox.list").Input("state").Enum))
+	return cmdutil.Does(cmd, "sandbox.kill")
 }
 
 func runKill(ctx context.Context, opts *KillOptions) error {

@@ -55,8 +55,8 @@ all of them). Piped, the table is tab-separated without a header and times are R
 	}
 	filter.add(cmd)
 	cmd.Flags().IntVar(&opts.Filter.Limit, "limit", 0, "list at most N sandboxes (default: all)")
-	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(sandboxes.States))
-	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
+	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(sandboxes.Op("sandbox.list").Input("state").Enum))
+	return cmdutil.Does(cmd, "sandbox.list")
 }
 
 // filterFlags are the filters list and kill --all share.
@@ -70,9 +70,7 @@ func (ff *filterFlags) add(cmd *cobra.Command) {
 func (ff *filterFlags) parse() (provider.ListOptions, error) {
 	var o provider.ListOptions
 	var err error
-	if o.States, err = cmdutil.ParseStates(ff.states); err != nil {
-		return o, err
-	}
+	o.States = cmdutil.ParseStates(ff.states)
 	o.Metadata, err = cmdutil.ParseKeyValues("--metadata", ff.metadata)
 	return o, err
 }

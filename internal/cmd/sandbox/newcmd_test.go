@@ -21,11 +21,6 @@ func TestNewCmdCreate(t *testing.T) {
 		{Name: "everything", Argv: []string{"--template", "ci", "--timeout", "1h", "--metadata", "a=b", "-e", "K=V=W", "--auto-pause", "--no-internet", "-q"}, Want: createIn{Request: provider.CreateRequest{Template: "ci", Timeout: time.Hour, Metadata: map[string]string{"a": "b"},
 			Env: map[string]string{"K": "V=W"}, AutoPause: true, NoInternet: true}}},
 		{Name: "days", Argv: []string{"-t", "b", "--timeout", "2d"}, Want: createIn{Request: provider.CreateRequest{Template: "b", Timeout: 48 * time.Hour}}},
-		// One wording with abx run and the MCP tools (sandboxes.CheckTemplate).
-		{Name: "no template", Argv: nil, WantErr: "the template is required"},
-		{Name: "empty template", Argv: []string{"--template", ""}, WantErr: "the template is required"},
-		{Name: "blank template", Argv: []string{"-t", " \t"}, WantErr: "the template is required"},
-		{Name: "short timeout", Argv: []string{"-t", "b", "--timeout", "10s"}, WantErr: "between 30s and 30 days"},
 		{Name: "bad metadata", Argv: []string{"-t", "b", "--metadata", "x"}, WantErr: "want KEY=VALUE"},
 		{Name: "argument", Argv: []string{"-t", "b", "extra"}, WantErr: `create takes no arguments, got "extra"`},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
@@ -44,8 +39,7 @@ func TestNewCmdList(t *testing.T) {
 	t.Parallel()
 	cmdtest.Parse(t, []cmdtest.ArgvCase{
 		{Name: "all", Argv: nil, Want: provider.ListOptions{}},
-		{Name: "filters", Argv: []string{"--state", "running,PAUSED", "--state", "running", "--metadata", "o=ci", "--limit", "3"}, Want: provider.ListOptions{States: []string{"running", "paused"}, Metadata: map[string]string{"o": "ci"}, Limit: 3}},
-		{Name: "bad state", Argv: []string{"--state", "asleep"}, WantErr: `invalid --state "asleep"`},
+		{Name: "filters", Argv: []string{"--state", "running,PAUSED", "--state", "running", "--metadata", "o=ci", "--limit", "3"}, Want: provider.ListOptions{States: []string{"running", "PAUSED", "running"}, Metadata: map[string]string{"o": "ci"}, Limit: 3}},
 		{Name: "zero limit", Argv: []string{"--limit", "0"}, WantErr: "invalid --limit 0"},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdList(f, func(_ context.Context, o *ListOptions) error { *got = o.Filter; return nil })
@@ -118,7 +112,6 @@ func TestNewCmdTimeout(t *testing.T) {
 	cmdtest.Parse(t, append(cases,
 		cmdtest.ArgvCase{Name: "no duration", Argv: []string{"sb"}, WantErr: "timeout needs ID DURATION"},
 		cmdtest.ArgvCase{Name: "bad duration", Argv: []string{"sb", "forever"}, WantErr: `invalid DURATION "forever"`},
-		cmdtest.ArgvCase{Name: "31 days", Argv: []string{"sb", "31d"}, WantErr: "between 1s and 30 days"},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdTimeout(f, func(_ context.Context, o *TimeoutOptions) error {
 			*got = o.ID + " " + o.Timeout.String()
@@ -136,7 +129,6 @@ func TestNewCmdURL(t *testing.T) {
 		}
 	}
 	cmdtest.Parse(t, append(cases,
-		cmdtest.ArgvCase{Name: "port zero", Argv: []string{"sb", "0"}, WantErr: `invalid port "0"`},
 		cmdtest.ArgvCase{Name: "port word", Argv: []string{"sb", "http"}, WantErr: `invalid port "http"`},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdURL(f, func(_ context.Context, o *URLOptions) error {
@@ -184,7 +176,6 @@ func TestNewCmdPortForward(t *testing.T) {
 		{Name: "one port", Argv: []string{"sb", "8080"}, Want: []Forward{{8080, 8080}}},
 		{Name: "pairs", Argv: []string{"sb", "18080:8080", ":5432"}, Want: []Forward{{18080, 8080}, {0, 5432}}},
 		{Name: "no port", Argv: []string{"sb"}, WantErr: "needs ID [LOCAL:]REMOTE"},
-		{Name: "bad port", Argv: []string{"sb", "70000"}, WantErr: `invalid port "70000"`},
 		{Name: "bad id", Argv: []string{"..", "8080"}, WantErr: "invalid sandbox ID"},
 		// Whoever reaches envd or the code interpreter runs anything in the
 		// sandbox: a forward would hand that to every process of this machine.
@@ -232,7 +223,6 @@ func TestNewCmdMetrics(t *testing.T) {
 		{Name: "interval without watch", Argv: []string{"sb-1", "--interval", "5s"}, WantErr: "--interval and --count go with --watch"},
 		{Name: "too short an interval", Argv: []string{"sb-1", "-w", "--interval", "500ms"}, WantErr: `invalid --interval "500ms": must be between 1s and 24h`},
 		{Name: "negative count", Argv: []string{"sb-1", "-w", "-n", "-1"}, WantErr: "invalid --count -1"},
-		{Name: "bad state", Argv: []string{"--all", "--state", "asleep"}, WantErr: `invalid --state "asleep"`},
 		{Name: "bad id", Argv: []string{".."}, WantErr: "invalid sandbox ID"},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdMetrics(f, func(_ context.Context, o *MetricsOptions) error {

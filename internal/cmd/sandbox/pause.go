@@ -7,7 +7,6 @@ import (
 
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -42,7 +41,7 @@ func NewCmdPause(f *cmdutil.Factory, runF func(context.Context, *PauseOptions) e
 		},
 	}
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, cmdutil.InState("running"))
-	return cmdutil.Needs(cmd, provider.SandboxPause)
+	return cmdutil.Does(cmd, "sandbox.pause")
 }
 
 func runPause(ctx context.Context, opts *PauseOptions) error {

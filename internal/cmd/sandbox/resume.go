@@ -52,7 +52,7 @@ accepts both.`,
 	}
 	cmd.Flags().StringVar(&timeout, "timeout", "", "lifetime from the resume, whatever it had before the pause (default 5m)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, cmdutil.InState("paused"))
-	return cmdutil.Needs(cmd, provider.SandboxPause)
+	return cmdutil.Does(cmd, "sandbox.resume")
 }
 
 func runResume(ctx context.Context, opts *ResumeOptions) error {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -43,14 +42,15 @@ seconds, up to 30 days.`,
 			if opts.ID, err = cmdutil.SandboxID(args[0]); err != nil {
 				return err
 			}
-			if opts.Timeout, err = cmdutil.ParseLifetime("DURATION", args[1], sandboxes.MinLifetime); err != nil {
+			in := sandboxes.Op("sandbox.timeout").Input("timeout")
+			if opts.Timeout, err = cmdutil.ParseSeconds("DURATION", args[1], in, ""); err != nil {
 				return err
 			}
 			return cmdutil.Run(cmd, opts, runF, runTimeout)
 		},
 	}
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
-	return cmdutil.Needs(cmd, provider.SandboxTimeout)
+	return cmdutil.Does(cmd, "sandbox.timeout", "timeout=DURATION#1")
 }
 
 func runTimeout(ctx context.Context, opts *TimeoutOptions) error {

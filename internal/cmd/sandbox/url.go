@@ -7,7 +7,6 @@ import (
 
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -53,7 +52,7 @@ from the configuration (domain, protocol, base URL) without any request.`,
 		},
 	}
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
-	return cmdutil.Needs(cmd, provider.PortsURL)
+	return cmdutil.Does(cmd, "sandbox.url", "port=port#1")
 }
 
 func runURL(ctx context.Context, opts *URLOptions) error {
