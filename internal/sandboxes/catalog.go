@@ -40,6 +40,10 @@ type Operation struct {
 	// Lifecycle operations make, list, end, pause or resume sandboxes: a
 	// door bound to one sandbox (an MCP server's --sandbox) offers none.
 	Lifecycle bool
+	// Door and Call, when set, build the operation's doors from this
+	// declaration alone (declared.go).
+	Door *Door
+	Call Caller
 }
 
 // Kind is what sort of value an input is, which says how its bounds read.
@@ -74,6 +78,10 @@ type Input struct {
 	Enum []string
 	// Hint says what to do when the bound refuses a value.
 	Hint string
+	// Positional inputs are a built command's arguments, in order; the
+	// others its flags. Usage is what the flag's help says.
+	Positional bool
+	Usage      string
 }
 
 // Operation returns the declared operation named name; it panics on a name

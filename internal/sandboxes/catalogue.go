@@ -1,6 +1,10 @@
 package sandboxes
 
-import "github.com/abx-dev/abx/internal/provider"
+import (
+	"context"
+
+	"github.com/abx-dev/abx/internal/provider"
+)
 
 // Inputs many operations share.
 var (
@@ -47,85 +51,112 @@ var (
 	contextInput = Input{Name: "context", Kind: Text}
 )
 
-// catalogue is every operation abx offers, control plane and data plane.
-var catalogue = []*Operation{
-	// The sandboxes themselves.
-	{Name: "sandbox.create", Capability: provider.SandboxLifecycle, Func: "Create", Lifecycle: true,
-		Inputs: []Input{templateInput, createLifetime, metadataInput, envInput,
-			{Name: "auto_pause", Kind: Flag}, {Name: "no_internet", Kind: Flag}}},
-	{Name: "sandbox.list", Capability: provider.SandboxLifecycle, Func: "List", Lifecycle: true, ReadOnly: true,
-		Inputs: []Input{stateInput, metadataInput, {Name: "limit", Kind: Number}}},
-	{Name: "sandbox.info", Capability: provider.SandboxLifecycle, Func: "Get", ReadOnly: true,
-		Inputs: []Input{idInput}},
-	{Name: "sandbox.connect", Capability: provider.SandboxLifecycle, Func: "Connect",
-		Inputs: []Input{idInput, lifetimeInput}},
-	{Name: "sandbox.kill", Capability: provider.SandboxLifecycle, Func: "Kill", Lifecycle: true,
-		Inputs: []Input{idInput}},
-	{Name: "sandbox.timeout", Capability: provider.SandboxTimeout, Func: "SetTimeout",
-		Inputs: []Input{idInput, withRequired(lifetimeInput)}},
-	{Name: "sandbox.pause", Capability: provider.SandboxPause, Func: "Pause", Lifecycle: true,
-		Inputs: []Input{idInput}},
-	{Name: "sandbox.resume", Capability: provider.SandboxPause, Func: "Resume", Lifecycle: true,
-		Inputs: []Input{idInput, lifetimeInput}},
-	{Name: "sandbox.url", Capability: provider.PortsURL, Func: "PortURL", ReadOnly: true,
-		Inputs: []Input{idInput, portInput}},
-	{Name: "sandbox.metrics", Capability: provider.SandboxMetrics, Func: "Sample", ReadOnly: true,
-		Inputs: []Input{idInput}},
-	{Name: "sandbox.port", Capability: provider.PortsURL, Func: "Endpoint", ReadOnly: true,
-		Inputs: []Input{idInput, portInput}},
-	// A throwaway job: a sandbox made, a command run in it, the sandbox
-	// killed.
-	{Name: "sandbox.run", Capability: provider.SandboxLifecycle, Func: "Run", Lifecycle: true,
-		Inputs: []Input{templateInput, commandInput, processTimeout, envInput,
-			{Name: "cwd", Kind: Text}, {Name: "lease", Kind: Seconds, Min: 30, Max: 30 * 24 * 3600,
-				Hint: "the server refuses lifetimes outside that range"}}},
+// catalogue is every operation abx offers, control plane and data plane,
+// then those it declares but does not offer yet (unoffered).
+var catalogue []*Operation
 
-	// Files.
-	{Name: "files.list", Capability: provider.FilesRW, Func: "ListDir", ReadOnly: true,
-		Inputs: []Input{idInput, {Name: "path", Kind: Text}, depthInput, userInput}},
-	{Name: "files.stat", Capability: provider.FilesRW, Func: "Stat", ReadOnly: true,
-		Inputs: []Input{idInput, pathInput, userInput}},
-	{Name: "files.read", Capability: provider.FilesRW, Func: "ReadFile", ReadOnly: true,
-		Inputs: []Input{idInput, pathInput, userInput}},
-	{Name: "files.write", Capability: provider.FilesRW, Func: "WriteFile",
-		Inputs: []Input{idInput, pathInput, modeInput, userInput}},
-	{Name: "files.mkdir", Capability: provider.FilesRW, Func: "MakeDir",
-		Inputs: []Input{idInput, pathInput, userInput}},
-	{Name: "files.remove", Capability: provider.FilesRW, Func: "Remove",
-		Inputs: []Input{idInput, pathInput, userInput}},
-	{Name: "files.move", Capability: provider.FilesRW, Func: "Move",
-		Inputs: []Input{idInput, pathInput, {Name: "to", Kind: Text, Required: true}, userInput}},
-	{Name: "files.copy", Capability: provider.FilesRW, Func: "Copier",
-		Inputs: []Input{idInput, userInput}},
-	{Name: "files.watch", Capability: provider.FilesWatch, Func: "Watch", ReadOnly: true,
-		Inputs: []Input{idInput, pathInput, userInput}},
+func init() { catalogue = append(operations(), unoffered...) }
 
-	// Processes.
-	{Name: "process.exec", Capability: provider.ExecRun, Func: "Exec",
-		Inputs: []Input{idInput, commandInput, processTimeout, envInput, userInput, {Name: "cwd", Kind: Text}}},
-	{Name: "process.list", Capability: provider.ProcessManage, Func: "Processes", ReadOnly: true,
-		Inputs: []Input{idInput}},
-	{Name: "process.signal", Capability: provider.ProcessManage, Func: "Signal",
-		Inputs: []Input{idInput, pidInput, {Name: "signal", Kind: Choice, Enum: []string{"TERM", "KILL"},
-			Hint: "envd delivers TERM (15) and KILL (9) only"}}},
-	{Name: "process.stdin", Capability: provider.ProcessManage, Func: "Stdin",
-		Inputs: []Input{idInput, pidInput}},
-	{Name: "process.attach", Capability: provider.ProcessManage, Func: "Attach",
-		Inputs: []Input{idInput, pidInput}},
-	{Name: "process.terminal", Capability: provider.PTY, Func: "Terminal",
-		Inputs: []Input{idInput, userInput}},
+// operations are the operations abx offers. (A function, not a variable's
+// value: their calls name the functions that look them up.)
+func operations() []*Operation {
+	return []*Operation{
+		// The sandboxes themselves.
+		{Name: "sandbox.create", Capability: provider.SandboxLifecycle, Func: "Create", Lifecycle: true,
+			Inputs: []Input{templateInput, createLifetime, metadataInput, envInput,
+				{Name: "auto_pause", Kind: Flag}, {Name: "no_internet", Kind: Flag}}},
+		{Name: "sandbox.list", Capability: provider.SandboxLifecycle, Func: "List", Lifecycle: true, ReadOnly: true,
+			Inputs: []Input{stateInput, metadataInput, {Name: "limit", Kind: Number}}},
+		{Name: "sandbox.info", Capability: provider.SandboxLifecycle, Func: "Get", ReadOnly: true,
+			Inputs: []Input{idInput}},
+		{Name: "sandbox.connect", Capability: provider.SandboxLifecycle, Func: "Connect",
+			Inputs: []Input{idInput, lifetimeInput}},
+		{Name: "sandbox.kill", Capability: provider.SandboxLifecycle, Func: "Kill", Lifecycle: true,
+			Inputs: []Input{idInput}},
+		{Name: "sandbox.timeout", Capability: provider.SandboxTimeout, Func: "SetTimeout",
+			Inputs: []Input{idInput, withRequired(lifetimeInput)}},
+		{Name: "sandbox.pause", Capability: provider.SandboxPause, Func: "Pause", Lifecycle: true,
+			Inputs: []Input{idInput}},
+		{Name: "sandbox.resume", Capability: provider.SandboxPause, Func: "Resume", Lifecycle: true,
+			Inputs: []Input{idInput, lifetimeInput}},
+		{Name: "sandbox.url", Capability: provider.PortsURL, Func: "PortURL", ReadOnly: true,
+			Inputs: []Input{positional(idInput, "the sandbox's ID"), positional(portInput, "the port in the sandbox")},
+			Door: &Door{Group: "sandboxes", Use: "url ID PORT",
+				Short: "Print the public URL of a port of a sandbox",
+				Long: `Print the URL at which PORT of a sandbox is reached through the gateway. It is computed
+from the configuration (domain, protocol, base URL) without any request.`,
+				Example: `  abx url "$id" 8080
+  curl "$(abx url "$id" 8080)/health"`,
+				Tool:    "sandbox_url",
+				ToolDoc: "The public URL of a port of a sandbox, through the gateway. Computed from the configuration, without a request.",
+				Title:   "URL of a sandbox's port",
+				Line:    func(r any) string { return r.(*PortAddress).URL },
+			},
+			Call: func(ctx context.Context, s *Service, in Values) (any, error) {
+				u, err := s.PortURL(ctx, in.Text("id"), int(in.Number("port")))
+				if err != nil {
+					return nil, err
+				}
+				return &PortAddress{SandboxID: in.Text("id"), Port: int(in.Number("port")), URL: u}, nil
+			}},
+		{Name: "sandbox.metrics", Capability: provider.SandboxMetrics, Func: "Sample", ReadOnly: true,
+			Inputs: []Input{idInput}},
+		{Name: "sandbox.port", Capability: provider.PortsURL, Func: "Endpoint", ReadOnly: true,
+			Inputs: []Input{idInput, portInput}},
+		// A throwaway job: a sandbox made, a command run in it, the sandbox
+		// killed.
+		{Name: "sandbox.run", Capability: provider.SandboxLifecycle, Func: "Run", Lifecycle: true,
+			Inputs: []Input{templateInput, commandInput, processTimeout, envInput,
+				{Name: "cwd", Kind: Text}, {Name: "lease", Kind: Seconds, Min: 30, Max: 30 * 24 * 3600,
+					Hint: "the server refuses lifetimes outside that range"}}},
 
-	// Code.
-	{Name: "code.run", Capability: provider.CodeInterpret, Func: "RunCode",
-		Inputs: []Input{idInput, codeInput, languageInput, contextInput, processTimeout, envInput}},
-	{Name: "code.contexts", Capability: provider.CodeInterpret, Func: "Contexts", ReadOnly: true,
-		Inputs: []Input{idInput}},
-	{Name: "code.context.create", Capability: provider.CodeInterpret, Func: "CreateContext",
-		Inputs: []Input{idInput, languageInput, {Name: "cwd", Kind: Text}}},
-	{Name: "code.context.restart", Capability: provider.CodeInterpret, Func: "RestartContext",
-		Inputs: []Input{idInput, withRequired(contextInput)}},
-	{Name: "code.context.delete", Capability: provider.CodeInterpret, Func: "DeleteContext",
-		Inputs: []Input{idInput, withRequired(contextInput)}},
+		// Files.
+		{Name: "files.list", Capability: provider.FilesRW, Func: "ListDir", ReadOnly: true,
+			Inputs: []Input{idInput, {Name: "path", Kind: Text}, depthInput, userInput}},
+		{Name: "files.stat", Capability: provider.FilesRW, Func: "Stat", ReadOnly: true,
+			Inputs: []Input{idInput, pathInput, userInput}},
+		{Name: "files.read", Capability: provider.FilesRW, Func: "ReadFile", ReadOnly: true,
+			Inputs: []Input{idInput, pathInput, userInput}},
+		{Name: "files.write", Capability: provider.FilesRW, Func: "WriteFile",
+			Inputs: []Input{idInput, pathInput, modeInput, userInput}},
+		{Name: "files.mkdir", Capability: provider.FilesRW, Func: "MakeDir",
+			Inputs: []Input{idInput, pathInput, userInput}},
+		{Name: "files.remove", Capability: provider.FilesRW, Func: "Remove",
+			Inputs: []Input{idInput, pathInput, userInput}},
+		{Name: "files.move", Capability: provider.FilesRW, Func: "Move",
+			Inputs: []Input{idInput, pathInput, {Name: "to", Kind: Text, Required: true}, userInput}},
+		{Name: "files.copy", Capability: provider.FilesRW, Func: "Copier",
+			Inputs: []Input{idInput, userInput}},
+		{Name: "files.watch", Capability: provider.FilesWatch, Func: "Watch", ReadOnly: true,
+			Inputs: []Input{idInput, pathInput, userInput}},
+
+		// Processes.
+		{Name: "process.exec", Capability: provider.ExecRun, Func: "Exec",
+			Inputs: []Input{idInput, commandInput, processTimeout, envInput, userInput, {Name: "cwd", Kind: Text}}},
+		{Name: "process.list", Capability: provider.ProcessManage, Func: "Processes", ReadOnly: true,
+			Inputs: []Input{idInput}},
+		{Name: "process.signal", Capability: provider.ProcessManage, Func: "Signal",
+			Inputs: []Input{idInput, pidInput, {Name: "signal", Kind: Choice, Enum: []string{"TERM", "KILL"},
+				Hint: "envd delivers TERM (15) and KILL (9) only"}}},
+		{Name: "process.stdin", Capability: provider.ProcessManage, Func: "Stdin",
+			Inputs: []Input{idInput, pidInput}},
+		{Name: "process.attach", Capability: provider.ProcessManage, Func: "Attach",
+			Inputs: []Input{idInput, pidInput}},
+		{Name: "process.terminal", Capability: provider.PTY, Func: "Terminal",
+			Inputs: []Input{idInput, userInput}},
+
+		// Code.
+		{Name: "code.run", Capability: provider.CodeInterpret, Func: "RunCode",
+			Inputs: []Input{idInput, codeInput, languageInput, contextInput, processTimeout, envInput}},
+		{Name: "code.contexts", Capability: provider.CodeInterpret, Func: "Contexts", ReadOnly: true,
+			Inputs: []Input{idInput}},
+		{Name: "code.context.create", Capability: provider.CodeInterpret, Func: "CreateContext",
+			Inputs: []Input{idInput, languageInput, {Name: "cwd", Kind: Text}}},
+		{Name: "code.context.restart", Capability: provider.CodeInterpret, Func: "RestartContext",
+			Inputs: []Input{idInput, withRequired(contextInput)}},
+		{Name: "code.context.delete", Capability: provider.CodeInterpret, Func: "DeleteContext",
+			Inputs: []Input{idInput, withRequired(contextInput)}},
+	}
 }
 
 // Operations of E2B's API that abx does not offer yet: declared so that
@@ -142,7 +173,18 @@ var unoffered = []*Operation{
 	{Name: "files.download-url", Capability: provider.FilesTransfer, ReadOnly: true},
 }
 
-func init() { catalogue = append(catalogue, unoffered...) }
+// PortAddress is where a port of a sandbox is reached (sandbox.url).
+type PortAddress struct {
+	SandboxID string `json:"sandboxID"`
+	Port      int    `json:"port"`
+	URL       string `json:"url" jsonschema:"where the port is reached through the gateway"`
+}
+
+// positional is in as a built command's argument, with its description.
+func positional(in Input, usage string) Input {
+	in.Positional, in.Usage = true, usage
+	return in
+}
 
 func withRequired(in Input) Input {
 	in.Required = true

@@ -20,14 +20,15 @@ import (
 )
 
 // verbs are the commands below the root but cobra's own (help, completion
-// and __complete), in the order help lists them: each group's, as the
-// group declares them next to their code, then the help topics, which are
-// the root's own.
+// and __complete): each group's, as the group declares them next to their
+// code, the commands the catalogue declares whole, then the help topics,
+// which are the root's own.
 func verbs() []cmdutil.Verb {
 	var all []cmdutil.Verb
 	for _, group := range verbGroups {
 		all = append(all, group()...)
 	}
+	all = append(all, cmdutil.DeclaredVerbs()...)
 	return append(all, helpTopics()...)
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/sandboxes"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
@@ -95,7 +96,8 @@ func TestOutputShapes(t *testing.T) {
 			return runKill(ctx, &KillOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(p), IDs: []string{sb.SandboxID, paused.SandboxID}})
 		}},
 		{"url", func(f *cmdutil.Factory) error {
-			return runURL(ctx, &URLOptions{Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(p), ID: sb.SandboxID, Port: 8080})
+			return cmdutil.RunDeclared(ctx, &cmdutil.DeclaredOptions{Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(p),
+				Operation: sandboxes.Op("sandbox.url"), Values: sandboxes.Values{"id": sb.SandboxID, "port": int64(8080)}})
 		}},
 	}
 	for _, c := range commands {

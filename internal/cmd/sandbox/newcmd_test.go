@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/sandboxes"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -120,6 +121,7 @@ func TestNewCmdTimeout(t *testing.T) {
 	})
 }
 
+// url is built from its operation's declaration (cmdutil.NewCmdDeclared).
 func TestNewCmdURL(t *testing.T) {
 	t.Parallel()
 	cases := idCases("8080")
@@ -131,8 +133,8 @@ func TestNewCmdURL(t *testing.T) {
 	cmdtest.Parse(t, append(cases,
 		cmdtest.ArgvCase{Name: "port word", Argv: []string{"sb", "http"}, WantErr: `invalid port "http"`},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
-		return NewCmdURL(f, func(_ context.Context, o *URLOptions) error {
-			*got = o.ID + ":" + strconv.Itoa(o.Port)
+		return cmdutil.NewCmdDeclared(f, sandboxes.Op("sandbox.url"), func(_ context.Context, o *cmdutil.DeclaredOptions) error {
+			*got = o.Values.Text("id") + ":" + strconv.FormatInt(o.Values.Number("port"), 10)
 			return nil
 		})
 	})

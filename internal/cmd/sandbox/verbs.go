@@ -19,7 +19,6 @@ func Verbs() []cmdutil.Verb {
 		{Names: pauseNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdPause(f, nil) }},
 		{Names: resumeNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdResume(f, nil) }},
 		{Names: metricsNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdMetrics(f, nil) }},
-		{Names: urlNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdURL(f, nil) }},
 		{Names: portForwardNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdPortForward(f, nil) }},
 		{Names: templateNames, Group: group, Build: NewCmdTemplate},
 	}
