@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcp
+package mcpserver_test
 
 import (
 	"encoding/json"
@@ -17,8 +17,9 @@ import (
 const echoingKey = "sk-echoed-by-the-server-0123"
 
 // echoing is an upstream that echoes the key it was sent: in the metadata
-// of the sandboxes it lists, and in the message of every other answer.
-func echoing(t *testing.T) map[string]string {
+// of the sandboxes it lists, and in the message of every other answer. It
+// returns its URL.
+func echoing(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("X-API-Key")
@@ -36,29 +37,14 @@ func echoing(t *testing.T) map[string]string {
 		_ = json.NewEncoder(w).Encode(map[string]any{"code": 400, "message": "refused key " + key})
 	}))
 	t.Cleanup(srv.Close)
-	return map[string]string{
-		"ABX_PROVIDER":                    "alicloud-container",
-		"ABX_ALICLOUD_CONTAINER_BASE_URL": srv.URL,
-		"ABX_ALICLOUD_CONTAINER_API_KEY":  echoingKey,
-	}
-}
-
-// everything is a result as the host receives it: every content and the
-// structured content, encoded.
-func everything(t *testing.T, res any) string {
-	t.Helper()
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return srv.URL
 }
 
 // Every result and error a tool answers, structured content included,
 // has the secrets abx knows redacted, as abx's printed output has.
 func TestToolResultsAreRedacted(t *testing.T) {
 	t.Parallel()
-	cs := connect(t, echoing(t), 0)
+	cs := serve(t, over(t, echoing(t), echoingKey))
 	res := call(t, cs, "sandbox_list", nil, nil)
 	if res.IsError {
 		t.Fatalf("list: %s", texts(res))
@@ -73,10 +59,22 @@ func TestToolResultsAreRedacted(t *testing.T) {
 	}
 
 	// What a command prints is a result too.
-	emu := connect(t, emulator(t), 0)
+	opts, _ := onEmulator(t)
+	emu := serve(t, opts)
 	id := create(t, emu, "base")
 	res = call(t, emu, "exec", map[string]any{"sandbox_id": id, "command": "echo " + emutest.Key + "; echo " + emutest.Key + " >&2"}, nil)
 	if got := everything(t, res); res.IsError || strings.Contains(got, emutest.Key) || !strings.Contains(got, `"stdout":"REDACTED\n"`) {
 		t.Errorf("exec answered %s", got)
+	}
+}
+
+func TestTheKeyNeverAppearsInAToolError(t *testing.T) {
+	t.Parallel()
+	_, env := emutest.Cluster(t)
+	cs := serve(t, over(t, env["ABX_ALICLOUD_CONTAINER_BASE_URL"], "sk-wrong-key-0123456789"))
+	res := call(t, cs, "sandbox_list", nil, nil)
+	mustFail(t, res, "E4001")
+	if strings.Contains(texts(res), "sk-wrong-key-0123456789") {
+		t.Errorf("the key is in %q", texts(res))
 	}
 }
