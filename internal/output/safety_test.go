@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/human"
 )
 
 // hostile are names a server or a sandbox might send to take over a
@@ -104,7 +105,7 @@ func TestTableEscapesHostileCells(t *testing.T) {
 		}
 	}
 	// The only escape sequences left are colours (SGR).
-	if rest := StripANSI(got); strings.ContainsRune(rest, 0x1b) {
+	if rest := human.StripANSI(got); strings.ContainsRune(rest, 0x1b) {
 		t.Errorf("a non-colour escape remains: %q", rest)
 	}
 	if n := strings.Count(got, "\n"); n != len(hostile)+2 {
