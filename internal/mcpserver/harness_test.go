@@ -15,10 +15,10 @@ import (
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/httpclient"
 	"github.com/abx-dev/abx/internal/mcpserver"
-	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
 	"github.com/abx-dev/abx/internal/sandboxes"
+	"github.com/abx-dev/abx/internal/secrets"
 )
 
 // over returns the options `abx mcp serve` gives the server for the
@@ -28,8 +28,8 @@ import (
 // Factory make them.
 func over(t *testing.T, baseURL, key string) mcpserver.Options {
 	t.Helper()
-	secrets := &output.Secrets{}
-	secrets.Add(key)
+	known := &secrets.Set{}
+	known.Add(key)
 	d := alicloudcontainer.Descriptor()
 	// The private protocol on the fake's own origin: no name to resolve.
 	cfg := &alicloudcontainer.Config{BaseURL: baseURL, APIKey: key, Protocol: alicloudcontainer.ProtocolPrivate,
@@ -44,12 +44,12 @@ func over(t *testing.T, baseURL, key string) mcpserver.Options {
 		Learned: func(ep *provider.Endpoint) {
 			for k, vs := range ep.Header {
 				if httpclient.IsSecretHeader(k) {
-					secrets.Add(vs...)
+					known.Add(vs...)
 				}
 			}
 		},
 	}
-	return mcpserver.Options{Version: "test", Ready: svc.Ready, Sandboxes: svc.Keeping(mcpserver.ClientTTL), Secrets: secrets}
+	return mcpserver.Options{Version: "test", Ready: svc.Ready, Sandboxes: svc.Keeping(mcpserver.ClientTTL), Secrets: known}
 }
 
 // unconfigured are the options of a server whose provider is not set up:

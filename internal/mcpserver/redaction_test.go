@@ -10,7 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/abx-dev/abx/internal/emulator/emutest"
+	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/secrets"
 )
 
 // echoingKey is the key of the fake below, which echoes it.
@@ -76,5 +80,58 @@ func TestTheKeyNeverAppearsInAToolError(t *testing.T) {
 	mustFail(t, res, "E4001")
 	if strings.Contains(texts(res), "sk-wrong-key-0123456789") {
 		t.Errorf("the key is in %q", texts(res))
+	}
+}
+
+// A sandbox's envd access token, once the operations have read it, never
+// appears in what a tool answers, whatever brings it back: a command's
+// output, a file's name and content, metadata, a process's command line,
+// an error's words (the server's, envd's or the SDK's), a protocol error.
+func TestASandboxsTokenNeverAppearsInAToolsAnswer(t *testing.T) {
+	t.Parallel()
+	opts, _ := onEmulator(t)
+	cs := serve(t, opts)
+	id := create(t, cs, "base")
+	if res := call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "true"}, nil); res.IsError {
+		t.Fatalf("exec: %s", texts(res))
+	}
+	ep, err := opts.Sandboxes.Endpoint(t.Context(), id, 0, provider.ExecRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := ep.Header.Get("X-Access-Token")
+	if len(token) < secrets.MinLen {
+		t.Fatalf("the sandbox's token %q", token)
+	}
+	// A process whose command line holds the token, for process_list.
+	if res := call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "sleep 300 # " + token, "background": true}, nil); res.IsError {
+		t.Fatalf("exec in the background: %s", texts(res))
+	}
+	for _, c := range []struct {
+		tool    string
+		args    map[string]any
+		isError bool
+	}{
+		{"exec", map[string]any{"sandbox_id": id, "command": "echo " + token + "; echo " + token + " >&2"}, false},
+		{"exec", map[string]any{"sandbox_id": id, "command": "echo " + token + "; sleep 30", "timeout_seconds": 1}, true},
+		{"process_list", map[string]any{"sandbox_id": id}, false},
+		{"files_write", map[string]any{"sandbox_id": id, "path": token + ".txt", "content": token}, false},
+		{"files_read", map[string]any{"sandbox_id": id, "path": token + ".txt"}, false},
+		{"files_list", map[string]any{"sandbox_id": id, "path": "."}, false},
+		{"files_read", map[string]any{"sandbox_id": id, "path": "/nope/" + token}, true},
+		{"sandbox_create", map[string]any{"template": "base", "metadata": map[string]string{"note": token}}, false},
+		{"sandbox_list", map[string]any{"metadata": map[string]string{"note": token}}, false},
+		{"sandbox_info", map[string]any{"sandbox_id": token}, true},
+		{"exec", map[string]any{"sandbox_id": id, "command": "true", token: "an argument no tool takes"}, true},
+	} {
+		res := call(t, cs, c.tool, c.args, nil)
+		got := everything(t, res)
+		if res.IsError != c.isError || strings.Contains(got, token) || !strings.Contains(got, secrets.Redacted) {
+			t.Errorf("%s %v answered (error %v) %s", c.tool, c.args, res.IsError, got)
+		}
+	}
+	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: token})
+	if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), secrets.Redacted) {
+		t.Errorf("a tool named by the token: %v", err)
 	}
 }

@@ -22,7 +22,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator/emutest"
 	"github.com/abx-dev/abx/internal/mcpserver"
-	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/secrets"
 )
 
 // What the server does with its options is internal/mcpserver's to test;
@@ -235,7 +235,7 @@ func TestServeGivesTheServerTheFactorysOperationsAndSecrets(t *testing.T) {
 	if err := got.Ready(); err != nil {
 		t.Fatal(err)
 	}
-	if red := got.Secrets.Redact("key " + key); red != "key "+output.Redacted {
+	if red := got.Secrets.Redact("key " + key); red != "key "+secrets.Redacted {
 		t.Errorf("once ready, the key from the environment is redacted as %q", red)
 	}
 }
