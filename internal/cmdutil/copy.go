@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/transfer"
 )
@@ -28,9 +29,9 @@ func NoteSkipped(p *output.Printer, res transfer.Result) {
 // Carried words what a copy carried, as files cp and run say it: "2
 // files", and "2 files and 3 links" when it made links.
 func Carried(res transfer.Result) string {
-	files := output.Count(res.Files, "file", "files")
+	files := human.Count(res.Files, "file", "files")
 	if res.Links == 0 {
 		return files
 	}
-	return files + " and " + output.Count(res.Links, "link", "links")
+	return files + " and " + human.Count(res.Links, "link", "links")
 }

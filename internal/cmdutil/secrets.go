@@ -1,8 +1,6 @@
 package cmdutil
 
-import (
-	"github.com/abx-dev/abx/internal/output"
-)
+import "github.com/abx-dev/abx/internal/secrets"
 
 // RegisterSecrets makes the secret settings' values (the API key, from a
 // flag, the environment or a file) and any password in a URL setting known
@@ -12,7 +10,7 @@ import (
 //
 // A secret given on stdin is read later, by Config: RegisterStdinSecret
 // makes it known then.
-func (st *Settings) RegisterSecrets(s *output.Secrets, getenv func(string) string) {
+func (st *Settings) RegisterSecrets(s *secrets.Set, getenv func(string) string) {
 	for _, set := range st.Descriptor.Settings {
 		v := getenv(set.Env)
 		if set.Secret {
@@ -32,7 +30,7 @@ func (st *Settings) RegisterSecrets(s *output.Secrets, getenv func(string) strin
 
 // RegisterStdinSecret makes the value Config read from stdin known to the
 // printers, once it has been read.
-func (st *Settings) RegisterStdinSecret(s *output.Secrets) {
+func (st *Settings) RegisterStdinSecret(s *secrets.Set) {
 	if st.readFromStdin != "" {
 		s.Add(st.readFromStdin)
 		s.AddURLPassword(st.readFromStdin)

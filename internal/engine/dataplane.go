@@ -78,7 +78,10 @@ func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforwar
 	if err != nil {
 		return nil, err
 	}
-	fw.Hop, fw.Redact = e.hop, e.redactor
+	fw.Hop = e.hop
+	if e.secrets != nil {
+		fw.Redact = e.secrets.Redact
+	}
 	now := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -26,6 +26,7 @@ import (
 	"github.com/abx-dev/abx/internal/portforward"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
+	"github.com/abx-dev/abx/internal/secrets"
 )
 
 // Options configure an engine.
@@ -52,10 +53,12 @@ type Options struct {
 	// loopback, reached by names abx cannot know); pages of other origins
 	// are refused still.
 	AnyHost bool
-	// Redact, when set, takes the secrets out of what the engine answers
-	// from the provider's and envd's words: an error that echoes the key,
-	// metadata that holds a token (abx's printers' redaction).
-	Redact func(string) string
+	// Secrets are taken out of what the engine answers from the
+	// provider's and envd's words: an error that echoes the key, metadata
+	// that holds a token. They are the doors' one redaction (the command's
+	// printers and the MCP server redact the same set); nil redacts
+	// nothing.
+	Secrets *secrets.Set
 	// BodyIdle bounds how long a request's body may send nothing before
 	// the request is cut; 0 is DefaultBodyIdle.
 	BodyIdle time.Duration
@@ -74,7 +77,7 @@ type Engine struct {
 	token    string
 	domain   string
 	public   map[int]bool
-	redactor func(string) string
+	secrets  *secrets.Set
 	bodyIdle time.Duration
 	hop      loopback.Hop
 	mux      *http.ServeMux
@@ -109,7 +112,7 @@ const EndpointTTL = 30 * time.Second
 // New returns an engine.
 func New(opts Options) *Engine {
 	e := &Engine{svc: opts.Sandboxes, rt: opts.Transport, token: opts.Token, domain: opts.Domain,
-		public: map[int]bool{}, redactor: opts.Redact, bodyIdle: opts.BodyIdle, hop: loopback.NewHop(),
+		public: map[int]bool{}, secrets: opts.Secrets, bodyIdle: opts.BodyIdle, hop: loopback.NewHop(),
 		mux: http.NewServeMux(), log: opts.Log, forwarder: map[target]cached{}}
 	for _, port := range opts.PublicPorts {
 		if CheckPublicPort(port) == nil {
@@ -208,12 +211,7 @@ func (e *Engine) writeError(w http.ResponseWriter, status int, err error) {
 }
 
 // redact takes the secrets abx knows out of s.
-func (e *Engine) redact(s string) string {
-	if e.redactor == nil {
-		return s
-	}
-	return e.redactor(s)
-}
+func (e *Engine) redact(s string) string { return e.secrets.Redact(s) }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")

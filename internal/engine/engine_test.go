@@ -70,7 +70,7 @@ func start(t *testing.T, with ...func(*engine.Options)) *fixture {
 	ts := httptest.NewUnstartedServer(nil)
 	fx := &fixture{emu: emu, svc: f.Sandboxes.Keeping(engine.EndpointTTL), port: ts.Listener.Addr().(*net.TCPAddr).Port}
 	opts := engine.Options{Sandboxes: fx.svc, Transport: f.HTTPClient().Transport,
-		Token: token, Domain: "localhost:" + strconv.Itoa(fx.port), Redact: f.IO.Secrets.Redact}
+		Token: token, Domain: "localhost:" + strconv.Itoa(fx.port), Secrets: f.IO.Secrets}
 	for _, w := range with {
 		w(&opts)
 	}

@@ -49,7 +49,7 @@ func engineBefore(t *testing.T, upstream string) string {
 		t.Fatal(err)
 	}
 	e := engine.New(engine.Options{Sandboxes: f.Sandboxes, Transport: f.HTTPClient().Transport,
-		Token: token, Domain: "localhost:1", Redact: f.IO.Secrets.Redact})
+		Token: token, Domain: "localhost:1", Secrets: f.IO.Secrets})
 	ts := httptest.NewServer(e.Server().Handler)
 	t.Cleanup(ts.Close)
 	return ts.URL

@@ -13,7 +13,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/codeinterp"
-	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
@@ -123,7 +123,7 @@ func (g *codeGather) add(ev codeinterp.Event) error {
 		// the words, so the colour codes go (from the text and the
 		// structured result alike).
 		x := *ev.Error
-		x.Name, x.Value, x.Traceback = output.StripANSI(x.Name), output.StripANSI(x.Value), output.StripANSI(x.Traceback)
+		x.Name, x.Value, x.Traceback = human.StripANSI(x.Name), human.StripANSI(x.Value), human.StripANSI(x.Traceback)
 		g.res.Error = &x
 	case ev.ExecutionCount > 0:
 		g.res.ExecutionCount = ev.ExecutionCount

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
 	"github.com/abx-dev/abx/internal/sandboxes"
@@ -176,7 +176,7 @@ func (c *capture) add(to *[]byte, data []byte) {
 func (c *capture) status() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return output.Count(c.seen, "byte", "bytes") + " of output"
+	return human.Count(c.seen, "byte", "bytes") + " of output"
 }
 
 // result is the streams as text: a cut that split a character drops its

@@ -17,7 +17,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
-	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 	"github.com/abx-dev/abx/internal/transfer"
@@ -223,7 +223,7 @@ func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs
 	if err := cp.Write(ctx, in.Path, bytes.NewReader(data), perm); err != nil {
 		return nil, nil, s.failIn(id, err)
 	}
-	return text("wrote %s to %s", output.Count(len(data), "byte", "bytes"), in.Path), &WriteResult{Path: in.Path, Bytes: len(data)}, nil
+	return text("wrote %s to %s", human.Count(len(data), "byte", "bytes"), in.Path), &WriteResult{Path: in.Path, Bytes: len(data)}, nil
 }
 
 // ListDirArgs are files_list's arguments.
@@ -295,5 +295,5 @@ func (s *server) listDir(ctx context.Context, _ *mcp.CallToolRequest, in ListDir
 	case out.Truncated:
 		return text("%d entries of %d (name type size):\n%s", maxListEntries, len(list), b.String()), out, nil
 	}
-	return text("%s (name type size):\n%s", output.Count(len(list), "entry", "entries"), b.String()), out, nil
+	return text("%s (name type size):\n%s", human.Count(len(list), "entry", "entries"), b.String()), out, nil
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
@@ -34,5 +34,5 @@ func (s *server) metrics(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs)
 	f := sm.Figures
 	return text("sandbox %s at %s: %d CPUs, %.1f%% in use; memory %s of %s; disk %s of %s", id,
 		f.Timestamp.UTC().Format("15:04:05Z"), f.CPUCount, f.CPUUsedPct,
-		output.HumanBytes(f.MemUsed), output.HumanBytes(f.MemTotal), output.HumanBytes(f.DiskUsed), output.HumanBytes(f.DiskTotal)), &sm, nil
+		human.Bytes(f.MemUsed), human.Bytes(f.MemTotal), human.Bytes(f.DiskUsed), human.Bytes(f.DiskTotal)), &sm, nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
-	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
 )
@@ -73,7 +73,7 @@ func (s *server) processList(ctx context.Context, _ *mcp.CallToolRequest, in IDA
 	if len(list) == 0 {
 		return text("no processes"), out, nil
 	}
-	return text("%s (pid command):\n%s", output.Count(len(list), "process", "processes"), b.String()), out, nil
+	return text("%s (pid command):\n%s", human.Count(len(list), "process", "processes"), b.String()), out, nil
 }
 
 func (s *server) processKill(ctx context.Context, _ *mcp.CallToolRequest, in ProcessKillArgs) (*mcp.CallToolResult, *ProcessKillResult, error) {

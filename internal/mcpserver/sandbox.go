@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -105,7 +105,7 @@ func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, in ListArgs) 
 	if len(list) == 0 {
 		return text("no sandboxes found"), out, nil
 	}
-	return text("%s:\n%s", output.Count(len(list), "sandbox", "sandboxes"), b.String()), out, nil
+	return text("%s:\n%s", human.Count(len(list), "sandbox", "sandboxes"), b.String()), out, nil
 }
 
 // sandboxFor checks c and reads the sandbox a tool call names: what every

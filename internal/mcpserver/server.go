@@ -17,9 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
+	"github.com/abx-dev/abx/internal/secrets"
 )
 
 // Defaults of the bounds (docs/mcp.md).
@@ -60,7 +60,7 @@ type Options struct {
 	ReadOnly bool
 	// Secrets are redacted from every result and error the server
 	// answers (redactAnswers).
-	Secrets *output.Secrets
+	Secrets *secrets.Set
 	// MaxOutput caps each output stream of exec and a file read without
 	// max_bytes; 0 is DefaultMaxOutput.
 	MaxOutput int

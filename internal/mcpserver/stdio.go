@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -60,7 +60,7 @@ type DrainError struct {
 }
 
 func (e *DrainError) Error() string {
-	return fmt.Sprintf("the input ended, and %s had not finished %s later: they were stopped", output.Count(e.Pending, "call", "calls"), e.After)
+	return fmt.Sprintf("the input ended, and %s had not finished %s later: they were stopped", human.Count(e.Pending, "call", "calls"), e.After)
 }
 
 // Connect starts reading the input. ctx is the server's: when it ends

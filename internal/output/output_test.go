@@ -112,10 +112,3 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 		}
 	}
 }
-
-func TestStripANSI(t *testing.T) {
-	in := "\x1b[0;31mZeroDivisionError\x1b[0m: x \x1b[38;5;241;43m1\x1b[39;49m \x1b]8;;http://x\x07link\x1b]8;;\x1b\\ \x1b[2K"
-	if got := StripANSI(in); got != "ZeroDivisionError: x 1 link " {
-		t.Errorf("got %q", got)
-	}
-}

@@ -164,14 +164,16 @@ func (p *Printer) writeResultJSON(v any) error {
 // writeRedacted encodes v to w with every secret redacted from its
 // strings.
 func (p *Printer) writeRedacted(w io.Writer, v any, encode func(io.Writer, any) error) error {
-	if p.io.Secrets.empty() {
+	if p.io.Secrets.Empty() {
 		return encode(w, v)
 	}
 	var buf bytes.Buffer
 	if err := encode(&buf, v); err != nil {
 		return err
 	}
-	_, err := w.Write(p.io.Secrets.redactJSON(buf.Bytes()))
+	// A literal redacted is encoded again: its controls are escaped as
+	// every JSON abx prints has them.
+	_, err := w.Write(escapeJSONControls(p.io.Secrets.RedactJSON(buf.Bytes())))
 	return err
 }
 

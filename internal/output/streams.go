@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/abx-dev/abx/internal/secrets"
 )
 
 // Streams are abx's standard streams and what is known about them.
@@ -37,7 +39,7 @@ type Streams struct {
 	Now func() time.Time
 	// Secrets are redacted from everything printed but the data streams
 	// (exec output, files read, run-code output).
-	Secrets *Secrets
+	Secrets *secrets.Set
 
 	// styled holds the cells abx coloured itself, which a table passes
 	// through while it escapes every other cell's controls.
@@ -55,7 +57,7 @@ func System() *Streams {
 		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 		Now:       time.Now,
-		Secrets:   &Secrets{},
+		Secrets:   &secrets.Set{},
 	}
 	if s.StdoutTTY {
 		s.Width = terminalWidth(int(os.Stdout.Fd()), os.Getenv)
@@ -89,7 +91,7 @@ func Test(tty bool) (s *Streams, in, out, errOut *bytes.Buffer) {
 		In: in, Out: out, ErrOut: errOut,
 		StdinTTY: tty, StdoutTTY: tty, StderrTTY: tty, Color: tty, ErrColor: tty,
 		Now:     func() time.Time { return time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC) },
-		Secrets: &Secrets{},
+		Secrets: &secrets.Set{},
 	}
 	return s, in, out, errOut
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/abx-dev/abx/internal/codeinterp"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
@@ -158,14 +159,14 @@ func errorText(e *codeinterp.ExecError, color bool) string {
 	tb = tracebackHeader().ReplaceAllString(tb, "$1\n$2")
 	tb = stackFrame().ReplaceAllString(tb, "$1\n$2")
 	if !color {
-		tb = output.StripANSI(tb)
+		tb = human.StripANSI(tb)
 	}
 	last := e.Name + ": " + e.Value
 	if e.Name == "" {
 		// The Bash kernel names no error: its value is the cell's status.
 		last = "exit status " + e.Value
 	}
-	if !strings.Contains(output.StripANSI(tb), last) {
+	if !strings.Contains(human.StripANSI(tb), last) {
 		tb = strings.TrimRight(tb, "\n")
 		if tb != "" {
 			tb += "\n"

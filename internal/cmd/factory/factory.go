@@ -21,6 +21,7 @@ import (
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
 	"github.com/abx-dev/abx/internal/sandboxes"
+	"github.com/abx-dev/abx/internal/secrets"
 )
 
 // Options say what kind of run the Factory serves.
@@ -39,7 +40,7 @@ func New(io *output.Streams, getenv func(string) string, opts Options) *cmdutil.
 		getenv = os.Getenv
 	}
 	if io.Secrets == nil {
-		io.Secrets = &output.Secrets{}
+		io.Secrets = &secrets.Set{}
 	}
 	reg := provider.NewRegistry(alicloudcontainer.Descriptor())
 	f := &cmdutil.Factory{

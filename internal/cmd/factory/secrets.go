@@ -4,12 +4,12 @@ import (
 	"net/http"
 
 	"github.com/abx-dev/abx/internal/httpclient"
-	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/secrets"
 )
 
 // registerHeaderSecrets makes the credentials of a header known to the
 // printers: an endpoint's envd access token and traffic token.
-func registerHeaderSecrets(s *output.Secrets, h http.Header) {
+func registerHeaderSecrets(s *secrets.Set, h http.Header) {
 	for k, vs := range h {
 		if httpclient.IsSecretHeader(k) {
 			s.Add(vs...)
@@ -23,7 +23,7 @@ func registerHeaderSecrets(s *output.Secrets, h http.Header) {
 // finds it known.
 type secretsTransport struct {
 	next    http.RoundTripper
-	secrets *output.Secrets
+	secrets *secrets.Set
 }
 
 func (t *secretsTransport) RoundTrip(req *http.Request) (*http.Response, error) {

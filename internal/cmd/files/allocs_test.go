@@ -21,6 +21,7 @@ import (
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
+	"github.com/abx-dev/abx/internal/secrets"
 )
 
 // maxAllocsPerChange bounds what one change of a watch costs abx, from
@@ -64,7 +65,7 @@ func allocsOfWatch(t *testing.T, n int) uint64 {
 		Provider:   func() (provider.Provider, error) { return endpointOnly{url: url}, nil },
 		HTTPClient: func() *http.Client { return &http.Client{} },
 	}
-	io2 := &output.Streams{In: bytes.NewReader(nil), Out: io.Discard, ErrOut: io.Discard, Now: time.Now, Secrets: &output.Secrets{}}
+	io2 := &output.Streams{In: bytes.NewReader(nil), Out: io.Discard, ErrOut: io.Discard, Now: time.Now, Secrets: &secrets.Set{}}
 	return envdtest.Allocs(func() {
 		opts := &WatchOptions{IO: io2, Printer: output.NewPrinter(io2), target: target{Sandboxes: svc, ID: "sb", Path: "out"}, Count: n}
 		if err := runWatch(t.Context(), opts); err != nil {

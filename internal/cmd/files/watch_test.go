@@ -21,6 +21,7 @@ import (
 	"github.com/abx-dev/abx/internal/emulator/emutest"
 	"github.com/abx-dev/abx/internal/emulator/faultproxy"
 	"github.com/abx-dev/abx/internal/emulator/manager"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -107,7 +108,7 @@ func TestRunWatchShapes(t *testing.T) {
 		t.Parallel()
 		r := s.watch(t.Context(), t, true, "", "tty", "--count", "2", "--timeout", "50s")
 		checkErr(t, r.err, "", "")
-		if !regexp.MustCompile(`^NAME +TYPE +TIME\nf\d+ +create +\d\d:\d\d:\d\d\.000\nf\d+ +\w+ +\d\d:\d\d:\d\d\.000\n$`).MatchString(output.StripANSI(r.io.Out.String())) {
+		if !regexp.MustCompile(`^NAME +TYPE +TIME\nf\d+ +create +\d\d:\d\d:\d\d\.000\nf\d+ +\w+ +\d\d:\d\d:\d\d\.000\n$`).MatchString(human.StripANSI(r.io.Out.String())) {
 			t.Errorf("stdout %q", r.io.Out)
 		}
 	})

@@ -5,32 +5,45 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/meta"
+	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator/emutest"
+	"github.com/abx-dev/abx/internal/mcpserver"
+	"github.com/abx-dev/abx/internal/secrets"
 )
+
+// What the server does with its options is internal/mcpserver's to test;
+// here, what the command line makes of argv, the environment and the
+// Factory, and how it serves.
+
+// emulator returns the environment of a fresh emulated cluster.
+func emulator(t *testing.T) map[string]string {
+	t.Helper()
+	_, env := emutest.Cluster(t)
+	env["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = "private"
+	return env
+}
 
 // connect serves `abx mcp serve` over the SDK's in-memory transport with
 // this environment and returns a client session of it.
-func connect(t *testing.T, env map[string]string, maxOutput int) *mcp.ClientSession {
-	t.Helper()
-	return connectWith(t, env, func(o *ServeOptions) { o.MaxOutput = maxOutput })
-}
-
-// connectWith is connect with the options set by set.
-func connectWith(t *testing.T, env map[string]string, set func(*ServeOptions)) *mcp.ClientSession {
+func connect(t *testing.T, env map[string]string) *mcp.ClientSession {
 	t.Helper()
 	f, _ := cmdtest.NewFactory(false, env, "")
 	st, ct := mcp.NewInMemoryTransports()
-	opts := &ServeOptions{IO: f.IO, Factory: f, Transport: st}
-	set(opts)
+	opts := &ServeOptions{IO: f.IO, Factory: f, Transport: st, MaxOutput: mcpserver.DefaultMaxOutput}
 	ctx := t.Context()
 	done := make(chan error, 1)
 	go func() { done <- runServe(ctx, opts) }()
@@ -88,112 +101,31 @@ func mustFail(t *testing.T, res *mcp.CallToolResult, want string) {
 	}
 }
 
-func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
-	t.Parallel()
-	cs := connect(t, nil, 0)
+// create creates a sandbox from template and returns its ID.
+func create(t *testing.T, cs *mcp.ClientSession, template string) string {
+	t.Helper()
+	var sb struct {
+		SandboxID string `json:"sandboxID"`
+	}
+	if res := call(t, cs, "sandbox_create", map[string]any{"template": template}, &sb); res.IsError || sb.SandboxID == "" {
+		t.Fatalf("create: %s", texts(res))
+	}
+	return sb.SandboxID
+}
+
+// toolNames lists the tools a session offers.
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := map[string]*mcp.Tool{}
+	var out []string
 	for _, tl := range res.Tools {
-		tools[tl.Name] = tl
+		out = append(out, tl.Name)
 	}
-	want := map[string]struct {
-		args                              []string
-		readOnly, destructive, idempotent bool
-		output                            []string
-	}{
-		"sandbox_create": {args: []string{"template", "timeout_seconds", "metadata", "envs"}, output: []string{"sandboxID", "templateID", "state"}},
-		"sandbox_list":   {args: []string{"state", "metadata"}, readOnly: true, output: []string{"sandboxes"}},
-		"sandbox_info":   {args: []string{"sandbox_id"}, readOnly: true, output: []string{"sandboxID", "endAt"}},
-		"sandbox_kill":   {args: []string{"sandbox_id"}, destructive: true, idempotent: true, output: []string{"sandboxID"}},
-		"exec": {args: []string{"sandbox_id", "command", "cwd", "envs", "timeout_seconds", "background"}, destructive: true,
-			output: []string{"exitCode", "stdout", "stderr", "truncated"}},
-		"files_read":          {args: []string{"sandbox_id", "path", "max_bytes"}, readOnly: true, output: []string{"truncated", "mimeType"}},
-		"files_write":         {args: []string{"sandbox_id", "path", "content", "content_base64", "mode"}, destructive: true, idempotent: true, output: []string{"bytes"}},
-		"files_list":          {args: []string{"sandbox_id", "path", "depth"}, readOnly: true, output: []string{"entries", "truncated"}},
-		"sandbox_set_timeout": {args: []string{"sandbox_id", "timeout_seconds"}, output: []string{"sandboxID", "timeout"}},
-		"sandbox_pause":       {args: []string{"sandbox_id"}, idempotent: true, output: []string{"sandboxID", "state"}},
-		"sandbox_resume":      {args: []string{"sandbox_id"}, output: []string{"sandboxID", "state"}},
-		"sandbox_url":         {args: []string{"sandbox_id", "port"}, readOnly: true, output: []string{"url", "port"}},
-		"sandbox_metrics":     {args: []string{"sandbox_id"}, readOnly: true, output: []string{"sandboxID", "state", "cpuUsedPct", "memUsed", "diskTotal"}},
-		"process_list":        {args: []string{"sandbox_id"}, readOnly: true, output: []string{"processes"}},
-		"process_kill":        {args: []string{"sandbox_id", "pid", "signal"}, destructive: true, idempotent: true, output: []string{"pid", "signal"}},
-		"run_code": {args: []string{"sandbox_id", "code", "language", "context_id", "timeout_seconds"}, destructive: true,
-			output: []string{"stdout", "stderr", "results", "error", "truncated"}},
-		"sandbox_run": {args: []string{"template", "command", "files", "collect", "cwd", "envs", "timeout_seconds"},
-			output: []string{"sandboxID", "exitCode", "stdout", "stderr", "files", "killed"}},
-	}
-	if len(tools) != len(want) {
-		t.Errorf("tools %v, want %d", tools, len(want))
-	}
-	for name, w := range want {
-		tl := tools[name]
-		if tl == nil {
-			t.Errorf("no tool %s", name)
-			continue
-		}
-		props := func(schema any) map[string]any {
-			m, _ := schema.(map[string]any)
-			p, _ := m["properties"].(map[string]any)
-			return p
-		}
-		in := props(tl.InputSchema)
-		if len(in) != len(w.args) {
-			t.Errorf("%s: arguments %v, want %v", name, in, w.args)
-		}
-		for _, a := range w.args {
-			if in[a] == nil {
-				t.Errorf("%s: no argument %s", name, a)
-			}
-		}
-		for _, o := range w.output {
-			if props(tl.OutputSchema)[o] == nil {
-				t.Errorf("%s: output schema has no %s", name, o)
-			}
-		}
-		a := tl.Annotations
-		if a == nil {
-			t.Errorf("%s: no annotations", name)
-			continue
-		}
-		destructive := a.DestructiveHint == nil || *a.DestructiveHint
-		if a.ReadOnlyHint != w.readOnly || (!w.readOnly && destructive != w.destructive) || a.IdempotentHint != w.idempotent {
-			t.Errorf("%s: annotations %+v", name, a)
-		}
-	}
-	if req := tools["exec"].InputSchema.(map[string]any)["required"]; !sameSet(req, "sandbox_id", "command") {
-		t.Errorf("exec requires %v", req)
-	}
-	// The depth's range is the catalogue's bound, in the schema a model reads.
-	depth, _ := tools["files_list"].InputSchema.(map[string]any)["properties"].(map[string]any)["depth"].(map[string]any)
-	if depth["minimum"] != 1.0 || depth["maximum"] != 16.0 || depth["type"] != "integer" {
-		t.Errorf("files_list's depth %v", depth)
-	}
-}
-
-func sameSet(v any, want ...string) bool {
-	l, _ := v.([]any)
-	if len(l) != len(want) {
-		return false
-	}
-	for i := range l {
-		if l[i] != want[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func TestMissingConfigurationIsAToolErrorSayingWhatToSet(t *testing.T) {
-	t.Parallel()
-	cs := connect(t, nil, 0)
-	mustFail(t, call(t, cs, "sandbox_list", nil, nil), "ABX_PROVIDER")
-	mustFail(t, call(t, cs, "exec", map[string]any{"sandbox_id": "sb-1", "command": "true"}, nil), "ABX_PROVIDER")
-	// A provider without its settings: the error names the variable.
-	cs = connect(t, map[string]string{"ABX_PROVIDER": "alicloud-container"}, 0)
-	mustFail(t, call(t, cs, "sandbox_list", nil, nil), "ABX_ALICLOUD_CONTAINER_")
+	slices.Sort(out)
+	return out
 }
 
 type execResult struct {
@@ -203,181 +135,134 @@ type execResult struct {
 	Truncated bool   `json:"truncated"`
 }
 
-func TestToolsOnTheEmulator(t *testing.T) {
+func TestNewCmdServe(t *testing.T) {
 	t.Parallel()
-	_, env := emutest.Cluster(t)
-	// The private protocol on the fake's own origin: no name to resolve.
-	env["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = "private"
-	cs := connect(t, env, 4096)
-
-	var sb struct {
-		SandboxID string            `json:"sandboxID"`
-		State     string            `json:"state"`
-		Metadata  map[string]string `json:"metadata"`
+	type in struct {
+		MaxOutput              int
+		Sandbox                string
+		Tools                  []string
+		ReadOnly               bool
+		Listen, Token          string
+		AllowRemote, Generated bool
 	}
-	res := call(t, cs, "sandbox_create", map[string]any{"template": "base", "metadata": map[string]string{"owner": "mcp"}}, &sb)
-	if res.IsError || sb.SandboxID == "" || sb.Metadata["owner"] != "mcp" {
-		t.Fatalf("create: %s %+v", texts(res), sb)
-	}
-	id := sb.SandboxID
-
-	var list struct {
-		Sandboxes []struct {
-			SandboxID string `json:"sandboxID"`
-		} `json:"sandboxes"`
-	}
-	res = call(t, cs, "sandbox_list", map[string]any{"metadata": map[string]string{"owner": "mcp"}}, &list)
-	if res.IsError || len(list.Sandboxes) != 1 || list.Sandboxes[0].SandboxID != id {
-		t.Fatalf("list: %s %+v", texts(res), list)
-	}
-
-	t.Run("exec", func(t *testing.T) {
-		var x execResult
-		res := call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "echo out; echo err >&2; exit 3"}, &x)
-		if res.IsError || x.ExitCode != 3 || x.Stdout != "out\n" || x.Stderr != "err\n" || x.Truncated {
-			t.Fatalf("exec: %s %+v", texts(res), x)
-		}
-		if !strings.Contains(texts(res), "exit code 3") {
-			t.Errorf("text %q", texts(res))
-		}
-		res = call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "echo \"$A\"; pwd", "cwd": "/tmp",
-			"envs": map[string]string{"A": "from envs"}}, &x)
-		if res.IsError || x.ExitCode != 0 || x.Stdout != "from envs\n/tmp\n" {
-			t.Fatalf("exec with envs and cwd: %s %+v", texts(res), x)
-		}
+	const tok = "0123456789abcdef"
+	cmdtest.Parse(t, []cmdtest.ArgvCase{
+		{Name: "defaults", Want: in{MaxOutput: mcpserver.DefaultMaxOutput}},
+		{Name: "pinned, some tools", Argv: []string{"--sandbox", "sandbox/sb-1", "--tools", "exec,files_read", "--max-output", "2048"},
+			Want: in{MaxOutput: 2048, Sandbox: "sb-1", Tools: []string{"exec", "files_read"}}},
+		{Name: "read-only", Argv: []string{"--read-only", "--tools", "files_list"},
+			Want: in{MaxOutput: mcpserver.DefaultMaxOutput, Tools: []string{"files_list"}, ReadOnly: true}},
+		{Name: "listen", Argv: []string{"--listen", "127.0.0.1:8931", "--token", tok},
+			Want: in{MaxOutput: mcpserver.DefaultMaxOutput, Listen: "127.0.0.1:8931", Token: tok}},
+		{Name: "listen, token from the variable", Argv: []string{"--listen", "localhost:0"}, Env: map[string]string{TokenVariable: "from-the-variable-0123"},
+			Want: in{MaxOutput: mcpserver.DefaultMaxOutput, Listen: "localhost:0", Token: "from-the-variable-0123"}},
+		{Name: "remote", Argv: []string{"--listen", "0.0.0.0:8931", "--allow-remote", "--token", tok},
+			Want: in{MaxOutput: mcpserver.DefaultMaxOutput, Listen: "0.0.0.0:8931", Token: tok, AllowRemote: true}},
+		{Name: "max-output too small", Argv: []string{"--max-output", "1023"}, WantErr: "invalid --max-output 1023: between 1024 and 67108864 bytes"},
+		{Name: "max-output too large", Argv: []string{"--max-output", "67108865"}, WantErr: "invalid --max-output 67108865"},
+		{Name: "remote without allow-remote", Argv: []string{"--listen", "0.0.0.0:8931"}, WantErr: "not a loopback address"},
+		{Name: "argument", Argv: []string{"stdio"}, WantErr: `takes no arguments, got "stdio"`},
+	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
+		return NewCmdServe(f, func(_ context.Context, o *ServeOptions) error {
+			*got = in{o.MaxOutput, o.Sandbox, o.Tools, o.ReadOnly, o.Listen, o.Token, o.AllowRemote, o.tokenGenerated}
+			return nil
+		})
 	})
+}
 
-	t.Run("capped", func(t *testing.T) {
-		var x execResult
-		res := call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "head -c 100000 /dev/zero | tr '\\0' a"}, &x)
-		if res.IsError || !x.Truncated || len(x.Stdout) != 4096 || x.ExitCode != 0 {
-			t.Fatalf("capped: truncated %v, %d bytes, exit %d: %s", x.Truncated, len(x.Stdout), x.ExitCode, texts(res)[:100])
-		}
-	})
-
-	t.Run("timeout", func(t *testing.T) {
-		res := call(t, cs, "exec", map[string]any{"sandbox_id": id,
-			"command": "echo begun; sleep 120 & echo $! > /tmp/timeout.pid; wait", "timeout_seconds": 1}, nil)
-		mustFail(t, res, "E6001")
-		if !strings.Contains(texts(res), "begun") {
-			t.Errorf("timeout error %q without the output", texts(res))
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for probe(t, cs, id, "/tmp/timeout.pid") != "gone" {
-			if time.Now().After(deadline) {
-				t.Fatal("the command still runs after its timeout")
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-
-	t.Run("cancelled", func(t *testing.T) {
-		// The host cancels the call: the remote command is stopped.
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() {
-			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{
-				"sandbox_id": id, "command": "sleep 120 & echo $! > /tmp/sleep.pid; wait"}})
-			done <- err
-		}()
-		alive := func() string { return probe(t, cs, id, "/tmp/sleep.pid") }
-		deadline := time.Now().Add(30 * time.Second)
-		for alive() != "alive" {
-			if time.Now().After(deadline) {
-				t.Fatal("the command did not start")
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		cancel()
-		if err := <-done; err == nil {
-			t.Error("a cancelled call answered")
-		}
-		for alive() != "gone" {
-			if time.Now().After(deadline) {
-				t.Fatal("the command still runs after the call was cancelled")
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-
-	t.Run("files", func(t *testing.T) {
-		var w struct {
-			Bytes int `json:"bytes"`
-		}
-		res := call(t, cs, "files_write", map[string]any{"sandbox_id": id, "path": "dir/note.txt", "content": "héllo\n"}, &w)
-		if res.IsError || w.Bytes != len("héllo\n") {
-			t.Fatalf("write: %s", texts(res))
-		}
-		var r struct {
-			Binary, Truncated bool
-			Bytes             int
-			MIMEType          string `json:"mimeType"`
-		}
-		res = call(t, cs, "files_read", map[string]any{"sandbox_id": id, "path": "dir/note.txt"}, &r)
-		if res.IsError || texts(res) != "héllo\n" || r.Binary || !strings.HasPrefix(r.MIMEType, "text/plain") {
-			t.Fatalf("read text: %s %+v", texts(res), r)
-		}
-
-		blob := []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0xff}
-		res = call(t, cs, "files_write", map[string]any{"sandbox_id": id, "path": "/tmp/x.png",
-			"content_base64": base64.StdEncoding.EncodeToString(blob)}, nil)
-		if res.IsError {
-			t.Fatalf("write binary: %s", texts(res))
-		}
-		res = call(t, cs, "files_read", map[string]any{"sandbox_id": id, "path": "/tmp/x.png"}, &r)
-		if res.IsError || !r.Binary || r.MIMEType != "image/png" || len(res.Content) != 1 {
-			t.Fatalf("read binary: %s %+v", texts(res), r)
-		}
-		er, ok := res.Content[0].(*mcp.EmbeddedResource)
-		if !ok || !bytes.Equal(er.Resource.Blob, blob) || er.Resource.MIMEType != "image/png" {
-			t.Fatalf("binary content %#v", res.Content[0])
-		}
-
-		res = call(t, cs, "files_read", map[string]any{"sandbox_id": id, "path": "dir/note.txt", "max_bytes": 2}, &r)
-		if res.IsError || !r.Truncated || r.Bytes != 2 || !strings.HasPrefix(texts(res), "h") {
-			t.Fatalf("read capped: %s %+v", texts(res), r)
-		}
-		mustFail(t, call(t, cs, "files_read", map[string]any{"sandbox_id": id, "path": "/nope"}, nil), "E3001")
-		mustFail(t, call(t, cs, "files_write", map[string]any{"sandbox_id": id, "path": "a"}, nil), "E1002")
-	})
-
-	mustFail(t, call(t, cs, "sandbox_info", map[string]any{"sandbox_id": "missing-sandbox"}, nil), "E3001")
-	mustFail(t, call(t, cs, "exec", map[string]any{"sandbox_id": "missing-sandbox", "command": "true"}, nil), "E3001")
-	mustFail(t, call(t, cs, "sandbox_info", map[string]any{"sandbox_id": "bad/id"}, nil), "E1002")
-
-	res = call(t, cs, "sandbox_kill", map[string]any{"sandbox_id": id}, nil)
-	if res.IsError {
-		t.Fatalf("kill: %s", texts(res))
-	}
-	mustFail(t, call(t, cs, "sandbox_info", map[string]any{"sandbox_id": id}, nil), "E3001")
-	for _, c := range []string{emutest.Key} {
-		if strings.Contains(texts(res), c) {
-			t.Errorf("a result holds the key")
+func TestServeRefusesBadToolsFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tools", "exec,nope"}, `unknown tool "nope" in --tools: the tools are sandbox_create, `},
+		{[]string{"--read-only", "--tools", "exec"}, "exec, which is not read-only"},
+		{[]string{"--sandbox", "sb-1", "--tools", "sandbox_kill"}, "sandbox_kill, which a server pinned with --sandbox does not offer"},
+		{[]string{"--sandbox", "bad/id"}, "bad/id"},
+	} {
+		f, _ := cmdtest.NewFactory(false, nil, "")
+		ran := false
+		cmd := NewCmdServe(f, func(_ context.Context, _ *ServeOptions) error { ran = true; return nil })
+		cmd.SetArgs(tc.args)
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		err := cmd.Execute()
+		var e *abxerr.Error
+		if !errors.As(err, &e) || e.Code.ExitCode() != abxerr.ExitUsage || !strings.Contains(e.Message, tc.want) || ran {
+			t.Errorf("%v: %v, want exit 2 with %q", tc.args, err, tc.want)
 		}
 	}
 }
 
-// probe tells whether the process whose pid is in pidfile runs: alive,
-// gone, or none (no pid yet).
-func probe(t *testing.T, cs *mcp.ClientSession, id, pidfile string) string {
-	t.Helper()
-	var x execResult
-	res := call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "test -s " + pidfile +
-		" || { echo none; exit; }; kill -0 $(cat " + pidfile + ") 2>/dev/null && echo alive || echo gone"}, &x)
-	if res.IsError {
-		t.Fatalf("probe: %s", texts(res))
+// serve's help names every tool the server has (what a host is told at
+// initialization is the server's: internal/mcpserver).
+func TestServeHelpNamesTheTools(t *testing.T) {
+	t.Parallel()
+	f, _ := cmdtest.NewFactory(false, nil, "")
+	long := NewCmdServe(f, nil).Long
+	for _, tool := range mcpserver.Tools() {
+		if !regexp.MustCompile(`\b` + tool.Name + `\b`).MatchString(long) {
+			t.Errorf("mcp serve --help does not name %s", tool.Name)
+		}
 	}
-	return strings.TrimSpace(x.Stdout)
 }
 
-func TestTheKeyNeverAppearsInAToolError(t *testing.T) {
+// The server is given what the flags said, the Factory's operations
+// (keeping clients ClientTTL) and its secrets: once the provider is
+// ready, the key the environment gave is one of them.
+func TestServeGivesTheServerTheFactorysOperationsAndSecrets(t *testing.T) {
 	t.Parallel()
-	_, env := emutest.Cluster(t)
-	env["ABX_ALICLOUD_CONTAINER_API_KEY"] = "sk-wrong-key-0123456789"
-	cs := connect(t, env, 0)
-	res := call(t, cs, "sandbox_list", nil, nil)
-	mustFail(t, res, "E4001")
-	if strings.Contains(texts(res), "sk-wrong-key-0123456789") {
-		t.Errorf("the key is in %q", texts(res))
+	const key = "sk-from-the-environment-0123"
+	f, _ := cmdtest.NewFactory(false, map[string]string{
+		"ABX_PROVIDER":                   "alicloud-container",
+		"ABX_ALICLOUD_CONTAINER_DOMAIN":  "agents.example.com",
+		"ABX_ALICLOUD_CONTAINER_API_KEY": key,
+	}, "")
+	opts := &ServeOptions{IO: f.IO, Factory: f, MaxOutput: 2048, Sandbox: "sb-1", Tools: []string{"exec"}, ReadOnly: true,
+		ProgressEvery: time.Second}
+	got := opts.serverOptions()
+	if got.Version != meta.BuildInfo().Version || got.Sandbox != "sb-1" || !slices.Equal(got.Tools, []string{"exec"}) || !got.ReadOnly ||
+		got.MaxOutput != 2048 || got.ProgressEvery != time.Second {
+		t.Errorf("options %+v", got)
 	}
+	if got.Sandboxes == nil || got.Sandboxes == f.Sandboxes || got.Sandboxes.KeepClients != mcpserver.ClientTTL {
+		t.Errorf("the server's operations are not the Factory's, keeping clients %s", mcpserver.ClientTTL)
+	}
+	if got.Secrets != f.IO.Secrets {
+		t.Error("the server does not redact the Factory's secrets")
+	}
+	if err := got.Ready(); err != nil {
+		t.Fatal(err)
+	}
+	if red := got.Secrets.Redact("key " + key); red != "key "+secrets.Redacted {
+		t.Errorf("once ready, the key from the environment is redacted as %q", red)
+	}
+}
+
+// The provider is opened without reading stdin, which carries the
+// protocol: a setting to be read from it is refused, saying what to do.
+func TestServeReadsNoSettingFromStdin(t *testing.T) {
+	t.Parallel()
+	f, _ := cmdtest.NewFactory(false, map[string]string{
+		"ABX_PROVIDER":                        "alicloud-container",
+		"ABX_ALICLOUD_CONTAINER_DOMAIN":       "agents.example.com",
+		"ABX_ALICLOUD_CONTAINER_API_KEY_FILE": "-",
+	}, "")
+	opts := &ServeOptions{IO: f.IO, Factory: f, MaxOutput: mcpserver.DefaultMaxOutput}
+	err := opts.serverOptions().Ready()
+	var e *abxerr.Error
+	if !errors.As(err, &e) || e.Code != abxerr.InvalidConfig || !strings.Contains(e.Message, "carries the MCP protocol") || e.Hint == "" {
+		t.Errorf("a key from stdin: %v", err)
+	}
+}
+
+func TestMissingConfigurationIsAToolErrorSayingWhatToSet(t *testing.T) {
+	t.Parallel()
+	cs := connect(t, nil)
+	mustFail(t, call(t, cs, "sandbox_list", nil, nil), "ABX_PROVIDER")
+	mustFail(t, call(t, cs, "exec", map[string]any{"sandbox_id": "sb-1", "command": "true"}, nil), "ABX_PROVIDER")
+	// A provider without its settings: the error names the variable.
+	cs = connect(t, map[string]string{"ABX_PROVIDER": "alicloud-container"})
+	mustFail(t, call(t, cs, "sandbox_list", nil, nil), "ABX_ALICLOUD_CONTAINER_")
 }

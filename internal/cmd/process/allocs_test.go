@@ -17,6 +17,7 @@ import (
 	"github.com/abx-dev/abx/internal/envd/envdtest"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/remoteproc"
+	"github.com/abx-dev/abx/internal/secrets"
 )
 
 // maxAllocsPerEvent bounds what one output event costs abx on the way from
@@ -48,7 +49,7 @@ func allocsOfStream(t *testing.T, n int, format output.Format, follow func(*envd
 	t.Helper()
 	url := envdtest.Serve(t, envdtest.Started(t, n, 4096, false))
 	c := envd.New(&http.Client{}, envd.Endpoint{URL: url, Version: "0.2.10"}, "user")
-	io2 := &output.Streams{In: bytes.NewReader(nil), Out: io.Discard, ErrOut: io.Discard, Now: time.Now, Secrets: &output.Secrets{}}
+	io2 := &output.Streams{In: bytes.NewReader(nil), Out: io.Discard, ErrOut: io.Discard, Now: time.Now, Secrets: &secrets.Set{}}
 	p := output.NewPrinter(io2)
 	p.SetFormat(format)
 	return envdtest.Allocs(func() {

@@ -11,6 +11,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
@@ -83,7 +84,7 @@ func runPsStdin(ctx context.Context, opts *PsStdinOptions) error {
 	if err != nil {
 		return stdinError(err, opts.PID)
 	}
-	opts.Printer.Note("sent %s to process %d", output.Count(sent, "byte", "bytes"), opts.PID)
+	opts.Printer.Note("sent %s to process %d", human.Count(sent, "byte", "bytes"), opts.PID)
 	return nil
 }
 

@@ -133,7 +133,7 @@ func (o *ServeOptions) start(record bool) (localserver.Server, error) {
 	// API key or a sandbox's tokens: the printers' redaction takes them
 	// out (the key and every token the transport sends are known to it).
 	opts := engine.Options{Sandboxes: o.Sandboxes.Keeping(engine.EndpointTTL), Transport: o.Transport(), Token: token,
-		Domain: "localhost:" + port, PublicPorts: o.PublicPorts, AnyHost: remote, Redact: o.IO.Secrets.Redact}
+		Domain: "localhost:" + port, PublicPorts: o.PublicPorts, AnyHost: remote, Secrets: o.IO.Secrets}
 	if o.Debug() {
 		opts.Log = o.IO.SafeErrOut()
 	}

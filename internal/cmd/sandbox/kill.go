@@ -11,6 +11,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/interrupt"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
@@ -214,7 +215,7 @@ func killError(results []killResult, ignoreNotFound bool) error {
 	for i, r := range bad {
 		parts[i] = r.SandboxID + ": " + r.err.Message
 	}
-	first.Message = fmt.Sprintf("%d of %s not killed: %s", len(bad), output.Count(len(results), "sandbox", "sandboxes"), strings.Join(parts, "; "))
+	first.Message = fmt.Sprintf("%d of %s not killed: %s", len(bad), human.Count(len(results), "sandbox", "sandboxes"), strings.Join(parts, "; "))
 	return &first
 }
 
@@ -229,7 +230,7 @@ func confirm(ctx context.Context, io *output.Streams, ids []string) error {
 	if len(ids) > len(shown) {
 		more = fmt.Sprintf(" and %d more", len(ids)-len(shown))
 	}
-	_, _ = fmt.Fprintf(io.ErrOut, "Kill %s (%s%s)? [y/N] ", output.Count(len(ids), "sandbox", "sandboxes"), strings.Join(shown, ", "), more)
+	_, _ = fmt.Fprintf(io.ErrOut, "Kill %s (%s%s)? [y/N] ", human.Count(len(ids), "sandbox", "sandboxes"), strings.Join(shown, ", "), more)
 	// End of input without an answer is a no.
 	line, _ := bufio.NewReader(interrupt.Reader(ctx, io.In)).ReadString('\n')
 	if ctx.Err() != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
@@ -276,7 +277,7 @@ func roundError(failed []sandboxes.Sample, of int) error {
 	case 2:
 		code = abxerr.From(worst.Err).Code
 	}
-	return abxerr.New(code, "%d of %s had no sample: %s", len(failed), output.Count(of, "sandbox", "sandboxes"), strings.Join(ids, ", ")).
+	return abxerr.New(code, "%d of %s had no sample: %s", len(failed), human.Count(of, "sandbox", "sandboxes"), strings.Join(ids, ", ")).
 		WithHint("the notes above say why for each")
 }
 
@@ -321,8 +322,8 @@ func (s *sampler) cells(sm sandboxes.Sample) []string {
 		row = append(row, f.Timestamp.Local().Format("15:04:05"))
 	}
 	row = append(row, cpu...)
-	return append(row, output.ShortBytes(f.MemUsed)+"/"+output.ShortBytes(f.MemTotal),
-		output.ShortBytes(f.DiskUsed)+"/"+output.ShortBytes(f.DiskTotal))
+	return append(row, human.ShortBytes(f.MemUsed)+"/"+human.ShortBytes(f.MemTotal),
+		human.ShortBytes(f.DiskUsed)+"/"+human.ShortBytes(f.DiskTotal))
 }
 
 // watch prints a round per interval through the stream sink.

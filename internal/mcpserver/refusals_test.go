@@ -1,11 +1,9 @@
 //go:build unix
 
-package mcp
+package mcpserver_test
 
 import (
 	"testing"
-
-	"github.com/abx-dev/abx/internal/emulator/emutest"
 )
 
 // An environment variable no process can be given (a name that is empty
@@ -13,9 +11,8 @@ import (
 // before anything is sent, as a path or cwd with NUL is.
 func TestEnvsAProcessCannotTakeAreRefused(t *testing.T) {
 	t.Parallel()
-	m, env := emutest.Cluster(t)
-	env["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = "private"
-	cs := connect(t, env, 0)
+	opts, m := onEmulator(t)
+	cs := serve(t, opts)
 	id := create(t, cs, "base")
 	sent := len(m.Requests())
 	for _, envs := range []map[string]string{
@@ -38,9 +35,8 @@ func TestEnvsAProcessCannotTakeAreRefused(t *testing.T) {
 // in the background too, rather than run into exit 126.
 func TestACommandWithNULIsRefused(t *testing.T) {
 	t.Parallel()
-	m, env := emutest.Cluster(t)
-	env["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = "private"
-	cs := connect(t, env, 0)
+	opts, m := onEmulator(t)
+	cs := serve(t, opts)
 	id := create(t, cs, "base")
 	sent := len(m.Requests())
 	for _, background := range []bool{false, true} {

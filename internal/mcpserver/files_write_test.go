@@ -1,11 +1,12 @@
 //go:build unix
 
-package mcp
+package mcpserver_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/abx-dev/abx/internal/emulator/emutest"
 	"github.com/abx-dev/abx/internal/emulator/faultproxy"
 )
 
@@ -16,12 +17,11 @@ import (
 // answer is lost, the connection broken.
 func TestFilesWriteThatFailsLeavesThePathAsItWas(t *testing.T) {
 	t.Parallel()
-	env := emulator(t)
+	_, env := emutest.Cluster(t)
 	base := env["ABX_ALICLOUD_CONTAINER_BASE_URL"]
 	p := faultproxy.New(strings.TrimSuffix(base, "/kruise/api"))
 	t.Cleanup(p.Close)
-	env["ABX_ALICLOUD_CONTAINER_BASE_URL"] = p.URL + "/kruise/api"
-	cs := connect(t, env, 0)
+	cs := serve(t, over(t, p.URL+"/kruise/api", emutest.Key))
 	id := create(t, cs, "base")
 	if res := call(t, cs, "files_write", map[string]any{"sandbox_id": id, "path": "kept/old.txt", "content": "old\n"}, nil); res.IsError {
 		t.Fatalf("write: %s", texts(res))

@@ -1,0 +1,142 @@
+package mcpserver_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
+	t.Parallel()
+	cs := serve(t, unconfigured())
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tl := range res.Tools {
+		tools[tl.Name] = tl
+	}
+	want := map[string]struct {
+		args                              []string
+		readOnly, destructive, idempotent bool
+		output                            []string
+	}{
+		"sandbox_create": {args: []string{"template", "timeout_seconds", "metadata", "envs"}, output: []string{"sandboxID", "templateID", "state"}},
+		"sandbox_list":   {args: []string{"state", "metadata"}, readOnly: true, output: []string{"sandboxes"}},
+		"sandbox_info":   {args: []string{"sandbox_id"}, readOnly: true, output: []string{"sandboxID", "endAt"}},
+		"sandbox_kill":   {args: []string{"sandbox_id"}, destructive: true, idempotent: true, output: []string{"sandboxID"}},
+		"exec": {args: []string{"sandbox_id", "command", "cwd", "envs", "timeout_seconds", "background"}, destructive: true,
+			output: []string{"exitCode", "stdout", "stderr", "truncated"}},
+		"files_read":          {args: []string{"sandbox_id", "path", "max_bytes"}, readOnly: true, output: []string{"truncated", "mimeType"}},
+		"files_write":         {args: []string{"sandbox_id", "path", "content", "content_base64", "mode"}, destructive: true, idempotent: true, output: []string{"bytes"}},
+		"files_list":          {args: []string{"sandbox_id", "path", "depth"}, readOnly: true, output: []string{"entries", "truncated"}},
+		"sandbox_set_timeout": {args: []string{"sandbox_id", "timeout_seconds"}, output: []string{"sandboxID", "timeout"}},
+		"sandbox_pause":       {args: []string{"sandbox_id"}, idempotent: true, output: []string{"sandboxID", "state"}},
+		"sandbox_resume":      {args: []string{"sandbox_id"}, output: []string{"sandboxID", "state"}},
+		"sandbox_url":         {args: []string{"sandbox_id", "port"}, readOnly: true, output: []string{"url", "port"}},
+		"sandbox_metrics":     {args: []string{"sandbox_id"}, readOnly: true, output: []string{"sandboxID", "state", "cpuUsedPct", "memUsed", "diskTotal"}},
+		"process_list":        {args: []string{"sandbox_id"}, readOnly: true, output: []string{"processes"}},
+		"process_kill":        {args: []string{"sandbox_id", "pid", "signal"}, destructive: true, idempotent: true, output: []string{"pid", "signal"}},
+		"run_code": {args: []string{"sandbox_id", "code", "language", "context_id", "timeout_seconds"}, destructive: true,
+			output: []string{"stdout", "stderr", "results", "error", "truncated"}},
+		"sandbox_run": {args: []string{"template", "command", "files", "collect", "cwd", "envs", "timeout_seconds"},
+			output: []string{"sandboxID", "exitCode", "stdout", "stderr", "files", "killed"}},
+	}
+	if len(tools) != len(want) {
+		t.Errorf("tools %v, want %d", tools, len(want))
+	}
+	for name, w := range want {
+		tl := tools[name]
+		if tl == nil {
+			t.Errorf("no tool %s", name)
+			continue
+		}
+		props := func(schema any) map[string]any {
+			m, _ := schema.(map[string]any)
+			p, _ := m["properties"].(map[string]any)
+			return p
+		}
+		in := props(tl.InputSchema)
+		if len(in) != len(w.args) {
+			t.Errorf("%s: arguments %v, want %v", name, in, w.args)
+		}
+		for _, a := range w.args {
+			if in[a] == nil {
+				t.Errorf("%s: no argument %s", name, a)
+			}
+		}
+		for _, o := range w.output {
+			if props(tl.OutputSchema)[o] == nil {
+				t.Errorf("%s: output schema has no %s", name, o)
+			}
+		}
+		a := tl.Annotations
+		if a == nil {
+			t.Errorf("%s: no annotations", name)
+			continue
+		}
+		destructive := a.DestructiveHint == nil || *a.DestructiveHint
+		if a.ReadOnlyHint != w.readOnly || (!w.readOnly && destructive != w.destructive) || a.IdempotentHint != w.idempotent {
+			t.Errorf("%s: annotations %+v", name, a)
+		}
+	}
+	if req := tools["exec"].InputSchema.(map[string]any)["required"]; !sameSet(req, "sandbox_id", "command") {
+		t.Errorf("exec requires %v", req)
+	}
+	// The depth's range is the listing's bound, said where a model reads it.
+	depth, _ := tools["files_list"].InputSchema.(map[string]any)["properties"].(map[string]any)["depth"].(map[string]any)
+	if d, _ := depth["description"].(string); !strings.Contains(d, "(1 to 16, default 1)") || depth["type"] != "integer" {
+		t.Errorf("files_list's depth %v", depth)
+	}
+}
+
+func sameSet(v any, want ...string) bool {
+	l, _ := v.([]any)
+	if len(l) != len(want) {
+		return false
+	}
+	for i := range l {
+		if l[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestToolsAndReadOnlyChooseTheTools(t *testing.T) {
+	t.Parallel()
+	opts := unconfigured()
+	opts.Tools = []string{"exec", "files_read"}
+	if got := toolNames(t, serve(t, opts)); !slices.Equal(got, []string{"exec", "files_read"}) {
+		t.Errorf("--tools exec,files_read: %v", got)
+	}
+	opts = unconfigured()
+	opts.ReadOnly = true
+	want := []string{"files_list", "files_read", "process_list", "sandbox_info", "sandbox_list", "sandbox_metrics", "sandbox_url"}
+	if got := toolNames(t, serve(t, opts)); !slices.Equal(got, want) {
+		t.Errorf("--read-only: %v, want %v", got, want)
+	}
+	opts.Sandbox = "sb-1"
+	if got := toolNames(t, serve(t, opts)); !slices.Equal(got, []string{"files_list", "files_read", "process_list", "sandbox_info", "sandbox_metrics", "sandbox_url"}) {
+		t.Errorf("--read-only --sandbox: %v", got)
+	}
+}
+
+// A host that connects is told of the tools it is offered, none other.
+func TestAPinnedServersInstructionsNameItsToolsOnly(t *testing.T) {
+	t.Parallel()
+	opts := unconfigured()
+	opts.Sandbox = "sb-1"
+	ins := serve(t, opts).InitializeResult().Instructions
+	for _, tool := range []string{"sandbox_create", "sandbox_kill", "sandbox_run", "sandbox_list"} {
+		if strings.Contains(ins, tool) {
+			t.Errorf("a pinned server's instructions name %s: %q", tool, ins)
+		}
+	}
+	if !strings.Contains(ins, "exec") {
+		t.Errorf("a pinned server's instructions do not name exec: %q", ins)
+	}
+}
