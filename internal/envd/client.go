@@ -139,8 +139,3 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return t.next.RoundTrip(r)
 }
-
-// Code is the Connect code of an envd error, or connect.CodeUnknown.
-func Code(err error) connect.Code {
-	return connect.CodeOf(err)
-}
