@@ -14,7 +14,9 @@ import (
 )
 
 // stub is a provider with fixed answers, for pinning how results print.
+// What no test here calls is the embedded nil's, which panics.
 type stub struct {
+	provider.Provider
 	sandboxes []provider.Sandbox
 	killErr   map[string]error
 }
@@ -46,7 +48,6 @@ func (s *stub) List(context.Context, provider.ListOptions) ([]provider.Sandbox, 
 }
 func (s *stub) Kill(_ context.Context, id string) error                 { return s.killErr[id] }
 func (s *stub) SetTimeout(context.Context, string, time.Duration) error { return nil }
-func (s *stub) Pause(context.Context, string) error                     { return nil }
 func (s *stub) Resume(context.Context, string, time.Duration) error     { return nil }
 func (s *stub) PortURL(id string, _ int) (string, error) {
 	return "https://8080-" + id + ".agents.example.com", nil
