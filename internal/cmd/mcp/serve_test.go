@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/emulator/emutest"
 )
 
@@ -27,7 +27,7 @@ func connect(t *testing.T, env map[string]string, maxOutput int) *mcp.ClientSess
 // connectWith is connect with the options set by set.
 func connectWith(t *testing.T, env map[string]string, set func(*ServeOptions)) *mcp.ClientSession {
 	t.Helper()
-	f, _ := cmdtest.NewFactory(false, env, "")
+	f, _ := factorytest.NewFactory(false, env, "")
 	st, ct := mcp.NewInMemoryTransports()
 	opts := &ServeOptions{IO: f.IO, Factory: f, Transport: st}
 	set(opts)

@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/emulator/emutest"
 	"github.com/abx-dev/abx/internal/mcpserver"
 )
@@ -413,7 +413,7 @@ func TestServeRefusesBadToolsFlags(t *testing.T) {
 		{[]string{"--sandbox", "sb-1", "--tools", "sandbox_kill"}, "sandbox_kill, which a server pinned with --sandbox does not offer"},
 		{[]string{"--sandbox", "bad/id"}, "bad/id"},
 	} {
-		f, _ := cmdtest.NewFactory(false, nil, "")
+		f, _ := factorytest.NewFactory(false, nil, "")
 		ran := false
 		cmd := NewCmdServe(f, func(_ context.Context, _ *ServeOptions) error { ran = true; return nil })
 		cmd.SetArgs(tc.args)
@@ -431,7 +431,7 @@ func TestServeRefusesBadToolsFlags(t *testing.T) {
 // is told of the tools it is offered, none other.
 func TestServeHelpAndInstructionsNameTheTools(t *testing.T) {
 	t.Parallel()
-	f, _ := cmdtest.NewFactory(false, nil, "")
+	f, _ := factorytest.NewFactory(false, nil, "")
 	long := NewCmdServe(f, nil).Long
 	for _, tool := range mcpserver.Tools() {
 		if !regexp.MustCompile(`\b` + tool.Name + `\b`).MatchString(long) {

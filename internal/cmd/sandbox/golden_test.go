@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/output"
@@ -103,7 +104,7 @@ func TestOutputShapes(t *testing.T) {
 		for _, fm := range formats {
 			t.Run(c.name+"/"+fm.name, func(t *testing.T) {
 				t.Parallel()
-				f, s := cmdtest.NewFactory(fm.tty, nil, fm.format)
+				f, s := factorytest.NewFactory(fm.tty, nil, fm.format)
 				f.IO.Color = false
 				if err := c.run(f); err != nil {
 					t.Fatal(err)
@@ -124,7 +125,7 @@ func stderrSection(s string) string {
 func TestChangeShapes(t *testing.T) {
 	t.Parallel()
 	for _, fm := range []output.Format{output.JSON, output.Table, output.Name} {
-		f, s := cmdtest.NewFactory(false, nil, fm)
+		f, s := factorytest.NewFactory(false, nil, fm)
 		opts := &TimeoutOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(&stub{}), ID: "sb1", Timeout: time.Hour}
 		if err := runTimeout(context.Background(), opts); err != nil {
 			t.Fatal(err)
