@@ -17,9 +17,6 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 )
 
-// Port is where the code interpreter listens inside a sandbox.
-const Port = 49999
-
 // Endpoint is what the client needs: the base URL of port 49999 and the
 // headers of every request (routing, access tokens).
 type Endpoint struct {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/emulator/manager"
+	"github.com/abx-dev/abx/internal/emulator/record"
 )
 
 // Options configure an emulator.
@@ -162,7 +163,7 @@ func Start(opts Options) (*Emulator, error) {
 		}
 		m.Restore(saved)
 		st.removeOrphans(m.Sandboxes())
-		if err := st.writeRuntime(Runtime{URL: e.URL, PID: os.Getpid(), APIKey: e.APIKey, NotIsolated: why}); err != nil {
+		if err := st.writeRuntime(record.Runtime{URL: e.URL, PID: os.Getpid(), APIKey: e.APIKey, NotIsolated: why}); err != nil {
 			_ = ln.Close()
 			g.Close()
 			return nil, err
@@ -210,17 +211,7 @@ func (e *Emulator) save() {
 
 // Env is the environment that points abx at this emulator: the private
 // protocol over its plain-HTTP origin.
-func (e *Emulator) Env() []string { return envFor(e.URL, e.APIKey) }
-
-func envFor(url, key string) []string {
-	return []string{
-		"ABX_PROVIDER=alicloud-container",
-		"ABX_ALICLOUD_CONTAINER_PROTOCOL=private",
-		"ABX_ALICLOUD_CONTAINER_BASE_URL=" + url + "/kruise/api",
-		"ABX_ALICLOUD_CONTAINER_DOMAIN=",
-		"ABX_ALICLOUD_CONTAINER_API_KEY=" + key,
-	}
-}
+func (e *Emulator) Env() []string { return record.Env(e.URL, e.APIKey) }
 
 // Done is closed when the emulator stops serving: Close, or a failure of
 // its server.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/abx-dev/abx/internal/emulator/record"
 )
 
 // call sends one request to a running emulator with its key.
@@ -92,7 +94,7 @@ func TestStateSurvivesARestart(t *testing.T) {
 	if err := os.WriteFile(file, []byte("kept"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rt, err := ReadRuntime(dir)
+	rt, err := record.Read(dir)
 	if err != nil || rt.URL != e.URL || rt.APIKey != e.APIKey {
 		t.Fatalf("runtime %+v, %v", rt, err)
 	}
@@ -108,7 +110,7 @@ func TestStateSurvivesARestart(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadRuntime(dir); !errors.Is(err, ErrNotRunning) {
+	if _, err := record.Read(dir); !errors.Is(err, record.ErrNotRunning) {
 		t.Fatalf("after Close: %v", err)
 	}
 

@@ -14,19 +14,18 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/emulator/envd"
 	"github.com/abx-dev/abx/internal/emulator/jupyter"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/emulator/spawn"
-	envdclient "github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/loopback"
+	"github.com/abx-dev/abx/internal/provider"
 )
 
 // Ports of the servers inside a sandbox.
 const (
-	EnvdPort            = envdclient.Port
-	CodeInterpreterPort = codeinterp.Port
+	EnvdPort            = provider.EnvdPort
+	CodeInterpreterPort = provider.CodeInterpreterPort
 )
 
 // DefaultMaxForwards bounds the requests the gateway forwards to servers

@@ -9,9 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/abx-dev/abx/internal/emulator/manager"
+	"github.com/abx-dev/abx/internal/emulator/record"
 	"github.com/abx-dev/abx/internal/runfile"
 )
 
@@ -20,13 +20,12 @@ import (
 //	api-key          the key, kept so that exported settings survive a restart
 //	sandboxes.json   the sandboxes' records: IDs, templates, states, deadlines, metadata, tokens
 //	sandboxes/<id>/  each sandbox's files
-//	emulator.json    while it runs: its URL, pid and key, for 'abx emulator env'
+//	emulator.json    while it runs: its URL, pid and key, for 'abx emulator env' (package record)
 //
 // Processes and interpreter variables live in memory and do not survive.
 const (
 	apiKeyFile    = "api-key"
 	sandboxesFile = "sandboxes.json"
-	runtimeFile   = "emulator.json"
 )
 
 type stateDir struct{ dir string }
@@ -37,7 +36,7 @@ func openStateDir(dir string) (*stateDir, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "sandboxes"), 0o700); err != nil {
 		return nil, fmt.Errorf("cannot use state dir %s: %w", dir, err)
 	}
-	if rt, err := ReadRuntime(dir); err == nil {
+	if rt, err := record.Read(dir); err == nil {
 		return nil, fmt.Errorf("another emulator (pid %d) serves state dir %s at %s", rt.PID, dir, rt.URL)
 	}
 	return &stateDir{dir: dir}, nil
@@ -98,48 +97,6 @@ func (s *stateDir) removeOrphans(live []manager.Sandbox) {
 	}
 }
 
-// Runtime is what a running emulator tells 'abx emulator env'.
-type Runtime struct {
-	URL    string `json:"url"`
-	PID    int    `json:"pid"`
-	APIKey string `json:"apiKey"`
-	// NotIsolated says why sandboxes have no views of their own; empty
-	// when they have.
-	NotIsolated string `json:"notIsolated,omitempty"`
-}
+func (s *stateDir) writeRuntime(r record.Runtime) error { return record.Write(s.dir, r) }
 
-// Env is the environment that points abx at the emulator.
-func (r *Runtime) Env() []string { return envFor(r.URL, r.APIKey) }
-
-func (s *stateDir) writeRuntime(r Runtime) error { return runfile.Write(s.path(runtimeFile), r) }
-
-func (s *stateDir) removeRuntime() { _ = os.Remove(s.path(runtimeFile)) }
-
-// ErrNotRunning says no emulator serves a state dir.
-var ErrNotRunning = errors.New("no emulator is running")
-
-// ReadRuntime finds the emulator serving dir, or ErrNotRunning. A file
-// left by an emulator that died is ignored.
-func ReadRuntime(dir string) (*Runtime, error) {
-	var r Runtime
-	err := runfile.Read(filepath.Join(dir, runtimeFile), &r, r.alive)
-	if errors.Is(err, runfile.ErrNotRunning) {
-		return nil, ErrNotRunning
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// alive is true when the process exists and something listens on the
-// URL: a pid alone may have been reused since.
-func (r *Runtime) alive() bool {
-	if r.PID <= 0 {
-		return false
-	}
-	if err := syscall.Kill(r.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	return runfile.Listening(r.URL)
-}
+func (s *stateDir) removeRuntime() { record.Remove(s.dir) }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/httpclient"
 	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/portforward"
@@ -16,7 +15,7 @@ import (
 // envdPort is where envd listens in a sandbox: never public, and the port
 // the sandbox's own access token goes to (the provider's Endpoint says
 // which ports get which credentials).
-const envdPort = envd.Port
+const envdPort = provider.EnvdPort
 
 // clientCredentials are the headers a local client puts the engine's
 // token in; none of them goes further than the engine.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/portforward"
 	"github.com/abx-dev/abx/internal/provider"
@@ -18,7 +17,7 @@ import (
 
 // interpreterPort is the code interpreter's: it runs code, so it is
 // never public.
-const interpreterPort = codeinterp.Port
+const interpreterPort = provider.CodeInterpreterPort
 
 const (
 	// headerTimeout bounds the reading of a request's headers.

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmd/root"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/sdktest"
 	"github.com/abx-dev/abx/internal/engine"
@@ -62,7 +62,7 @@ func start(t *testing.T, with ...func(*engine.Options)) *fixture {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
-	f, _ := cmdtest.NewFactory(false, env, "")
+	f, _ := factorytest.NewFactory(false, env, "")
 	if err := f.Sandboxes.Ready(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/engine"
 )
 
@@ -38,7 +38,7 @@ func refusingManager(t *testing.T, status int, retryAfter string) *httptest.Serv
 // upstream, tried once a call.
 func engineBefore(t *testing.T, upstream string) string {
 	t.Helper()
-	f, _ := cmdtest.NewFactory(false, map[string]string{
+	f, _ := factorytest.NewFactory(false, map[string]string{
 		"ABX_PROVIDER":                    "alicloud-container",
 		"ABX_ALICLOUD_CONTAINER_PROTOCOL": "private",
 		"ABX_ALICLOUD_CONTAINER_BASE_URL": upstream + "/kruise/api",

@@ -21,9 +21,6 @@ import (
 // and envd has no default of its own (before 0.4.0).
 const DefaultUserName = "user"
 
-// Port is where envd listens inside every sandbox (docs/protocol.md).
-const Port = 49983
-
 // MaxMessage caps one message from envd. Output comes in chunks of 32 KiB
 // and a listing of 100 000 entries fits in about 20 MiB; a larger message
 // is refused (E5004) rather than held in memory, decoded, several times
@@ -141,9 +138,4 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.Header[k] = v
 	}
 	return t.next.RoundTrip(r)
-}
-
-// Code is the Connect code of an envd error, or connect.CodeUnknown.
-func Code(err error) connect.Code {
-	return connect.CodeOf(err)
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"syscall"
 
 	"connectrpc.com/connect"
 
@@ -143,6 +145,55 @@ func IsCut(err error) bool {
 	}
 	switch ce.Code() {
 	case connect.CodeInternal, connect.CodeUnknown, connect.CodeUnavailable, connect.CodeCanceled:
+		return true
+	}
+	return false
+}
+
+// CutReason says in words what cut a stream IsCut calls cut, rather than
+// Connect's "protocol error: incomplete envelope".
+func CutReason(err error) string {
+	switch {
+	case errors.Is(err, ErrNoEnd):
+		return "the stream ended before the process did"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the connection closed in the middle of it"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "the connection was reset"
+	}
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		if msg := strings.TrimPrefix(ce.Message(), "protocol error: incomplete envelope: "); msg != "" {
+			return msg
+		}
+		return ce.Code().String()
+	}
+	return abxerr.From(err).Message
+}
+
+// The answers below are told apart by what a caller does next, in envd's
+// words rather than Connect's codes, so that only this package speaks
+// Connect.
+
+// IsNotFound reports whether envd itself answered that what the call
+// named (a process, a path) is not there: an answer of envd's, not a
+// status of the gateway in front of it nor a failure on the way.
+func IsNotFound(err error) bool {
+	return connect.IsWireError(err) && connect.CodeOf(err) == connect.CodeNotFound
+}
+
+// IsAlreadyExists reports whether envd refused to make what is already
+// there: MakeDir of a directory that exists.
+func IsAlreadyExists(err error) bool {
+	return connect.CodeOf(err) == connect.CodeAlreadyExists
+}
+
+// IsDenied reports whether the call was refused for who made it: a token
+// the sandbox does not take (401), or a caller it does not let in (403).
+// Asking again as the same caller gets the same answer.
+func IsDenied(err error) bool {
+	switch connect.CodeOf(err) {
+	case connect.CodeUnauthenticated, connect.CodePermissionDenied:
 		return true
 	}
 	return false

@@ -78,7 +78,7 @@ func TestEnvdWordsBecomeSentinels(t *testing.T) {
 		// The Connect error stays in the chain, and a copy of the error
 		// (as callers make to set Exit) still matches.
 		var ce *connect.Error
-		if !errors.As(err, &ce) || Code(err) != connect.CodeOf(tc.err) {
+		if !errors.As(err, &ce) || ce.Code() != connect.CodeOf(tc.err) {
 			t.Errorf("%s: lost the Connect error: %v", tc.name, err)
 		}
 		cp := *e

@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/httpclient"
 	"github.com/abx-dev/abx/internal/mcpserver"
 	"github.com/abx-dev/abx/internal/provider"
@@ -33,7 +32,7 @@ func over(t *testing.T, baseURL, key string) mcpserver.Options {
 	d := alicloudcontainer.Descriptor()
 	// The private protocol on the fake's own origin: no name to resolve.
 	cfg := &alicloudcontainer.Config{BaseURL: baseURL, APIKey: key, Protocol: alicloudcontainer.ProtocolPrivate,
-		EnvdPort: envd.Port, RequestTimeout: 30 * time.Second, Retries: 3, IdleTimeout: time.Minute}
+		EnvdPort: provider.EnvdPort, RequestTimeout: 30 * time.Second, Retries: 3, IdleTimeout: time.Minute}
 	hc := httpclient.New(nil)
 	svc := &sandboxes.Service{
 		Descriptor: func() (*provider.Descriptor, error) { return d, nil },

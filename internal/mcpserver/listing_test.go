@@ -88,7 +88,7 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 	}
 	// The depth's range is the listing's bound, said where a model reads it.
 	depth, _ := tools["files_list"].InputSchema.(map[string]any)["properties"].(map[string]any)["depth"].(map[string]any)
-	if d, _ := depth["description"].(string); !strings.Contains(d, "(1 to 16, default 1)") || depth["type"] != "integer" {
+	if depth["minimum"] != 1.0 || depth["maximum"] != 16.0 || depth["type"] != "integer" {
 		t.Errorf("files_list's depth %v", depth)
 	}
 }

@@ -36,7 +36,7 @@ func TestPinnedServerOffersNoLifecycleAndTakesNoSandboxID(t *testing.T) {
 		if strings.Contains(string(b), "sandbox_id") {
 			t.Errorf("%s takes sandbox_id: %s", tl.Name, b)
 		}
-		if tl.Name == "files_list" && !strings.Contains(string(b), "(1 to 16, default 1)") {
+		if tl.Name == "files_list" && !strings.Contains(string(b), `"maximum":16,"minimum":1`) {
 			t.Errorf("files_list's schema lost its depth's range: %s", b)
 		}
 	}

@@ -11,8 +11,21 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 )
 
-// Provider is a configured connection to one sandbox service.
+// Provider is a configured connection to one sandbox service. It is made
+// of small interfaces, one a capability, as io.ReadWriter is made of
+// io.Reader and io.Writer: what needs one part can ask for that part
+// alone. A test's fake embeds Provider and writes only the methods its
+// test calls, so that a method added here costs no fake an edit.
+// DataPlane, which not every provider has, stays apart.
 type Provider interface {
+	Lifecycle
+	Timeouts
+	Pauser
+	Ports
+}
+
+// Lifecycle makes, finds and ends sandboxes (SandboxLifecycle).
+type Lifecycle interface {
 	Create(ctx context.Context, req CreateRequest) (*Sandbox, error)
 	// Connect makes sure the sandbox runs (resuming it if paused) and extends
 	// its deadline to at least timeout.
@@ -20,10 +33,22 @@ type Provider interface {
 	Get(ctx context.Context, id string) (*Sandbox, error)
 	List(ctx context.Context, opts ListOptions) ([]Sandbox, error)
 	Kill(ctx context.Context, id string) error
+}
+
+// Timeouts moves a sandbox's deadline (SandboxTimeout).
+type Timeouts interface {
 	SetTimeout(ctx context.Context, id string, timeout time.Duration) error
+}
+
+// Pauser pauses sandboxes and resumes them (SandboxPause).
+type Pauser interface {
 	Pause(ctx context.Context, id string) error
 	// Resume starts a paused sandbox; timeout 0 leaves the server's default.
 	Resume(ctx context.Context, id string, timeout time.Duration) error
+}
+
+// Ports says where a sandbox's ports are (PortsURL).
+type Ports interface {
 	// PortURL is the URL of a port of the sandbox, computed without a request.
 	PortURL(id string, port int) (string, error)
 }

@@ -4,13 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
-	"strings"
-	"syscall"
 	"time"
-
-	"connectrpc.com/connect"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
@@ -124,7 +119,7 @@ func (f Follower) Follow(ctx context.Context, pid uint32, first Stream) (*envd.E
 		if ctx.Err() != nil || errors.Is(err, ErrCut) || !envd.IsCut(err) {
 			return nil, err
 		}
-		c := cut{at: time.Now(), lasted: time.Since(fl.opened), reason: cutReason(err), err: err}
+		c := cut{at: time.Now(), lasted: time.Since(fl.opened), reason: envd.CutReason(err), err: err}
 		if fl.pid == 0 {
 			return nil, &abxerr.Error{Code: abxerr.Network, Cause: fmt.Errorf("%w: %w", ErrCut, err),
 				Message: fmt.Sprintf("the stream was cut after %s, before envd named the process (%s)", seconds(c.lasted), c.reason),
@@ -276,21 +271,14 @@ func (fl *following) watchGone(ctx context.Context, cancel context.CancelCauseFu
 // ended reports whether a failed reattach says the process is gone: envd
 // itself answered that it knows no process of that pid.
 func ended(err error) bool {
-	return connect.IsWireError(err) && connect.CodeOf(err) == connect.CodeNotFound
+	return envd.IsNotFound(err)
 }
 
 // refused reports whether a failed reattach is an answer that trying again
 // will not change: the sandbox is paused or gone (the gateway's 502), or
 // its token was refused.
 func refused(err error) bool {
-	if errors.Is(envd.AsError(err), envd.ErrNotRunning) {
-		return true
-	}
-	switch connect.CodeOf(err) {
-	case connect.CodeUnauthenticated, connect.CodePermissionDenied:
-		return true
-	}
-	return false
+	return errors.Is(envd.AsError(err), envd.ErrNotRunning) || envd.IsDenied(err)
 }
 
 // giveUp is the end of a window without a stream: one look at the process
@@ -346,25 +334,4 @@ func (c cut) lost(pid uint32, last error, why string) error {
 // seconds words a duration as "12.3s".
 func seconds(d time.Duration) string {
 	return fmt.Sprintf("%.1fs", d.Seconds())
-}
-
-// cutReason says in words what cut a stream, rather than Connect's
-// "protocol error: incomplete envelope".
-func cutReason(err error) string {
-	switch {
-	case errors.Is(err, envd.ErrNoEnd):
-		return "the stream ended before the process did"
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "the connection closed in the middle of it"
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
-		return "the connection was reset"
-	}
-	var ce *connect.Error
-	if errors.As(err, &ce) {
-		if msg := strings.TrimPrefix(ce.Message(), "protocol error: incomplete envelope: "); msg != "" {
-			return msg
-		}
-		return ce.Code().String()
-	}
-	return abxerr.From(err).Message
 }

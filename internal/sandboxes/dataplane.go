@@ -87,7 +87,7 @@ func (s *Service) Interpreter(ctx context.Context, id string) (*codeinterp.Clien
 	if k, ok := s.kept(key); ok {
 		return k.interp, nil
 	}
-	ep, err := s.Endpoint(ctx, id, codeinterp.Port, provider.CodeInterpret)
+	ep, err := s.Endpoint(ctx, id, provider.CodeInterpreterPort, provider.CodeInterpret)
 	if err != nil {
 		return nil, err
 	}

@@ -17,8 +17,10 @@ import (
 
 // fake is a provider that records every call, and whose sandboxes'
 // servers are at url. It answers as sandbox-manager does, and counts the
-// reads behind the endpoints.
+// reads behind the endpoints. A method Provider gains and no test here
+// calls is the embedded nil's, which panics.
 type fake struct {
+	provider.Provider
 	url   string
 	state string // what a read of any sandbox says; "" is running
 

@@ -11,8 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"connectrpc.com/connect"
-
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
 )
@@ -172,7 +170,7 @@ func isNotFound(err error) bool {
 
 // isAlreadyDir reports whether MakeDir refused a directory that exists.
 func isAlreadyDir(err error) bool {
-	return err != nil && connect.CodeOf(err) == connect.CodeAlreadyExists
+	return err != nil && envd.IsAlreadyExists(err)
 }
 
 // maxTempBase keeps a temporary name within the 255 bytes a file name may

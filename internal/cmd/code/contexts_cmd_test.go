@@ -7,13 +7,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 )
 
 func TestNewCmdContextsList(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "ID", Argv: []string{"sb-1"}, Want: "sb-1"},
 		{Name: "sandbox/ID", Argv: []string{"sandbox/sb-1"}, Want: "sb-1"},
 		{Name: "no ID", Argv: []string{}, WantErr: "list needs ID"},
@@ -29,7 +30,7 @@ type createIn struct{ ID, Language, Cwd string }
 
 func TestNewCmdContextsCreate(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "defaults", Argv: []string{"sb-1"}, Want: createIn{ID: "sb-1"}},
 		{Name: "sandbox/ID", Argv: []string{"sandbox/sb-1"}, Want: createIn{ID: "sb-1"}},
 		{Name: "language and cwd", Argv: []string{"sb-1", "--language", "python", "--cwd", "/home/user/p"},
@@ -55,7 +56,7 @@ func TestNewCmdContextsChange(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			cmdtest.Parse(t, []cmdtest.ArgvCase{
+			factorytest.Parse(t, []factorytest.ArgvCase{
 				{Name: "ID and context", Argv: []string{"sb-1", "ctx-1"}, Want: "sb-1 ctx-1"},
 				{Name: "sandbox/ID", Argv: []string{"sandbox/sb-1", "ctx-1"}, Want: "sb-1 ctx-1"},
 				{Name: "no context", Argv: []string{"sb-1"}, WantErr: name + " needs ID CONTEXT"},
@@ -77,7 +78,7 @@ func TestNewCmdContextsChange(t *testing.T) {
 // TestContextIDHint: a refused context ID says where the good ones are.
 func TestContextIDHint(t *testing.T) {
 	t.Parallel()
-	f, _ := cmdtest.NewFactory(false, nil, "")
+	f, _ := factorytest.NewFactory(false, nil, "")
 	err := cmdtest.Exec(NewCmdContextsDelete(f, nil), "sb-1", "a/b")
 	if e := abxerr.From(err); e.Code != abxerr.InvalidInput || e.Hint != "pass a context ID as shown by 'abx run-code contexts list sb-1'" {
 		t.Errorf("code %s, hint %q", e.Code, e.Hint)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/output"
@@ -51,7 +52,7 @@ func TestFakeRunCode(t *testing.T) {
 		t.Fatalf("JSON: %v\n%s", err, streams.Out.String())
 	}
 
-	streams, err = fk.run(t, cmdtest.JSONLines, codeinterp.Request{Code: "import os\nos.environ['GREETING']",
+	streams, err = fk.run(t, factorytest.JSONLines, codeinterp.Request{Code: "import os\nos.environ['GREETING']",
 		EnvVars: map[string]string{"GREETING": "hello"}})
 	lines := strings.Split(strings.TrimSpace(streams.Out.String()), "\n")
 	if err != nil || lines[len(lines)-1] != `{"type":"end","error":false}` || !strings.Contains(streams.Out.String(), `"isMainResult":true,"text":"hello"`) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/codeinterp"
@@ -53,15 +54,15 @@ func newFake(t *testing.T) *fake {
 
 // factory is a factory as the root leaves it (provider selected, format
 // set), over buffers and the fake's environment.
-func (fk *fake) factory(t *testing.T, format output.Format) (*cmdutil.Factory, cmdtest.Streams) {
+func (fk *fake) factory(t *testing.T, format output.Format) (*cmdutil.Factory, factorytest.Streams) {
 	t.Helper()
-	f, streams := cmdtest.NewFactory(false, fk.env, format)
+	f, streams := factorytest.NewFactory(false, fk.env, format)
 	return f, streams
 }
 
 // run runs code in the fake's sandbox as run-code would, printing in
 // format; the request's language is python unless req says otherwise.
-func (fk *fake) run(t *testing.T, format output.Format, req codeinterp.Request, tweak ...func(*RunCodeOptions)) (cmdtest.Streams, error) {
+func (fk *fake) run(t *testing.T, format output.Format, req codeinterp.Request, tweak ...func(*RunCodeOptions)) (factorytest.Streams, error) {
 	t.Helper()
 	f, streams := fk.factory(t, format)
 	if req.ContextID == "" && req.Language == "" {
@@ -79,7 +80,7 @@ func (fk *fake) run(t *testing.T, format output.Format, req codeinterp.Request, 
 
 // contexts runs `abx run-code contexts argv...` on the fake, printing in
 // format. Each of their calls has the request timeout for a deadline.
-func (fk *fake) contexts(t *testing.T, format output.Format, argv ...string) (cmdtest.Streams, error) {
+func (fk *fake) contexts(t *testing.T, format output.Format, argv ...string) (factorytest.Streams, error) {
 	t.Helper()
 	f, streams := fk.factory(t, format)
 	return streams, cmdtest.Exec(NewCmdContexts(f), argv...)

@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 )
 
 // run-code - with nothing on stdin (a terminal, an idle pipe) stops at
 // Ctrl-C instead of waiting for input, and sends nothing.
 func TestRunCodeStdinCtrlC(t *testing.T) {
 	t.Parallel()
-	f, _ := cmdtest.NewFactory(false, nil, "")
+	f, _ := factorytest.NewFactory(false, nil, "")
 	stdin, w := io.Pipe() // never written to
 	defer func() { _ = w.Close() }()
 	f.IO.In = stdin

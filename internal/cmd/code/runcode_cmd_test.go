@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/codeinterp"
@@ -26,7 +27,7 @@ type parsed struct {
 	SaveDir string
 }
 
-// runCodeArgv builds run-code for cmdtest.Parse, over stdin: its run
+// runCodeArgv builds run-code for factorytest.Parse, over stdin: its run
 // function keeps what argv made of the options, which must carry the
 // factory's printer, streams and client.
 func runCodeArgv(stdin string) func(*cmdutil.Factory, *any) *cobra.Command {
@@ -51,7 +52,7 @@ func TestNewCmdRunCode(t *testing.T) {
 
 	// Usage errors are abx's own failures: E1xxx, which exit 125 in a
 	// pass-through command like every other (abxerr.Exit).
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "code from the argument", Argv: []string{"sb-1", "1+1"}, Want: parsed{ID: "sb-1", Request: py("1+1")}},
 		{Name: "sandbox/ID", Argv: []string{"sandbox/sb-1", "1+1"}, Want: parsed{ID: "sb-1", Request: py("1+1")}},
 		{Name: "code from a file", Argv: []string{"sb-1", "-f", script}, Want: parsed{ID: "sb-1", Request: py("print('from a file')\n")}},
@@ -94,17 +95,17 @@ func TestNewCmdRunCode(t *testing.T) {
 		{Name: "blank sandbox ID", Argv: []string{" ", "1"}, WantErr: "invalid sandbox ID"},
 	}, runCodeArgv(""))
 	// Code from stdin, each with its own.
-	for stdin, tc := range map[string]cmdtest.ArgvCase{
+	for stdin, tc := range map[string]factorytest.ArgvCase{
 		"x = 1\nx\n": {Name: "code from stdin", Argv: []string{"sb-1", "-"}, Want: parsed{ID: "sb-1", Request: py("x = 1\nx\n")}},
 		"2*3":        {Name: "code from -f -", Argv: []string{"sb-1", "-f", "-"}, Want: parsed{ID: "sb-1", Request: py("2*3")}},
 		"\n":         {Name: "empty stdin", Argv: []string{"sb-1", "-"}, WantErr: "the code is empty"},
 	} {
-		cmdtest.Parse(t, []cmdtest.ArgvCase{tc}, runCodeArgv(stdin))
+		factorytest.Parse(t, []factorytest.ArgvCase{tc}, runCodeArgv(stdin))
 	}
 	// cobra's own refusal is not an abxerr.Error, but exits 125 all the same.
 	t.Run("unknown flag", func(t *testing.T) {
 		t.Parallel()
-		f, _ := cmdtest.NewFactory(false, nil, "")
+		f, _ := factorytest.NewFactory(false, nil, "")
 		err := cmdtest.Exec(NewCmdRunCode(f, func(context.Context, *RunCodeOptions) error { return nil }), "sb-1", "--colour", "1")
 		if err == nil || !strings.Contains(err.Error(), "unknown flag: --colour") || abxerr.Exit(err, true) != abxerr.ExitOwnFailure {
 			t.Errorf("error %v (exit %d), want unknown flag: --colour, exit 125", err, abxerr.Exit(err, true))
@@ -116,7 +117,7 @@ func TestNewCmdRunCode(t *testing.T) {
 // read unless '-' says so (docs/run-code.md).
 func TestRunCodeStdinReadOnlyWhenAsked(t *testing.T) {
 	t.Parallel()
-	f, streams := cmdtest.NewFactory(false, nil, "")
+	f, streams := factorytest.NewFactory(false, nil, "")
 	streams.In.WriteString("not code")
 	cmd := NewCmdRunCode(f, func(context.Context, *RunCodeOptions) error { return nil })
 	if err := cmdtest.Exec(cmd, "sb-1", "1+1"); err != nil {
@@ -129,7 +130,7 @@ func TestRunCodeStdinReadOnlyWhenAsked(t *testing.T) {
 
 func TestRunCodeAnnotations(t *testing.T) {
 	t.Parallel()
-	f, _ := cmdtest.NewFactory(false, nil, "")
+	f, _ := factorytest.NewFactory(false, nil, "")
 	cmd := NewCmdRunCode(f, nil)
 	if !cmdutil.IsPassThrough(cmd) {
 		t.Error("run-code is not marked pass-through: its failures would not exit 125")

@@ -19,7 +19,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/output"
 )
@@ -36,13 +36,13 @@ func pattern(n int) []byte {
 // bigServer answers every request with reply, written as it is, and
 // returns run-code options pointed at it, printing in format, with spills
 // kept in a directory of their own.
-func bigServer(t *testing.T, format output.Format, reply []byte) (*RunCodeOptions, cmdtest.Streams) {
+func bigServer(t *testing.T, format output.Format, reply []byte) (*RunCodeOptions, factorytest.Streams) {
 	t.Helper()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write(reply)
 	}))
 	t.Cleanup(ts.Close)
-	f, streams := cmdtest.NewFactory(false, nil, format)
+	f, streams := factorytest.NewFactory(false, nil, format)
 	opts := codeOptions(f, ts)
 	opts.tempDir = t.TempDir()
 	return opts, streams

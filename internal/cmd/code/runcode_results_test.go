@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/transfer/transfertest"
 )
@@ -29,7 +29,7 @@ var unsavable = []string{
 // runUnsavable runs the unsavable reply, printing in format, with a
 // --save-dir where result-7-1.png is a directory: it cannot be replaced by
 // a file. The run fails, saying so, once it has gone on.
-func runUnsavable(t *testing.T, format output.Format) (*RunCodeOptions, cmdtest.Streams) {
+func runUnsavable(t *testing.T, format output.Format) (*RunCodeOptions, factorytest.Streams) {
 	t.Helper()
 	opts, streams := interpServer(t, false, format, replyLines(unsavable...))
 	opts.SaveDir = t.TempDir()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmd/factory"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/codeinterp"
@@ -41,11 +42,11 @@ var richReply = []string{
 
 // interpServer answers every request with h and returns run-code options
 // pointed at it, printing in format to buffers (a terminal when tty).
-func interpServer(t *testing.T, tty bool, format output.Format, h http.HandlerFunc) (*RunCodeOptions, cmdtest.Streams) {
+func interpServer(t *testing.T, tty bool, format output.Format, h http.HandlerFunc) (*RunCodeOptions, factorytest.Streams) {
 	t.Helper()
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	f, streams := cmdtest.NewFactory(tty, nil, format)
+	f, streams := factorytest.NewFactory(tty, nil, format)
 	return codeOptions(f, ts), streams
 }
 
@@ -190,7 +191,7 @@ func TestRunCodeFailures(t *testing.T) {
 
 func TestRunCodeInterpreterUnavailable(t *testing.T) {
 	t.Parallel()
-	f, _ := cmdtest.NewFactory(false, nil, "")
+	f, _ := factorytest.NewFactory(false, nil, "")
 	opts := &RunCodeOptions{IO: f.IO, Request: codeinterp.Request{Code: "1"}, sandboxInterp: sandboxInterp{
 		Printer: f.Printer, ID: "sb-1",
 		Sandboxes: cmdtest.Sandboxes(interpAt{err: abxerr.New(abxerr.NotFound, "sandbox sb-1 not found")}),
@@ -261,7 +262,7 @@ func TestRunCodeAsksForTheDefaultContextByLanguage(t *testing.T) {
 		replyLines(`{"type":"end_of_execution"}`)(w, r)
 	}))
 	t.Cleanup(ts.Close)
-	f, _ := cmdtest.NewFactory(false, nil, "")
+	f, _ := factorytest.NewFactory(false, nil, "")
 	cmd := NewCmdRunCode(f, func(ctx context.Context, o *RunCodeOptions) error {
 		o.Sandboxes = codeOptions(f, ts).Sandboxes
 		return runRunCode(ctx, o)

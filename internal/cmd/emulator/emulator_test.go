@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/output"
 )
@@ -25,7 +25,7 @@ func TestNewCmdStart(t *testing.T) {
 	stateDir.StateDir = "/s"
 	fromEnv := stateDir
 	fromEnv.Isolation = "namespaces"
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "state dir", Argv: []string{"--state-dir", "/s"}, Want: stateDir},
 		{Name: "everything", Argv: []string{"--addr", "127.0.0.1:8787", "--api-key", "k", "--templates", "a,b", "--state-dir", "/s", "--time-scale", "30", "--isolation", "none"}, Want: custom},
 		{Name: "isolation from the environment", Argv: []string{"--state-dir", "/s"}, Env: map[string]string{"ABX_EMULATOR_ISOLATION": "namespaces"}, Want: fromEnv},
@@ -45,7 +45,7 @@ func TestNewCmdExec(t *testing.T) {
 		ServeOptions
 		Argv []string
 	}
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "command", Argv: []string{"--", "./x.sh", "-v"}, Want: in{defaults, []string{"./x.sh", "-v"}}},
 		{Name: "faster", Argv: []string{"--time-scale", "60", "--", "true"}, Want: in{ServeOptions{Addr: defaults.Addr, Templates: defaults.Templates, TimeScale: 60, Isolation: "auto"}, []string{"true"}}},
 		{Name: "no command", Argv: nil, WantErr: "needs a command to run after --"},
@@ -57,7 +57,7 @@ func TestNewCmdExec(t *testing.T) {
 
 func TestNewCmdEnv(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "state dir", Argv: []string{"--state-dir", "/s"}, Want: "/s"},
 		{Name: "argument", Argv: []string{"x"}, WantErr: `env takes no arguments, got "x"`},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
@@ -70,7 +70,7 @@ func TestNewCmdEnv(t *testing.T) {
 func TestEnvPrintsTheRunningEmulator(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	f, s := cmdtest.NewFactory(false, nil, output.JSON)
+	f, s := factorytest.NewFactory(false, nil, output.JSON)
 	err := runEnv(context.Background(), &EnvOptions{Printer: f.Printer, StateDir: dir})
 	if err == nil || !strings.Contains(err.Error(), "no emulator is running with state dir") {
 		t.Fatalf("nothing running: %v", err)
@@ -86,7 +86,7 @@ func TestEnvPrintsTheRunningEmulator(t *testing.T) {
 	if !strings.Contains(s.Out.String(), `"ABX_ALICLOUD_CONTAINER_BASE_URL": "`+e.URL) {
 		t.Errorf("JSON %q lacks the emulator's URL %s", s.Out, e.URL)
 	}
-	f, s = cmdtest.NewFactory(false, nil, "")
+	f, s = factorytest.NewFactory(false, nil, "")
 	if err := runEnv(context.Background(), &EnvOptions{Printer: f.Printer, StateDir: dir}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/emulator"
+	"github.com/abx-dev/abx/internal/emulator/record"
 	"github.com/abx-dev/abx/internal/output"
 )
 
@@ -44,8 +44,8 @@ eval in a shell; -o json prints them as one object.`,
 }
 
 func runEnv(_ context.Context, opts *EnvOptions) error {
-	rt, err := emulator.ReadRuntime(opts.StateDir)
-	if errors.Is(err, emulator.ErrNotRunning) {
+	rt, err := record.Read(opts.StateDir)
+	if errors.Is(err, record.ErrNotRunning) {
 		return abxerr.New(abxerr.NotFound, "no emulator is running with state dir %s", opts.StateDir).
 			WithHint("start one with 'abx emulator start' (and the same --state-dir)")
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/emulator"
+	"github.com/abx-dev/abx/internal/emulator/record"
 )
 
 // emulatorLayer points an emulator's profile at the emulator serving its
@@ -15,14 +15,14 @@ import (
 // When none runs, the key is the error: a command on the profile says so,
 // and how to start one, before it sends anything.
 func emulatorLayer(l *cmdutil.Layer, p *cmdutil.Profile) {
-	rt, err := emulator.ReadRuntime(p.Emulator)
+	rt, err := record.Read(p.Emulator)
 	if err == nil {
 		l.Values["base_url"] = rt.URL + "/kruise/api"
 		l.Values["protocol"] = "private"
 		l.Key = func() (string, string, error) { return rt.APIKey, cmdutil.SourceEmulator, nil }
 		return
 	}
-	if errors.Is(err, emulator.ErrNotRunning) {
+	if errors.Is(err, record.ErrNotRunning) {
 		err = abxerr.New(abxerr.Network, "the emulator of profile %s is not running (state dir %s)", p.Name, p.Emulator).
 			WithHint("start it: abx emulator start --state-dir %s", p.Emulator)
 	} else {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 )
 
 const key = "e2b_0123456789abcdef0123456789abcdef01234567"
@@ -18,7 +18,7 @@ func TestSettingSecretsAreRegistered(t *testing.T) {
 	if err := os.WriteFile(file, []byte(key+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := cmdtest.NewFactory(false, map[string]string{
+	f, _ := factorytest.NewFactory(false, map[string]string{
 		"ABX_PROVIDER":                        "alicloud-container",
 		"ABX_ALICLOUD_CONTAINER_API_KEY_FILE": file,
 		"ABX_ALICLOUD_CONTAINER_BASE_URL":     "http://u:pa55word-x@127.0.0.1:1/api",
@@ -36,7 +36,7 @@ func TestRequestCredentialsAreRegistered(t *testing.T) {
 	t.Parallel()
 	ts := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	t.Cleanup(ts.Close)
-	f, _ := cmdtest.NewFactory(false, nil, "")
+	f, _ := factorytest.NewFactory(false, nil, "")
 	req, _ := http.NewRequest(http.MethodGet, ts.URL, nil)
 	req.Header.Set("X-Access-Token", "envd-token-123456")
 	req.Header.Set("E2B-Traffic-Access-Token", "traffic-token-123456")
@@ -55,7 +55,7 @@ func TestRequestCredentialsAreRegistered(t *testing.T) {
 // abx config leaves a key on stdin unread: its placeholder is no secret.
 func TestStdinPlaceholderIsNoSecret(t *testing.T) {
 	t.Parallel()
-	f, _ := cmdtest.NewFactory(false, map[string]string{
+	f, _ := factorytest.NewFactory(false, map[string]string{
 		"ABX_PROVIDER":                        "alicloud-container",
 		"ABX_ALICLOUD_CONTAINER_API_KEY_FILE": "-",
 	}, "")

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator"
@@ -74,15 +75,15 @@ func newFakeSandboxVersion(t *testing.T, envdVersion string) *fakeSandbox {
 
 // factory is a Factory on the fake as the root leaves it before a command
 // runs: no global flags given, the provider chosen by the environment.
-func (s *fakeSandbox) factory(t *testing.T, tty bool, format output.Format) (*cmdutil.Factory, cmdtest.Streams) {
+func (s *fakeSandbox) factory(t *testing.T, tty bool, format output.Format) (*cmdutil.Factory, factorytest.Streams) {
 	t.Helper()
-	f, io := cmdtest.NewFactory(tty, s.env, format)
+	f, io := factorytest.NewFactory(tty, s.env, format)
 	return f, io
 }
 
 // run runs argv under `abx files` on the fake, printing in format to
 // buffers (a terminal when tty).
-func (s *fakeSandbox) run(t *testing.T, tty bool, format output.Format, argv ...string) (cmdtest.Streams, error) {
+func (s *fakeSandbox) run(t *testing.T, tty bool, format output.Format, argv ...string) (factorytest.Streams, error) {
 	t.Helper()
 	f, io := s.factory(t, tty, format)
 	return io, cmdtest.Exec(NewCmdFiles(f), argv...)
@@ -137,7 +138,7 @@ func checkErr(t *testing.T, err error, code abxerr.Code, want string) {
 }
 
 // wantOutput fails unless a verb printed stdout and stderr.
-func wantOutput(t *testing.T, io cmdtest.Streams, stdout, stderr string) {
+func wantOutput(t *testing.T, io factorytest.Streams, stdout, stderr string) {
 	t.Helper()
 	if io.Out.String() != stdout || io.ErrOut.String() != stderr {
 		t.Errorf("stdout %q, stderr %q; want %q, %q", io.Out, io.ErrOut, stdout, stderr)
@@ -155,7 +156,7 @@ type verbCase struct {
 }
 
 // parseVerb runs the cases through the verb newCmd builds, under a bare
-// files group that gives it the inherited --user: cmdtest.Parse sees the
+// files group that gives it the inherited --user: factorytest.Parse sees the
 // options without the factory's streams, printer and envd, or the error,
 // whose code is checked too.
 func parseVerb[O any](t *testing.T, newCmd func(*cmdutil.Factory, func(context.Context, *O) error) *cobra.Command, cases []verbCase) {
@@ -166,18 +167,18 @@ func parseVerb[O any](t *testing.T, newCmd func(*cmdutil.Factory, func(context.C
 		group.AddCommand(newCmd(f, func(_ context.Context, o *O) error { *got = fromArgv(o); return nil }))
 		return group
 	}
-	f, _ := cmdtest.NewFactory(false, nil, "")
+	f, _ := factorytest.NewFactory(false, nil, "")
 	verb := newCmd(f, nil).Name()
-	argvCases := make([]cmdtest.ArgvCase, len(cases))
+	argvCases := make([]factorytest.ArgvCase, len(cases))
 	for i, tc := range cases {
 		argv := append([]string{verb}, tc.argv...)
-		argvCases[i] = cmdtest.ArgvCase{Name: tc.name, Argv: argv, Want: tc.want, WantErr: tc.err}
+		argvCases[i] = factorytest.ArgvCase{Name: tc.name, Argv: argv, Want: tc.want, WantErr: tc.err}
 		if tc.code == "" {
 			continue
 		}
 		t.Run(tc.name+", code", func(t *testing.T) {
 			t.Parallel()
-			f, _ := cmdtest.NewFactory(false, nil, "")
+			f, _ := factorytest.NewFactory(false, nil, "")
 			var got any
 			err := cmdtest.Exec(build(f, &got), argv...)
 			if e := abxerr.From(err); e == nil || e.Code != tc.code {
@@ -185,7 +186,7 @@ func parseVerb[O any](t *testing.T, newCmd func(*cmdutil.Factory, func(context.C
 			}
 		})
 	}
-	cmdtest.Parse(t, argvCases, build)
+	factorytest.Parse(t, argvCases, build)
 }
 
 // pathCases are the rows of a verb that takes ID PATH: what it makes of
@@ -247,7 +248,7 @@ func fromArgv[O any](o *O) any {
 
 func TestNewCmdFiles(t *testing.T) {
 	t.Parallel()
-	f, _ := cmdtest.NewFactory(false, nil, "")
+	f, _ := factorytest.NewFactory(false, nil, "")
 	files := NewCmdFiles(f)
 	if files.Name() != "files" || files.PersistentFlags().ShorthandLookup("u") == nil {
 		t.Fatalf("group %q without -u", files.Name())

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
@@ -33,7 +34,7 @@ func TestNewCmdLs(t *testing.T) {
 	}, refusedTargets()...), refusedTargets("work")...))
 	t.Run("bad depth", func(t *testing.T) {
 		t.Parallel()
-		f, _ := cmdtest.NewFactory(false, nil, "")
+		f, _ := factorytest.NewFactory(false, nil, "")
 		err := cmdtest.Exec(NewCmdFiles(f), "ls", "sb-1", "--depth", "x")
 		if err == nil || !strings.Contains(err.Error(), "invalid argument") {
 			t.Errorf("error %v", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"path"
 
-	"connectrpc.com/connect"
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
@@ -88,7 +87,7 @@ func mkdir(ctx context.Context, c *envd.Client, p string, parents bool) (e envd.
 		}
 	}
 	e, err = c.MakeDir(ctx, p)
-	if err != nil && parents && envd.Code(err) == connect.CodeAlreadyExists {
+	if err != nil && parents && envd.IsAlreadyExists(err) {
 		e, err = c.Stat(ctx, p)
 		return e, true, err
 	}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/emutest"
 	"github.com/abx-dev/abx/internal/emulator/faultproxy"
@@ -43,7 +43,7 @@ func TestNewCmdWatch(t *testing.T) {
 		verbCase{name: "seconds with a fraction", argv: []string{"sb-1", "out", "--timeout", "1.5"},
 			want: WatchOptions{target: target{ID: "sb-1", Path: "out"}, Timeout: 1500 * time.Millisecond}},
 	))
-	f, _ := cmdtest.NewFactory(false, nil, "")
+	f, _ := factorytest.NewFactory(false, nil, "")
 	if c := NewCmdWatch(f, nil); c.Flags().Lookup("recursive").Shorthand != "r" {
 		t.Error("no -r")
 	}
@@ -52,7 +52,7 @@ func TestNewCmdWatch(t *testing.T) {
 // watchRun is one `abx files watch` on the fake, while changes are made
 // in the sandbox.
 type watchRun struct {
-	io  cmdtest.Streams
+	io  factorytest.Streams
 	err error
 }
 

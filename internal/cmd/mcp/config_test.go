@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 )
@@ -42,7 +43,7 @@ const abxPath = "/opt/abx/bin/abx"
 // abx at abxPath; global are the provider's flags, as NAME VALUE pairs.
 func runConfigCmd(t *testing.T, env map[string]string, global []string, argv ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	f, s := cmdtest.NewFactory(false, env, "")
+	f, s := factorytest.NewFactory(false, env, "")
 	for i := 0; i+1 < len(global); i += 2 {
 		if err := f.Flags.Set(global[i], global[i+1]); err != nil {
 			t.Fatal(err)
@@ -77,7 +78,7 @@ func TestNewCmdConfig(t *testing.T) {
 		ReadOnly            bool
 	}
 	yes, no := true, false
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "defaults", Want: in{Host: "json", Name: "abx"}},
 		{Name: "everything", Argv: []string{"--host", "vscode", "--name", "abx-one", "--command", "abx", "--emulator", "--sandbox", "sandbox/sb-1", "--tools", "files_read,files_list", "--read-only"},
 			Want: in{Host: "vscode", Name: "abx-one", Command: "abx", Emulator: &yes, Sandbox: "sb-1", Tools: []string{"files_read", "files_list"}, ReadOnly: true}},

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 )
 
 func TestListenIsCheckedBeforeAnythingIsBound(t *testing.T) {
@@ -82,7 +82,7 @@ func serveOnHTTP(t *testing.T, env map[string]string) (url, token string) {
 // serveOnHTTPWith is serveOnHTTP with the options set by set.
 func serveOnHTTPWith(t *testing.T, env map[string]string, set func(*ServeOptions)) (url, token string) {
 	t.Helper()
-	f, _ := cmdtest.NewFactory(false, env, "")
+	f, _ := factorytest.NewFactory(false, env, "")
 	errOut := newLines()
 	f.IO.ErrOut = errOut
 	opts := &ServeOptions{IO: f.IO, Factory: f, Listen: "127.0.0.1:0"}

@@ -17,9 +17,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmd/meta"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator/emutest"
 	"github.com/abx-dev/abx/internal/mcpserver"
 	"github.com/abx-dev/abx/internal/secrets"
@@ -41,7 +41,7 @@ func emulator(t *testing.T) map[string]string {
 // this environment and returns a client session of it.
 func connect(t *testing.T, env map[string]string) *mcp.ClientSession {
 	t.Helper()
-	f, _ := cmdtest.NewFactory(false, env, "")
+	f, _ := factorytest.NewFactory(false, env, "")
 	st, ct := mcp.NewInMemoryTransports()
 	opts := &ServeOptions{IO: f.IO, Factory: f, Transport: st, MaxOutput: mcpserver.DefaultMaxOutput}
 	ctx := t.Context()
@@ -146,7 +146,7 @@ func TestNewCmdServe(t *testing.T) {
 		AllowRemote, Generated bool
 	}
 	const tok = "0123456789abcdef"
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "defaults", Want: in{MaxOutput: mcpserver.DefaultMaxOutput}},
 		{Name: "pinned, some tools", Argv: []string{"--sandbox", "sandbox/sb-1", "--tools", "exec,files_read", "--max-output", "2048"},
 			Want: in{MaxOutput: 2048, Sandbox: "sb-1", Tools: []string{"exec", "files_read"}}},
@@ -181,7 +181,7 @@ func TestServeRefusesBadToolsFlags(t *testing.T) {
 		{[]string{"--sandbox", "sb-1", "--tools", "sandbox_kill"}, "sandbox_kill, which a server pinned with --sandbox does not offer"},
 		{[]string{"--sandbox", "bad/id"}, "bad/id"},
 	} {
-		f, _ := cmdtest.NewFactory(false, nil, "")
+		f, _ := factorytest.NewFactory(false, nil, "")
 		ran := false
 		cmd := NewCmdServe(f, func(_ context.Context, _ *ServeOptions) error { ran = true; return nil })
 		cmd.SetArgs(tc.args)
@@ -199,7 +199,7 @@ func TestServeRefusesBadToolsFlags(t *testing.T) {
 // initialization is the server's: internal/mcpserver).
 func TestServeHelpNamesTheTools(t *testing.T) {
 	t.Parallel()
-	f, _ := cmdtest.NewFactory(false, nil, "")
+	f, _ := factorytest.NewFactory(false, nil, "")
 	long := NewCmdServe(f, nil).Long
 	for _, tool := range mcpserver.Tools() {
 		if !regexp.MustCompile(`\b` + tool.Name + `\b`).MatchString(long) {
@@ -214,7 +214,7 @@ func TestServeHelpNamesTheTools(t *testing.T) {
 func TestServeGivesTheServerTheFactorysOperationsAndSecrets(t *testing.T) {
 	t.Parallel()
 	const key = "sk-from-the-environment-0123"
-	f, _ := cmdtest.NewFactory(false, map[string]string{
+	f, _ := factorytest.NewFactory(false, map[string]string{
 		"ABX_PROVIDER":                   "alicloud-container",
 		"ABX_ALICLOUD_CONTAINER_DOMAIN":  "agents.example.com",
 		"ABX_ALICLOUD_CONTAINER_API_KEY": key,
@@ -244,7 +244,7 @@ func TestServeGivesTheServerTheFactorysOperationsAndSecrets(t *testing.T) {
 // protocol: a setting to be read from it is refused, saying what to do.
 func TestServeReadsNoSettingFromStdin(t *testing.T) {
 	t.Parallel()
-	f, _ := cmdtest.NewFactory(false, map[string]string{
+	f, _ := factorytest.NewFactory(false, map[string]string{
 		"ABX_PROVIDER":                        "alicloud-container",
 		"ABX_ALICLOUD_CONTAINER_DOMAIN":       "agents.example.com",
 		"ABX_ALICLOUD_CONTAINER_API_KEY_FILE": "-",

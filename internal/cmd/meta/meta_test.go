@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/output"
@@ -33,7 +34,7 @@ func TestNewCmdMeta(t *testing.T) {
 	for name, build := range builders {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f, _ := cmdtest.NewFactory(false, nil, "")
+			f, _ := factorytest.NewFactory(false, nil, "")
 			var ran bool
 			if err := cmdtest.Exec(build(f, &ran)); err != nil || !ran {
 				t.Fatalf("no arguments: ran %v, %v", ran, err)
@@ -59,7 +60,7 @@ func TestCapabilitiesShapes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f, s := cmdtest.NewFactory(tc.tty, nil, tc.format)
+			f, s := factorytest.NewFactory(tc.tty, nil, tc.format)
 			f.IO.Color = false
 			d := f.Registry.All()[0]
 			opts := &CapabilitiesOptions{Printer: f.Printer, Selected: func() (*provider.Descriptor, error) { return d, nil }}
@@ -73,7 +74,7 @@ func TestCapabilitiesShapes(t *testing.T) {
 
 func TestVersionJSON(t *testing.T) {
 	t.Parallel()
-	f, s := cmdtest.NewFactory(false, nil, output.JSON)
+	f, s := factorytest.NewFactory(false, nil, output.JSON)
 	if err := cmdtest.Exec(NewCmdVersion(f, nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestConfigRedactsTheKey(t *testing.T) {
 	env := map[string]string{"ABX_PROVIDER": "alicloud-container", "ABX_ALICLOUD_CONTAINER_API_KEY": "sk-secret",
 		"ABX_ALICLOUD_CONTAINER_DOMAIN": "agents.example.com"}
 	for _, format := range []output.Format{output.Table, output.JSON} {
-		f, s := cmdtest.NewFactory(false, env, format)
+		f, s := factorytest.NewFactory(false, env, format)
 		if err := cmdtest.Exec(NewCmdConfig(f, nil)); err != nil {
 			t.Fatal(err)
 		}

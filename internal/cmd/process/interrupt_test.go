@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/emutest"
 	"github.com/abx-dev/abx/internal/emulator/jail"
@@ -81,15 +81,15 @@ func (s *sandbox) waitFile(t testing.TB, name string) {
 	t.Fatalf("%s did not appear within %s", name, within)
 }
 
-func (s *sandbox) factory(t testing.TB) (*cmdutil.Factory, cmdtest.Streams) {
+func (s *sandbox) factory(t testing.TB) (*cmdutil.Factory, factorytest.Streams) {
 	t.Helper()
-	f, io := cmdtest.NewFactory(false, s.env, "")
+	f, io := factorytest.NewFactory(false, s.env, "")
 	return f, io
 }
 
 // exec makes the options of 'abx exec ID -- line'; Ctrl-C comes from
 // cancelling the context run with, and sigs.
-func (s *sandbox) exec(t testing.TB, line string, sigs chan os.Signal) (*ExecOptions, cmdtest.Streams) {
+func (s *sandbox) exec(t testing.TB, line string, sigs chan os.Signal) (*ExecOptions, factorytest.Streams) {
 	t.Helper()
 	f, io := s.factory(t)
 	return &ExecOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes, ID: s.id, Argv: []string{line}, Signals: sigs}, io

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 )
 
 type execIn struct {
@@ -21,7 +21,7 @@ type execIn struct {
 
 func TestNewCmdExec(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "shell line", Argv: []string{"sb", "--", "echo hi | wc"}, Want: execIn{ID: "sb", Argv: []string{"echo hi | wc"}}},
 		{Name: "argv and flags", Argv: []string{"sandbox/sb", "-w", "/tmp", "-u", "root", "-e", "A=1", "--timeout", "30s", "-d", "-i", "--", "ls", "-l"}, Want: execIn{ID: "sb", Cwd: "/tmp", User: "root", Argv: []string{"ls", "-l"}, Env: map[string]string{"A": "1"},
 			Timeout: 30 * time.Second, Background: true, Interactive: true}},
@@ -57,7 +57,7 @@ type runIn struct {
 
 func TestNewCmdRun(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "template and command", Argv: []string{"--template", "base", "--", "true"}, Want: runIn{Template: "base", Argv: []string{"true"}}},
 		// One wording with abx create and the MCP tools (sandboxes.CheckTemplate).
 		{Name: "no template", Argv: []string{"--", "true"}, WantErr: "the template is required"},
@@ -80,7 +80,7 @@ type terminalIn struct {
 
 func TestNewCmdTerminal(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "a shell", Argv: []string{"sb"}, Want: terminalIn{ID: "sb", Argv: []string{}}},
 		{Name: "a command and flags", Argv: []string{"sandbox/sb", "-w", "/var/log", "-u", "root", "-e", "TERM=vt100", "--", "python3", "-q"},
 			Want: terminalIn{ID: "sb", Cwd: "/var/log", User: "root", Env: map[string]string{"TERM": "vt100"}, Argv: []string{"python3", "-q"}}},
@@ -103,7 +103,7 @@ func TestNewCmdTerminal(t *testing.T) {
 
 func TestNewCmdPs(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "id", Argv: []string{"sb"}, Want: "sb"},
 		{Name: "sandbox/ID", Argv: []string{"sandbox/sb"}, Want: "sb"},
 		{Name: "none", Argv: nil, WantErr: "ps needs ID"},
@@ -120,8 +120,8 @@ type pidIn struct {
 }
 
 // pidCases are what every subcommand taking ID PID accepts and refuses.
-func pidCases(want func(id string, pid uint32) any) []cmdtest.ArgvCase {
-	return []cmdtest.ArgvCase{
+func pidCases(want func(id string, pid uint32) any) []factorytest.ArgvCase {
+	return []factorytest.ArgvCase{
 		{Name: "id pid", Argv: []string{"sb", "42"}, Want: want("sb", 42)},
 		{Name: "sandbox/ID", Argv: []string{"sandbox/sb", "7"}, Want: want("sb", 7)},
 		{Name: "pid zero", Argv: []string{"sb", "0"}, WantErr: `invalid PID "0"`},
@@ -133,10 +133,10 @@ func pidCases(want func(id string, pid uint32) any) []cmdtest.ArgvCase {
 
 func TestNewCmdPsKill(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, append(pidCases(func(id string, pid uint32) any { return pidIn{id, pid, false} }),
-		cmdtest.ArgvCase{Name: "kill", Argv: []string{"sb", "1", "-s", "sigkill"}, Want: pidIn{"sb", 1, true}},
-		cmdtest.ArgvCase{Name: "nine", Argv: []string{"sb", "1", "--signal", "9"}, Want: pidIn{"sb", 1, true}},
-		cmdtest.ArgvCase{Name: "hup", Argv: []string{"sb", "1", "-s", "HUP"}, WantErr: `invalid --signal "HUP"`},
+	factorytest.Parse(t, append(pidCases(func(id string, pid uint32) any { return pidIn{id, pid, false} }),
+		factorytest.ArgvCase{Name: "kill", Argv: []string{"sb", "1", "-s", "sigkill"}, Want: pidIn{"sb", 1, true}},
+		factorytest.ArgvCase{Name: "nine", Argv: []string{"sb", "1", "--signal", "9"}, Want: pidIn{"sb", 1, true}},
+		factorytest.ArgvCase{Name: "hup", Argv: []string{"sb", "1", "-s", "HUP"}, WantErr: `invalid --signal "HUP"`},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdPsKill(f, func(_ context.Context, o *PsKillOptions) error { *got = pidIn{o.ID, o.PID, o.Kill}; return nil })
 	})
@@ -144,10 +144,10 @@ func TestNewCmdPsKill(t *testing.T) {
 
 func TestNewCmdPsStdin(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, append(pidCases(func(id string, pid uint32) any { return pidIn{id, pid, ""} }),
-		cmdtest.ArgvCase{Name: "data and close", Argv: []string{"sb", "1", "x\n", "--close"}, Want: pidIn{"sb", 1, "x\n close"}},
-		cmdtest.ArgvCase{Name: "too many", Argv: []string{"sb", "1", "a", "b"}, WantErr: "takes ID PID [DATA], got 4 arguments"},
-		cmdtest.ArgvCase{Name: "too few", Argv: []string{"sb"}, WantErr: "needs ID PID [DATA]"},
+	factorytest.Parse(t, append(pidCases(func(id string, pid uint32) any { return pidIn{id, pid, ""} }),
+		factorytest.ArgvCase{Name: "data and close", Argv: []string{"sb", "1", "x\n", "--close"}, Want: pidIn{"sb", 1, "x\n close"}},
+		factorytest.ArgvCase{Name: "too many", Argv: []string{"sb", "1", "a", "b"}, WantErr: "takes ID PID [DATA], got 4 arguments"},
+		factorytest.ArgvCase{Name: "too few", Argv: []string{"sb"}, WantErr: "needs ID PID [DATA]"},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdPsStdin(f, func(_ context.Context, o *PsStdinOptions) error {
 			x := string(o.Data)
@@ -162,7 +162,7 @@ func TestNewCmdPsStdin(t *testing.T) {
 
 func TestNewCmdPsAttach(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, pidCases(func(id string, pid uint32) any { return pidIn{id, pid, nil} }),
+	factorytest.Parse(t, pidCases(func(id string, pid uint32) any { return pidIn{id, pid, nil} }),
 		func(f *cmdutil.Factory, got *any) *cobra.Command {
 			return NewCmdPsAttach(f, func(_ context.Context, o *PsAttachOptions) error { *got = pidIn{o.ID, o.PID, nil}; return nil })
 		})

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/emulator/faultproxy"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
@@ -60,9 +60,9 @@ func (s *sandbox) behind(t *testing.T) *faultproxy.Proxy {
 }
 
 // execIn makes the options of 'abx exec ID -- line' in format.
-func (s *sandbox) execIn(t *testing.T, format output.Format, line string) (*ExecOptions, cmdtest.Streams) {
+func (s *sandbox) execIn(t *testing.T, format output.Format, line string) (*ExecOptions, factorytest.Streams) {
 	t.Helper()
-	f, io := cmdtest.NewFactory(false, s.env, format)
+	f, io := factorytest.NewFactory(false, s.env, format)
 	return &ExecOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes, ID: s.id, Argv: []string{line},
 		Signals: make(chan os.Signal)}, io
 }
@@ -187,7 +187,7 @@ func TestPsAttachInteractiveSurvivesCuts(t *testing.T) {
 	p := s.behind(t)
 	// Two cuts; the third stream sees the end.
 	p.Add(faultproxy.Rule{Path: connectRPC, Times: 2, Fault: faultproxy.CutAfter(2 * time.Second)})
-	f, out := cmdtest.NewFactory(false, s.env, "")
+	f, out := factorytest.NewFactory(false, s.env, "")
 	err := start(t, func() error {
 		return runPsAttach(t.Context(), &PsAttachOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes, ID: s.id, PID: pid})
 	})()

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/emulator/faultproxy"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
@@ -50,7 +50,7 @@ func TestRunRidesOutACutOfTheAPI(t *testing.T) {
 
 // runIn makes the options of 'abx run --template base --lease 30s -- line'
 // against s's cluster.
-func (s *sandbox) runIn(t *testing.T, line string) (*RunOptions, cmdtest.Streams) {
+func (s *sandbox) runIn(t *testing.T, line string) (*RunOptions, factorytest.Streams) {
 	t.Helper()
 	f, io := s.factory(t)
 	return &RunOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes,

@@ -12,7 +12,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/emulator/faultproxy"
 )
 
@@ -27,7 +27,7 @@ func TestTerminalSurvivesCuts(t *testing.T) {
 		t.Skipf("no pseudo-terminal here: %v", err)
 	}
 	t.Cleanup(func() { _ = master.Close(); _ = slave.Close() })
-	f, io := cmdtest.NewFactory(false, s.env, "")
+	f, io := factorytest.NewFactory(false, s.env, "")
 	f.IO.In, f.IO.StdinTTY = slave, true
 	opts := &TerminalOptions{IO: f.IO, Sandboxes: f.Sandboxes, ID: s.id, Argv: []string{"bash", "-c", counting}}
 	err = start(t, func() error { return runTerminal(t.Context(), opts) })()
@@ -55,7 +55,7 @@ func TestTerminalRedrawsThePromptLineAfterItsNote(t *testing.T) {
 	t.Cleanup(func() { _ = master.Close(); _ = slave.Close() })
 	screen := &screenOf{read: make(chan struct{}, 1)}
 	go screen.pump(master)
-	f, _ := cmdtest.NewFactory(false, s.env, "")
+	f, _ := factorytest.NewFactory(false, s.env, "")
 	f.IO.In, f.IO.StdinTTY = slave, true
 	f.IO.Out, f.IO.ErrOut, f.IO.StdoutTTY, f.IO.StderrTTY = slave, slave, true, true
 	opts := &TerminalOptions{IO: f.IO, Sandboxes: f.Sandboxes, ID: s.id,

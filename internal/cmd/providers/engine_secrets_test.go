@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 )
 
 const (
@@ -55,7 +55,7 @@ func echoingManager(t *testing.T) *httptest.Server {
 func TestTheEngineRedactsWhatTheUpstreamEchoes(t *testing.T) {
 	t.Parallel()
 	upstream := echoingManager(t)
-	f, _ := cmdtest.NewFactory(false, map[string]string{
+	f, _ := factorytest.NewFactory(false, map[string]string{
 		"ABX_PROVIDER":                        "alicloud-container",
 		"ABX_ALICLOUD_CONTAINER_PROTOCOL":     "private",
 		"ABX_ALICLOUD_CONTAINER_BASE_URL":     upstream.URL + "/kruise/api",

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 )
 
 type serveIn struct {
@@ -18,7 +18,7 @@ type serveIn struct {
 
 func TestNewCmdServe(t *testing.T) {
 	t.Parallel()
-	cases := []cmdtest.ArgvCase{
+	cases := []factorytest.ArgvCase{
 		{Name: "defaults", Argv: nil, Want: serveIn{Addr: "127.0.0.1:0"}},
 		{Name: "public ports", Argv: []string{"--public-port", "3000", "--public-port", "8080,5173"},
 			Want: serveIn{Addr: "127.0.0.1:0", PublicPorts: []int{3000, 8080, 5173}}},
@@ -28,17 +28,17 @@ func TestNewCmdServe(t *testing.T) {
 		{Name: "out of range", Argv: []string{"--public-port", "70000"}, WantErr: "invalid --public-port: invalid public port 70000"},
 		{Name: "zero", Argv: []string{"--public-port", "0"}, WantErr: "invalid public port 0"},
 	}
-	cmdtest.Parse(t, cases, func(f *cmdutil.Factory, got *any) *cobra.Command {
+	factorytest.Parse(t, cases, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdServe(f, func(_ context.Context, o *ServeOptions) error {
 			*got = serveIn{Addr: o.Addr, AllowRemote: o.AllowRemote, PublicPorts: o.PublicPorts}
 			return nil
 		})
 	})
-	exec := append([]cmdtest.ArgvCase(nil), cases[1:]...)
+	exec := append([]factorytest.ArgvCase(nil), cases[1:]...)
 	for i := range exec {
 		exec[i].Argv = append(append([]string(nil), exec[i].Argv...), "--", "node", "x.mjs")
 	}
-	cmdtest.Parse(t, exec, func(f *cmdutil.Factory, got *any) *cobra.Command {
+	factorytest.Parse(t, exec, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdEngineExec(f, func(_ context.Context, o *EngineExecOptions) error {
 			*got = serveIn{Addr: o.Addr, AllowRemote: o.AllowRemote, PublicPorts: o.PublicPorts}
 			return nil
@@ -55,7 +55,7 @@ type recordIn struct {
 // command line's environment: the state home, ABX_ENGINE_TOKEN.
 func TestNewCmdServeReadsTheEnvironment(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "the state home", Argv: nil, Env: map[string]string{"XDG_STATE_HOME": "/state"},
 			Want: recordIn{Record: "/state/abx/engine.json", Addr: "127.0.0.1:0"}},
 		{Name: "the home", Argv: []string{"--addr", "0.0.0.0:8080", "--allow-remote"}, Env: map[string]string{"HOME": "/home/u"},
@@ -77,7 +77,7 @@ func TestNewCmdServeReadsTheEnvironment(t *testing.T) {
 
 func TestNewCmdEngineEnv(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "the state home", Argv: nil, Env: map[string]string{"XDG_STATE_HOME": "/state"}, Want: "/state/abx/engine.json"},
 		{Name: "the home", Argv: nil, Env: map[string]string{"HOME": "/home/u"}, Want: "/home/u/.local/state/abx/engine.json"},
 		{Name: "an argument", Argv: []string{"x"}, WantErr: `env takes no arguments, got "x"`},

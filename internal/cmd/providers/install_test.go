@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/output"
@@ -88,7 +89,7 @@ type installIn struct {
 
 func TestNewCmdInstall(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "the catalog's line", Argv: []string{catalogSource, "--allow-unpinned", "--yes"},
 			Want: installIn{Source: catalogSource, ID: "alicloud-container", AllowUnpinned: true, Yes: true}},
 		{Name: "registry form", Argv: []string{"registry:alicloud-container"},
@@ -115,7 +116,7 @@ func TestNewCmdInstall(t *testing.T) {
 
 func TestNewCmdUninstall(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "bare ID", Argv: []string{"alicloud-container"}, Want: "alicloud-container"},
 		{Name: "registry form", Argv: []string{"registry:alicloud-container"}, Want: "alicloud-container"},
 		{Name: "catalog form", Argv: []string{catalogSource}, Want: "alicloud-container"},
@@ -143,7 +144,7 @@ func TestInstallShapes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f, s := cmdtest.NewFactory(tc.tty, nil, tc.format)
+			f, s := factorytest.NewFactory(tc.tty, nil, tc.format)
 			var first string
 			for i := range 2 {
 				cmd := NewCmdInstall(f, func(ctx context.Context, o *InstallOptions) error {
@@ -172,7 +173,7 @@ func TestInstallShapes(t *testing.T) {
 // changes nothing; both say what to do.
 func TestInstallAndUninstallRefusals(t *testing.T) {
 	t.Parallel()
-	f, s := cmdtest.NewFactory(false, nil, "")
+	f, s := factorytest.NewFactory(false, nil, "")
 	for _, tc := range []struct {
 		name string
 		run  func() error

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/output"
@@ -14,7 +15,7 @@ import (
 
 func TestNewCmdList(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "nothing selected", Argv: nil, Want: ""},
 		{Name: "selected by the environment", Env: map[string]string{"ABX_PROVIDER": "alicloud-container"}, Want: "alicloud-container"},
 		{Name: "an argument", Argv: []string{"alicloud-container"}, WantErr: `list takes no arguments, got "alicloud-container"`},
@@ -25,7 +26,7 @@ func TestNewCmdList(t *testing.T) {
 
 func TestNewCmdInfo(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "a provider", Argv: []string{"alicloud-container"}, Want: "alicloud-container"},
 		{Name: "no name", Argv: nil, WantErr: "info needs NAME"},
 		{Name: "unknown", Argv: []string{"nope"}, WantErr: `unknown provider "nope"`},
@@ -48,7 +49,7 @@ func TestShapes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f, s := cmdtest.NewFactory(tc.tty, map[string]string{"ABX_PROVIDER": "alicloud-container"}, tc.format)
+			f, s := factorytest.NewFactory(tc.tty, map[string]string{"ABX_PROVIDER": "alicloud-container"}, tc.format)
 			f.IO.Color = false
 			if err := cmdtest.Exec(NewCmdList(f, nil)); err != nil {
 				t.Fatal(err)

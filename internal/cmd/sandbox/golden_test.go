@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/output"
@@ -15,7 +16,9 @@ import (
 )
 
 // stub is a provider with fixed answers, for pinning how results print.
+// What no test here calls is the embedded nil's, which panics.
 type stub struct {
+	provider.Provider
 	sandboxes []provider.Sandbox
 	killErr   map[string]error
 }
@@ -47,7 +50,6 @@ func (s *stub) List(context.Context, provider.ListOptions) ([]provider.Sandbox, 
 }
 func (s *stub) Kill(_ context.Context, id string) error                 { return s.killErr[id] }
 func (s *stub) SetTimeout(context.Context, string, time.Duration) error { return nil }
-func (s *stub) Pause(context.Context, string) error                     { return nil }
 func (s *stub) Resume(context.Context, string, time.Duration) error     { return nil }
 func (s *stub) PortURL(id string, _ int) (string, error) {
 	return "https://8080-" + id + ".agents.example.com", nil
@@ -104,7 +106,7 @@ func TestOutputShapes(t *testing.T) {
 		for _, fm := range formats {
 			t.Run(c.name+"/"+fm.name, func(t *testing.T) {
 				t.Parallel()
-				f, s := cmdtest.NewFactory(fm.tty, nil, fm.format)
+				f, s := factorytest.NewFactory(fm.tty, nil, fm.format)
 				f.IO.Color = false
 				if err := c.run(f); err != nil {
 					t.Fatal(err)
@@ -125,7 +127,7 @@ func stderrSection(s string) string {
 func TestChangeShapes(t *testing.T) {
 	t.Parallel()
 	for _, fm := range []output.Format{output.JSON, output.Table, output.Name} {
-		f, s := cmdtest.NewFactory(false, nil, fm)
+		f, s := factorytest.NewFactory(false, nil, fm)
 		opts := &TimeoutOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(&stub{}), ID: "sb1", Timeout: time.Hour}
 		if err := runTimeout(context.Background(), opts); err != nil {
 			t.Fatal(err)

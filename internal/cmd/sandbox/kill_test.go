@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator/emutest"
 	"github.com/abx-dev/abx/internal/emulator/manager"
@@ -30,7 +31,7 @@ func newKillCluster(t *testing.T) *killCluster {
 // create makes a sandbox with metadata md and returns its ID.
 func (c *killCluster) create(t *testing.T, md map[string]string) string {
 	t.Helper()
-	f, _ := cmdtest.NewFactory(false, c.env, "")
+	f, _ := factorytest.NewFactory(false, c.env, "")
 	s, err := f.Sandboxes.Create(t.Context(), provider.CreateRequest{Template: "base", Metadata: md})
 	if err != nil {
 		t.Fatal(err)
@@ -40,9 +41,9 @@ func (c *killCluster) create(t *testing.T, md map[string]string) string {
 
 // kill runs `abx kill argv...` printing in format, on a terminal when
 // answer is not nil (which is then what the user types).
-func (c *killCluster) kill(t *testing.T, format output.Format, answer *string, argv ...string) (cmdtest.Streams, error) {
+func (c *killCluster) kill(t *testing.T, format output.Format, answer *string, argv ...string) (factorytest.Streams, error) {
 	t.Helper()
-	f, io := cmdtest.NewFactory(answer != nil, c.env, format)
+	f, io := factorytest.NewFactory(answer != nil, c.env, format)
 	f.IO.Color = false
 	if answer != nil {
 		io.In.WriteString(*answer)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
@@ -133,7 +134,7 @@ func (m *metricsFake) Endpoint(ctx context.Context, id string, port int) (*provi
 // returns stdout, stderr and the error.
 func runMetricsOn(t *testing.T, m *metricsFake, tty bool, format output.Format, set func(*MetricsOptions)) (string, string, error) {
 	t.Helper()
-	f, s := cmdtest.NewFactory(tty, nil, format)
+	f, s := factorytest.NewFactory(tty, nil, format)
 	f.IO.Color = false
 	opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(m), Interval: 10 * time.Millisecond}
 	set(opts)
@@ -180,7 +181,7 @@ func TestMetricsFitEightyColumns(t *testing.T) {
 			id = "default--python-3-12-x7k2p"
 		}
 		m := newMetricsFake(t, map[string]string{id: "running"})
-		f, s := cmdtest.NewFactory(true, nil, output.Table)
+		f, s := factorytest.NewFactory(true, nil, output.Table)
 		f.IO.Color, f.IO.Width = false, 80
 		opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(m), Interval: 10 * time.Millisecond,
 			IDs: []string{id}, Watch: watch, Count: 1}
@@ -372,7 +373,7 @@ func TestMetricsWatchEndsWellAtCtrlC(t *testing.T) {
 			cancel()
 		}
 	}
-	f, s := cmdtest.NewFactory(false, nil, output.Table)
+	f, s := factorytest.NewFactory(false, nil, output.Table)
 	opts := &MetricsOptions{IO: f.IO, Printer: f.Printer, Sandboxes: cmdtest.Sandboxes(m), Interval: 10 * time.Millisecond,
 		IDs: []string{"sb-running"}, Watch: true}
 	if err := runMetrics(ctx, opts); err != nil {

@@ -9,15 +9,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 func TestNewCmdCreate(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "template", Argv: []string{"-t", "base"}, Want: createIn{Request: provider.CreateRequest{Template: "base"}}},
 		{Name: "everything", Argv: []string{"--template", "ci", "--timeout", "1h", "--metadata", "a=b", "-e", "K=V=W", "--auto-pause", "--no-internet", "-q"}, Want: createIn{Request: provider.CreateRequest{Template: "ci", Timeout: time.Hour, Metadata: map[string]string{"a": "b"},
 			Env: map[string]string{"K": "V=W"}, AutoPause: true, NoInternet: true}}},
@@ -38,7 +38,7 @@ type createIn struct {
 
 func TestNewCmdList(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "all", Argv: nil, Want: provider.ListOptions{}},
 		{Name: "filters", Argv: []string{"--state", "running,PAUSED", "--state", "running", "--metadata", "o=ci", "--limit", "3"}, Want: provider.ListOptions{States: []string{"running", "PAUSED", "running"}, Metadata: map[string]string{"o": "ci"}, Limit: 3}},
 		{Name: "zero limit", Argv: []string{"--limit", "0"}, WantErr: "invalid --limit 0"},
@@ -48,9 +48,9 @@ func TestNewCmdList(t *testing.T) {
 }
 
 // idCases are what every command taking one sandbox ID accepts and refuses.
-func idCases(extra ...string) []cmdtest.ArgvCase {
+func idCases(extra ...string) []factorytest.ArgvCase {
 	with := func(id string) []string { return append([]string{id}, extra...) }
-	return []cmdtest.ArgvCase{
+	return []factorytest.ArgvCase{
 		{Name: "id", Argv: with("sb-1"), Want: "sb-1"},
 		{Name: "sandbox/ID, as -o name printed it before", Argv: with("sandbox/sb-1"), Want: "sb-1"},
 		{Name: "empty", Argv: with(""), WantErr: `invalid sandbox ID ""`},
@@ -63,7 +63,7 @@ func idCases(extra ...string) []cmdtest.ArgvCase {
 
 func TestNewCmdInfo(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, append(idCases(), cmdtest.ArgvCase{Name: "none", Argv: nil, WantErr: "info needs ID"}),
+	factorytest.Parse(t, append(idCases(), factorytest.ArgvCase{Name: "none", Argv: nil, WantErr: "info needs ID"}),
 		func(f *cmdutil.Factory, got *any) *cobra.Command {
 			return NewCmdInfo(f, func(_ context.Context, o *InfoOptions) error { *got = o.ID; return nil })
 		})
@@ -71,16 +71,16 @@ func TestNewCmdInfo(t *testing.T) {
 
 func TestNewCmdPause(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, idCases(), func(f *cmdutil.Factory, got *any) *cobra.Command {
+	factorytest.Parse(t, idCases(), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdPause(f, func(_ context.Context, o *PauseOptions) error { *got = o.ID; return nil })
 	})
 }
 
 func TestNewCmdConnect(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, append(idCases(),
-		cmdtest.ArgvCase{Name: "timeout", Argv: []string{"sb", "--timeout", "90"}, Want: "sb 1m30s"},
-		cmdtest.ArgvCase{Name: "fraction", Argv: []string{"sb", "--timeout", "1ms"}, WantErr: "whole seconds"},
+	factorytest.Parse(t, append(idCases(),
+		factorytest.ArgvCase{Name: "timeout", Argv: []string{"sb", "--timeout", "90"}, Want: "sb 1m30s"},
+		factorytest.ArgvCase{Name: "fraction", Argv: []string{"sb", "--timeout", "1ms"}, WantErr: "whole seconds"},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdConnect(f, func(_ context.Context, o *ConnectOptions) error {
 			*got = idLifetime(o.ID, o.Timeout)
@@ -91,9 +91,9 @@ func TestNewCmdConnect(t *testing.T) {
 
 func TestNewCmdResume(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, append(idCases(),
-		cmdtest.ArgvCase{Name: "timeout", Argv: []string{"sb", "--timeout", "5m"}, Want: "sb 5m0s"},
-		cmdtest.ArgvCase{Name: "zero", Argv: []string{"sb", "--timeout", "0"}, WantErr: "must be between 1s and 30 days"},
+	factorytest.Parse(t, append(idCases(),
+		factorytest.ArgvCase{Name: "timeout", Argv: []string{"sb", "--timeout", "5m"}, Want: "sb 5m0s"},
+		factorytest.ArgvCase{Name: "zero", Argv: []string{"sb", "--timeout", "0"}, WantErr: "must be between 1s and 30 days"},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdResume(f, func(_ context.Context, o *ResumeOptions) error {
 			*got = idLifetime(o.ID, o.Timeout)
@@ -110,9 +110,9 @@ func TestNewCmdTimeout(t *testing.T) {
 			cases[i].Want = cases[i].Want.(string) + " 1h0m0s"
 		}
 	}
-	cmdtest.Parse(t, append(cases,
-		cmdtest.ArgvCase{Name: "no duration", Argv: []string{"sb"}, WantErr: "timeout needs ID DURATION"},
-		cmdtest.ArgvCase{Name: "bad duration", Argv: []string{"sb", "forever"}, WantErr: `invalid DURATION "forever"`},
+	factorytest.Parse(t, append(cases,
+		factorytest.ArgvCase{Name: "no duration", Argv: []string{"sb"}, WantErr: "timeout needs ID DURATION"},
+		factorytest.ArgvCase{Name: "bad duration", Argv: []string{"sb", "forever"}, WantErr: `invalid DURATION "forever"`},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdTimeout(f, func(_ context.Context, o *TimeoutOptions) error {
 			*got = o.ID + " " + o.Timeout.String()
@@ -130,8 +130,8 @@ func TestNewCmdURL(t *testing.T) {
 			cases[i].Want = cases[i].Want.(string) + ":8080"
 		}
 	}
-	cmdtest.Parse(t, append(cases,
-		cmdtest.ArgvCase{Name: "port word", Argv: []string{"sb", "http"}, WantErr: `invalid port "http"`},
+	factorytest.Parse(t, append(cases,
+		factorytest.ArgvCase{Name: "port word", Argv: []string{"sb", "http"}, WantErr: `invalid port "http"`},
 	), func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return cmdutil.NewCmdDeclared(f, sandboxes.Op("sandbox.url"), func(_ context.Context, o *cmdutil.DeclaredOptions) error {
 			*got = o.Values.Text("id") + ":" + strconv.FormatInt(o.Values.Number("port"), 10)
@@ -142,7 +142,7 @@ func TestNewCmdURL(t *testing.T) {
 
 func TestNewCmdKill(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "ids", Argv: []string{"a", "sandbox/b"}, Want: killIn{IDs: []string{"a", "b"}}},
 		{Name: "all", Argv: []string{"--all", "--yes", "--state", "paused", "--metadata", "o=ci"}, Want: killIn{IDs: []string{}, All: true, Yes: true, Filter: provider.ListOptions{States: []string{"paused"}, Metadata: map[string]string{"o": "ci"}}}},
 		{Name: "nothing", Argv: nil, WantErr: "kill needs sandbox IDs or --all"},
@@ -174,7 +174,7 @@ func idLifetime(id string, d time.Duration) string {
 
 func TestNewCmdPortForward(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "one port", Argv: []string{"sb", "8080"}, Want: []Forward{{8080, 8080}}},
 		{Name: "pairs", Argv: []string{"sb", "18080:8080", ":5432"}, Want: []Forward{{18080, 8080}, {0, 5432}}},
 		{Name: "no port", Argv: []string{"sb"}, WantErr: "needs ID [LOCAL:]REMOTE"},
@@ -188,7 +188,7 @@ func TestNewCmdPortForward(t *testing.T) {
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdPortForward(f, func(_ context.Context, o *PortForwardOptions) error { *got = o.Forwards; return nil })
 	})
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "loopback by default", Argv: []string{"sb", "8080"}, Want: forwardIn{ID: "sb", Address: "127.0.0.1"}},
 		{Name: "another address", Argv: []string{"sandbox/sb", "8080", "--address", "::1"}, Want: forwardIn{ID: "sb", Address: "::1"}},
 		{Name: "localhost", Argv: []string{"sb", "8080", "--address", "localhost"}, Want: forwardIn{ID: "sb", Address: "localhost"}},
@@ -214,7 +214,7 @@ type metricsIn struct {
 
 func TestNewCmdMetrics(t *testing.T) {
 	t.Parallel()
-	cmdtest.Parse(t, []cmdtest.ArgvCase{
+	factorytest.Parse(t, []factorytest.ArgvCase{
 		{Name: "ids", Argv: []string{"sb-1", "sandbox/sb-2"}, Want: metricsIn{IDs: []string{"sb-1", "sb-2"}, Interval: 2 * time.Second}},
 		{Name: "all, filtered", Argv: []string{"--all", "--state", "running", "--metadata", "o=ci"},
 			Want: metricsIn{IDs: []string{}, All: true, Filter: provider.ListOptions{States: []string{"running"}, Metadata: map[string]string{"o": "ci"}}, Interval: 2 * time.Second}},

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
@@ -57,7 +58,7 @@ func TestConfirmationsDoNotRoundDown(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f, s := cmdtest.NewFactory(true, nil, output.Table)
+			f, s := factorytest.NewFactory(true, nil, output.Table)
 			if err := tc.run(f.IO, f.Printer); err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +108,7 @@ func TestResumingSaysTheNewDeadline(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f, s := cmdtest.NewFactory(true, nil, output.Table)
+			f, s := factorytest.NewFactory(true, nil, output.Table)
 			if err := tc.run(f.IO, f.Printer); err != nil {
 				t.Fatal(err)
 			}

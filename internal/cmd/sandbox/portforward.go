@@ -14,8 +14,6 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/codeinterp"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/portforward"
@@ -201,7 +199,7 @@ func runPortForward(ctx context.Context, opts *PortForwardOptions) error {
 // wellKnownPrivileged are the ports whose servers run what they are asked
 // in any sandbox, refused before anything is sent; the provider's endpoint
 // says it of a port configured elsewhere (envd_port).
-var wellKnownPrivileged = map[int]string{envd.Port: "envd's", codeinterp.Port: "the code interpreter's"}
+var wellKnownPrivileged = map[int]string{provider.EnvdPort: "envd's", provider.CodeInterpreterPort: "the code interpreter's"}
 
 // privilegedError refuses to forward a port that runs anything in the
 // sandbox: its requests carry the sandbox's envd token, and port-forward

@@ -11,7 +11,6 @@ import (
 	"unicode"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -51,7 +50,7 @@ var Settings = []provider.Setting{
 		Usage: "read the API key from this file ('-' for stdin)"},
 	{Key: "protocol", Flag: "protocol", Env: envPrefix + "PROTOCOL", Default: ProtocolNative,
 		Usage: "URL protocol of the gateway: native or private"},
-	{Key: "envd_port", Flag: "envd-port", Env: envPrefix + "ENVD_PORT", Default: strconv.Itoa(envd.Port), Kind: provider.Int,
+	{Key: "envd_port", Flag: "envd-port", Env: envPrefix + "ENVD_PORT", Default: strconv.Itoa(provider.EnvdPort), Kind: provider.Int,
 		Usage: "port envd listens on inside sandboxes"},
 	{Key: "request_timeout", Flag: "request-timeout", Env: envPrefix + "REQUEST_TIMEOUT", Default: "30s",
 		Kind: provider.Duration, Usage: "deadline of each API call, its retries included (Go duration or seconds)"},

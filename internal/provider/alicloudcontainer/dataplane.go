@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/provider"
 )
 
@@ -36,7 +35,7 @@ func (c *Client) Endpoint(ctx context.Context, id string, port int) (*provider.E
 	if err != nil {
 		return nil, err
 	}
-	privileged := port == c.cfg.EnvdPort || port == codeinterp.Port
+	privileged := port == c.cfg.EnvdPort || port == provider.CodeInterpreterPort
 	h := http.Header{}
 	h.Set("E2b-Sandbox-Id", id)
 	h.Set("E2b-Sandbox-Port", strconv.Itoa(port))

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abx-dev/abx/internal/envd"
+	"github.com/abx-dev/abx/internal/provider"
 )
 
 // FuzzPortURL checks the URL rules against arbitrary settings and server
@@ -29,7 +29,7 @@ func FuzzPortURL(f *testing.F) {
 	f.Add(true, "/kruise/api", "", "", "sb1", 0)
 	f.Fuzz(func(t *testing.T, private bool, baseURL, domain, sandboxDomain, id string, port int) {
 		cfg := Config{Domain: domain, BaseURL: baseURL, APIKey: "k", Protocol: ProtocolNative,
-			EnvdPort: envd.Port, RequestTimeout: time.Second}
+			EnvdPort: provider.EnvdPort, RequestTimeout: time.Second}
 		if private {
 			cfg.Protocol = ProtocolPrivate
 		}
