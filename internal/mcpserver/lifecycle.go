@@ -13,12 +13,6 @@ type SetTimeoutArgs struct {
 	TimeoutSeconds int    `json:"timeout_seconds" jsonschema:"the sandbox ends this many seconds from now; this replaces its deadline, shorter or longer"`
 }
 
-// URLArgs are sandbox_url's arguments.
-type URLArgs struct {
-	SandboxID string `json:"sandbox_id" jsonschema:"the sandbox's ID"`
-	Port      int    `json:"port" jsonschema:"the port in the sandbox"`
-}
-
 // ChangeResult is the structured result of sandbox_set_timeout,
 // sandbox_pause and sandbox_resume: what the sandbox became, as
 // the command line's timeout, pause and resume print it.
@@ -26,13 +20,6 @@ type ChangeResult struct {
 	SandboxID string `json:"sandboxID"`
 	State     string `json:"state,omitempty" jsonschema:"paused or running, after a pause or a resume"`
 	Timeout   int64  `json:"timeout,omitempty" jsonschema:"seconds from now until the sandbox ends, after sandbox_set_timeout"`
-}
-
-// URLResult is sandbox_url's structured result.
-type URLResult struct {
-	SandboxID string `json:"sandboxID"`
-	Port      int    `json:"port"`
-	URL       string `json:"url" jsonschema:"where the port is reached through the gateway"`
 }
 
 func (s *server) addLifecycleTools(srv *mcp.Server) {
@@ -51,11 +38,7 @@ func (s *server) addLifecycleTools(srv *mcp.Server) {
 		Description: "Resume a paused sandbox, which then lives for the server's default timeout (300 s). Resuming a running sandbox is refused by the server.",
 		Annotations: &mcp.ToolAnnotations{Title: "Resume a sandbox", DestructiveHint: ptr(false)},
 	}, s.resume)
-	add(s, srv, "sandbox.url", &mcp.Tool{
-		Name:        "sandbox_url",
-		Description: "The public URL of a port of a sandbox, through the gateway. Computed from the configuration, without a request.",
-		Annotations: &mcp.ToolAnnotations{Title: "URL of a sandbox's port", ReadOnlyHint: true},
-	}, s.url)
+	s.addDeclared(srv, "sandbox.url")
 }
 
 func (s *server) setTimeout(ctx context.Context, _ *mcp.CallToolRequest, in SetTimeoutArgs) (*mcp.CallToolResult, *ChangeResult, error) {
@@ -89,16 +72,4 @@ func (s *server) resume(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) 
 		return nil, nil, s.fail(err)
 	}
 	return text("sandbox %s resumed", id), &ChangeResult{SandboxID: id, State: "running"}, nil
-}
-
-func (s *server) url(ctx context.Context, _ *mcp.CallToolRequest, in URLArgs) (*mcp.CallToolResult, *URLResult, error) {
-	id, err := s.sandboxID(in.SandboxID)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	u, err := s.opts.Sandboxes.PortURL(ctx, id, in.Port)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	return text("%s", u), &URLResult{SandboxID: id, Port: in.Port, URL: u}, nil
 }

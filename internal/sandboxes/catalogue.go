@@ -90,6 +90,7 @@ from the configuration (domain, protocol, base URL) without any request.`,
 				Tool:    "sandbox_url",
 				ToolDoc: "The public URL of a port of a sandbox, through the gateway. Computed from the configuration, without a request.",
 				Title:   "URL of a sandbox's port",
+				Result:  (*PortAddress)(nil),
 				Line:    func(r any) string { return r.(*PortAddress).URL },
 			},
 			Call: func(ctx context.Context, s *Service, in Values) (any, error) {

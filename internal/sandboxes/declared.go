@@ -32,6 +32,11 @@ type Door struct {
 	// value is the input of its name.
 	Route  string
 	Status int
+	// Result is a value of the result's type (a nil pointer will do): the
+	// tool's output schema. Destructive and Idempotent are the tool's
+	// hints, for an operation that is not read-only.
+	Result                  any
+	Destructive, Idempotent bool
 	// Line words the result in one line: what a person reads on a
 	// terminal, and the text of the tool's answer.
 	Line func(result any) string
