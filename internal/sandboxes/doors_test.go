@@ -111,7 +111,11 @@ func (c *checked) doors(t *testing.T) []door {
 			case *ast.CallExpr:
 				switch callee(c.info, n) {
 				case module + "internal/cmdutil.Does":
-					does = append(does, door{where: fset.Position(n.Pos()).String(), op: stringArg(t, c.info, n.Args[1])})
+					// A door built from a declaration names no operation of
+					// its own (TestDeclaredCallsReachTheirFunction).
+					if op, ok := constString(c.info, n.Args[1]); ok {
+						does = append(does, door{where: fset.Position(n.Pos()).String(), op: op})
+					}
 				case module + "internal/cmdutil.Run":
 					run = funcOf(c.info, n.Args[3])
 				case module + "internal/mcpserver.add":
@@ -238,6 +242,15 @@ func typeName(info *types.Info, e ast.Expr) string {
 	return ""
 }
 
+// constString is the constant string e is, if it is one.
+func constString(info *types.Info, e ast.Expr) (string, bool) {
+	tv, ok := info.Types[e]
+	if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
+		return "", false
+	}
+	return constant.StringVal(tv.Value), true
+}
+
 // stringArg is the constant string an argument is: a door names its
 // operation by a literal, so that this test can read it.
 func stringArg(t *testing.T, info *types.Info, e ast.Expr) string {
@@ -293,7 +306,8 @@ func TestDoorsFollowTheCatalogue(t *testing.T) {
 		if !op.method() {
 			t.Errorf("operation %s: *Service has no method %s", op.Name, op.Func)
 		}
-		if !slices.Contains(byDoor[op.Name], "cmd") {
+		built := op.Call != nil && op.Door != nil && op.Door.Group != "" // a command built from it
+		if !built && !slices.Contains(byDoor[op.Name], "cmd") {
 			t.Errorf("operation %s: no command of the command line Does it", op.Name)
 		}
 	}
@@ -369,4 +383,70 @@ func ruleOf(obj types.Object) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// An operation declared whole has its doors built from the declaration
+// (cmdutil.NewCmdDeclared, the MCP server's addDeclared, the engine's
+// declared routes), which all run its Call: the Call is one call of the
+// operation's function on the Service it is handed.
+func TestDeclaredCallsReachTheirFunction(t *testing.T) {
+	t.Parallel()
+	f, err := parser.ParseFile(token.NewFileSet(), "catalogue.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]*ast.FuncLit{} // by operation
+	ast.Inspect(f, func(n ast.Node) bool {
+		lit, ok := n.(*ast.CompositeLit)
+		if !ok {
+			return true
+		}
+		var name string
+		var call *ast.FuncLit
+		for _, e := range lit.Elts {
+			kv, ok := e.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			switch k, _ := kv.Key.(*ast.Ident); {
+			case k == nil:
+			case k.Name == "Name":
+				if b, ok := kv.Value.(*ast.BasicLit); ok {
+					name = strings.Trim(b.Value, `"`)
+				}
+			case k.Name == "Call":
+				call, _ = kv.Value.(*ast.FuncLit)
+			}
+		}
+		if name != "" && call != nil {
+			calls[name] = call
+		}
+		return true
+	})
+	for _, op := range catalogue {
+		if op.Call == nil {
+			continue
+		}
+		lit := calls[op.Name]
+		if lit == nil {
+			t.Errorf("operation %s: its Call is not a function written in its declaration", op.Name)
+			continue
+		}
+		service := lit.Type.Params.List[1].Names[0].Name
+		found := false
+		ast.Inspect(lit.Body, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == service && sel.Sel.Name == op.Func {
+					found = true
+				}
+			}
+			return true
+		})
+		if !found {
+			t.Errorf("operation %s: its Call never calls %s.%s, the operation's function", op.Name, service, op.Func)
+		}
+		if op.Door == nil || op.Door.Line == nil {
+			t.Errorf("operation %s: a Call without a Door to say its result", op.Name)
+		}
+	}
 }
