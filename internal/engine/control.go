@@ -23,17 +23,17 @@ type Route struct {
 	Operation string
 }
 
+// served is a route and its handler; a nil handler refuses the route.
+type served struct {
+	Route
+	serve http.HandlerFunc
+}
+
 // routes are the engine's routes of E2B's control plane, each with its
 // operation. A route whose operation abx does not offer yet (no function
 // in the catalogue) answers E8004, never a silent 404.
-func (e *Engine) routes() []struct {
-	Route
-	serve http.HandlerFunc
-} {
-	type r = struct {
-		Route
-		serve http.HandlerFunc
-	}
+func (e *Engine) routes() []served {
+	type r = served
 	return []r{
 		{Route{"POST /sandboxes", "sandbox.create"}, e.create},
 		{Route{"POST /v2/sandboxes", "sandbox.create"}, e.create},
@@ -65,11 +65,23 @@ func (e *Engine) routes() []struct {
 	}
 }
 
+// routes are those above, then the routes of the operations the catalogue
+// declares whole (declared.go).
+func (e *Engine) allRoutes() []served {
+	all := e.routes()
+	for _, op := range sandboxes.Catalogue() {
+		if op.Door != nil && op.Door.Route != "" && op.Call != nil {
+			all = append(all, served{Route{op.Door.Route, op.Name}, e.declared(op)})
+		}
+	}
+	return all
+}
+
 // Routes lists the engine's routes of the control plane and their
 // operations, for a test that holds them to the catalogue.
 func Routes() []Route {
 	var out []Route
-	for _, r := range (&Engine{}).routes() {
+	for _, r := range (&Engine{}).allRoutes() {
 		out = append(out, r.Route)
 	}
 	return out
@@ -84,7 +96,7 @@ var spelling = sandboxes.Spelling{Names: map[string]string{
 // admitted (its capability, before the body is read) and called with
 // E2B's names for its inputs; one it does not offer yet is refused.
 func (e *Engine) route() {
-	for _, rt := range e.routes() {
+	for _, rt := range e.allRoutes() {
 		op := sandboxes.Op(rt.Operation)
 		serve := rt.serve
 		e.mux.HandleFunc(rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
