@@ -28,8 +28,6 @@ const (
 	StorageMount     Capability = "storage.mount"
 	NetworkVPC       Capability = "network.vpc"
 	Sessions         Capability = "sessions"
-	SandboxLogs      Capability = "sandbox.logs"
-	SandboxSnapshots Capability = "sandbox.snapshots"
 )
 
 // CapabilityInfo describes a capability for `abx capabilities`.
@@ -59,8 +57,6 @@ var AllCapabilities = []CapabilityInfo{
 	{StorageMount, "mount external storage"},
 	{NetworkVPC, "attach sandboxes to a private network"},
 	{Sessions, "long-lived sessions"},
-	{SandboxLogs, "read a sandbox's logs"},
-	{SandboxSnapshots, "snapshot, clone and fork sandboxes"},
 }
 
 // Check refuses a capability the provider does not declare, with E8004.

@@ -269,6 +269,9 @@ type admittedKey struct{}
 // command line's stdin, a local file), and returns ctx marking it checked,
 // so that the operation does not check it again.
 func (s *Service) Admit(ctx context.Context, op *Operation) (context.Context, error) {
+	if op.Capability == "" {
+		return ctx, s.Unoffered(op) // only an operation abx does not offer has none
+	}
 	if err := s.Check(op.Capability); err != nil {
 		return ctx, err
 	}
@@ -292,11 +295,13 @@ func (s *Service) on(ctx context.Context, op *Operation, id string) (provider.Pr
 }
 
 // Unoffered refuses an operation abx declares but does not offer yet (one
-// of E2B's API with no function in the catalogue): E8004 naming the
-// provider's capability when the provider lacks it too, else naming abx.
+// of E2B's API with no function in the catalogue), with E8004: naming the
+// capability it needs when the provider lacks it too, else the operation.
 func (s *Service) Unoffered(op *Operation) error {
-	if err := s.Check(op.Capability); err != nil {
-		return err
+	if op.Capability != "" {
+		if err := s.Check(op.Capability); err != nil {
+			return err
+		}
 	}
-	return abxerr.NewUnsupported("abx", op.Name)
+	return abxerr.New(abxerr.Unsupported, "abx does not offer %s yet", op.Name)
 }

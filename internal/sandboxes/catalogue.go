@@ -161,14 +161,15 @@ from the configuration (domain, protocol, base URL) without any request.`,
 }
 
 // Operations of E2B's API that abx does not offer yet: declared so that
-// a door that meets one (the engine's routes) names the capability it
-// would need, which `abx capabilities` lists. They have no function.
+// a door that meets one (the engine's routes) refuses it by name, with the
+// capability it would need where the family has one (`abx capabilities`
+// lists it). They have no function.
 var unoffered = []*Operation{
 	{Name: "templates.list", Capability: provider.TemplatesRead, ReadOnly: true},
 	{Name: "templates.build", Capability: provider.TemplatesBuild},
-	{Name: "sandbox.logs", Capability: provider.SandboxLogs, ReadOnly: true},
+	{Name: "sandbox.logs", ReadOnly: true},
 	{Name: "sandbox.refresh", Capability: provider.SandboxTimeout},
-	{Name: "sandbox.snapshot", Capability: provider.SandboxSnapshots},
+	{Name: "sandbox.snapshot"},
 	{Name: "volumes", Capability: provider.StorageMount},
 	{Name: "files.upload-url", Capability: provider.FilesTransfer},
 	{Name: "files.download-url", Capability: provider.FilesTransfer, ReadOnly: true},
