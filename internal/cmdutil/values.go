@@ -47,6 +47,29 @@ func ParseProcessTimeout(flag, s string) (time.Duration, error) {
 	return d, nil
 }
 
+// ParseSeconds reads a duration given to flag for in, an input of an
+// operation counted in whole seconds, in the forms ParseLifetime reads:
+// its syntax only, for the operation checks its bounds. A negative one is
+// read as itself, for the operation to refuse. A flag given 0 is refused
+// here, in the words of in's bounds, since the operation reads 0 as the
+// input left out; zeroHint says what leaving it out does.
+func ParseSeconds(flag, s string, in *sandboxes.Input, zeroHint string) (time.Duration, error) {
+	d, err := parseSeconds(flag, s)
+	switch {
+	case err != nil:
+		return 0, err
+	case d == 0:
+		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: must be between %s", flag, s, in.Range()).
+			WithHint("0 is no time: leave %s out %s", flag, zeroHint)
+	case d < 0:
+		rest, _ := strings.CutPrefix(strings.TrimSpace(s), "-")
+		if r, err := ParseDurationOrSeconds(rest); err == nil {
+			d = -r
+		}
+	}
+	return d, nil
+}
+
 // ParseDurationIn reads a duration given to flag (or to an argument, when
 // flag names it: "DURATION") that is abx's own bound rather than the
 // server's, and may be under a second: the forms every duration takes
