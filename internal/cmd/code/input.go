@@ -58,8 +58,8 @@ func readCode(ctx context.Context, stdin io.Reader, file string) func() (string,
 }
 
 // given refuses a flag given an empty value: most often an unset
-// variable, which would otherwise mean the flag left out (leaving it out
-// does what says).
+// variable, which the operation would take for the flag left out. says is
+// what leaving it out does, for the hint.
 func given(cmd *cobra.Command, flag, v, says string) error {
 	if !cmd.Flags().Changed(flag) || v != "" {
 		return nil
