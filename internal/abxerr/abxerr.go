@@ -138,6 +138,7 @@ const (
 	StepCapabilities Step = "capabilities" // the provider Subject lacks it: see what it has
 	StepFindCreated  Step = "find-created" // a create may have made a sandbox: find it before creating again
 	StepConnect      Step = "connect"      // the sandbox Subject runs already: there is nothing to resume
+	StepContexts     Step = "contexts"     // no such context in the sandbox Subject's code interpreter: list its contexts
 )
 
 // Suggest returns a copy of e with a next step about subject. e itself is

@@ -103,7 +103,7 @@ func read(v sandboxes.Values, in *sandboxes.Input, what, s string) error {
 		}
 		v[in.Name] = n
 	case sandboxes.Seconds:
-		d, err := ParseSeconds(what, s, in, "leave "+what+" out for its default")
+		d, err := ParseSeconds(what, s, in, "for its default")
 		if err != nil {
 			return err
 		}

@@ -9,25 +9,6 @@ import (
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
-// ParseSeconds reads a duration the server counts in whole seconds, given
-// to flag (or to an argument, when flag names it: "DURATION"): Go syntax
-// (90s, 5m, 2h), days (7d) or plain seconds. Its bounds are the
-// operation's input in, which refuses a value out of them when it is
-// called; only 0 given to a flag is refused here, since the operation
-// reads 0 as the default that leaving the flag out gives (zeroHint says
-// so).
-func ParseSeconds(flag, s string, in *sandboxes.Input, zeroHint string) (time.Duration, error) {
-	d, err := parseSeconds(flag, s)
-	if err != nil {
-		return 0, err
-	}
-	if d == 0 && strings.HasPrefix(flag, "--") {
-		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: must be between %s", flag, s, in.Range()).
-			WithHint("0 is no time: %s", zeroHint)
-	}
-	return d, nil
-}
-
 // ParseLifetime reads a sandbox lifetime given to flag: Go syntax (90s,
 // 5m, 2h), days (7d) or plain seconds, whole seconds, within [minD, 30
 // days] (sandboxes.CheckLifetime; minD is sandboxes.MinCreateLifetime or
@@ -62,6 +43,29 @@ func ParseProcessTimeout(flag, s string) (time.Duration, error) {
 	}
 	if err := sandboxes.CheckProcessTimeout(flag, strconv.Quote(s), d); err != nil {
 		return 0, err
+	}
+	return d, nil
+}
+
+// ParseSeconds reads a duration given to flag for in, an input of an
+// operation counted in whole seconds, in the forms ParseLifetime reads:
+// its syntax only, for the operation checks its bounds. A negative one is
+// read as itself, for the operation to refuse. A flag given 0 is refused
+// here, in the words of in's bounds, since the operation reads 0 as the
+// input left out; zeroHint says what leaving it out does.
+func ParseSeconds(flag, s string, in *sandboxes.Input, zeroHint string) (time.Duration, error) {
+	d, err := parseSeconds(flag, s)
+	switch {
+	case err != nil:
+		return 0, err
+	case d == 0 && strings.HasPrefix(flag, "--"): // an argument's 0 is the operation's to refuse
+		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: must be between %s", flag, s, in.Range()).
+			WithHint("0 is no time: leave %s out %s", flag, zeroHint)
+	case d < 0:
+		rest, _ := strings.CutPrefix(strings.TrimSpace(s), "-")
+		if r, err := ParseDurationOrSeconds(rest); err == nil {
+			d = -r
+		}
 	}
 	return d, nil
 }

@@ -77,14 +77,22 @@ func (e *Engine) allRoutes() []served {
 	return all
 }
 
-// Routes lists the engine's routes of the control plane and their
-// operations, for a test that holds them to the catalogue.
+// dataPlaneRoute is the engine's door to a sandbox's ports, for requests
+// that name a sandbox and a port (a {port}-{id} host under the engine's
+// domain, or E2B's E2b-Sandbox-Id and E2b-Sandbox-Port headers), and the
+// operation it calls: each request is admitted as the control plane's
+// are, and forwarded to the endpoint the operation hands out.
+var dataPlaneRoute = Route{"{port}-{sandboxID}.{domain}", "sandbox.port"}
+
+// Routes lists the engine's routes and their operations, the control
+// plane's then the data plane's, for a test that holds them to the
+// catalogue.
 func Routes() []Route {
 	var out []Route
 	for _, r := range (&Engine{}).allRoutes() {
 		out = append(out, r.Route)
 	}
-	return out
+	return append(out, dataPlaneRoute)
 }
 
 // spelling is how E2B's API names the operations' inputs.

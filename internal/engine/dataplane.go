@@ -5,11 +5,11 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
 
 	"github.com/abx-dev/abx/internal/httpclient"
 	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/portforward"
-	"github.com/abx-dev/abx/internal/provider"
 )
 
 // envdPort is where envd listens in a sandbox: never public, and the port
@@ -35,7 +35,7 @@ func (e *Engine) forward(w http.ResponseWriter, r *http.Request) {
 			e.writeError(w, http.StatusBadGateway, err)
 			return
 		}
-		e.fail(w, err)
+		e.refuse(w, abxerr.HTTPStatus(err), err) // nothing of the body was read, nor sent on
 		return
 	}
 	for _, h := range clientCredentials {
@@ -51,10 +51,11 @@ func (e *Engine) forward(w http.ResponseWriter, r *http.Request) {
 // public port's forwarder sends no credential at all: whoever reaches the
 // engine reaches that port, so none of the sandbox's is spent on it.
 func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforward.Forwarder, error) {
-	ep, err := e.svc.Endpoint(r.Context(), id, port, provider.PortsURL)
+	eps, err := e.svc.Endpoint(r.Context(), id, port)
 	if err != nil {
 		return nil, err
 	}
+	ep := eps[0]
 	key := target{id, port}
 	e.mu.Lock()
 	c, ok := e.forwarder[key]

@@ -9,6 +9,7 @@ import (
 	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/portforward"
 	"github.com/abx-dev/abx/internal/provider"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // What the engine lets in, and what it refuses from the headers alone,
@@ -37,14 +38,12 @@ const (
 	DefaultMaxForwards = 256
 )
 
-// CheckPublicPort refuses a port that cannot be made public: one out of
-// range, envd's (it runs anything as anyone) and the code interpreter's
-// (it runs code).
+// CheckPublicPort refuses a port the engine never makes public: envd's
+// (it runs anything as anyone) and the code interpreter's (it runs code).
+// That a port is one (1 to 65535) is the catalogue's rule (sandbox.port),
+// which the operation holds to for every port a request names.
 func CheckPublicPort(port int) *abxerr.Error {
-	switch {
-	case port < 1 || port > 65535:
-		return abxerr.New(abxerr.InvalidInput, "invalid public port %d", port).WithHint("give a port number between 1 and 65535")
-	case port == envdPort || port == interpreterPort:
+	if port == envdPort || port == interpreterPort {
 		return abxerr.New(abxerr.InvalidInput, "port %d cannot be public: it runs commands or code in the sandbox", port).
 			WithHint("clients reach it with the engine's token; --public-port is for a sandbox's own servers, such as a web app")
 	}
@@ -52,26 +51,31 @@ func CheckPublicPort(port int) *abxerr.Error {
 }
 
 // dataPlane admits a request for a sandbox's port: one that already went
-// through this engine is a loop (508); an ID that could not be one is
-// refused (400), and so is a path that climbs out of the port's
-// (portforward.CheckPath); the engine's token is needed, in either header
-// the SDKs send it in, unless the port is public (401). The rest is
-// forwarded, so many at once.
+// through this engine is a loop (508); a path that climbs out of the
+// port's is refused (400, portforward.CheckPath); the engine's token is
+// needed, in either header the SDKs send it in, unless the port is public
+// (401); then the operation's capability. The rest is forwarded, so many
+// at once, once the operation has checked the sandbox and the port.
 func (e *Engine) dataPlane(w http.ResponseWriter, r *http.Request, id string, port int) {
 	switch {
 	case e.hop.Seen(r.Header):
 		e.refuse(w, http.StatusLoopDetected, abxerr.New(abxerr.InvalidInput,
 			"port %d of sandbox %s leads back to the engine: the request went round in a loop", port, id))
-	case provider.CheckSandboxID(id) != nil:
-		e.refuse(w, http.StatusBadRequest, provider.CheckSandboxID(id))
+		return
 	case portforward.CheckPath(r.URL) != nil:
 		e.refuse(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "%v", portforward.CheckPath(r.URL)))
+		return
 	case !e.public[port] && !e.tokenOK(r.Header.Get("X-Access-Token")) && !e.tokenOK(r.Header.Get("E2B-Traffic-Access-Token")):
 		e.refuse(w, http.StatusUnauthorized, abxerr.New(abxerr.Unauthorized,
 			"invalid access token: every request for a sandbox's port needs the engine's token (X-Access-Token or E2B-Traffic-Access-Token)"))
-	default:
-		e.forwards.ServeHTTP(w, r)
+		return
 	}
+	ctx, err := e.svc.Admit(sandboxes.WithSpelling(r.Context(), spelling), sandboxes.Op(dataPlaneRoute.Operation))
+	if err != nil {
+		e.refuse(w, abxerr.HTTPStatus(err), err)
+		return
+	}
+	e.forwards.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // refuse answers from the headers alone, in E2B's envelope, and closes the

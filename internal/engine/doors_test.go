@@ -203,7 +203,9 @@ func TestAPublicPortNeedsNoTokenAndGetsNoCredential(t *testing.T) {
 			t.Errorf("port %s made public: %d without a token, want 401", port, status)
 		}
 	}
-	for _, port := range []int{49983, 49999, 0, 65536} {
+	// That a public port is a port (1 to 65535) is the catalogue's rule,
+	// which --public-port reads (the providers' tests hold it).
+	for _, port := range []int{49983, 49999} {
 		if err := engine.CheckPublicPort(port); err == nil {
 			t.Errorf("CheckPublicPort(%d) took it", port)
 		}
@@ -311,6 +313,32 @@ func TestTheEngineRefusesAnIDThatMovesThePath(t *testing.T) {
 	if status, body := fx.send(t, "GET", "/health", map[string]string{"E2b-Sandbox-Id": "..", "E2b-Sandbox-Port": "49983",
 		"X-Access-Token": token}, ""); status != 400 || !strings.Contains(body, `"abxCode":"E1002"`) {
 		t.Errorf("the data plane with the ID ..: %d %s", status, body)
+	}
+	if after := len(fx.emu.Manager.Requests()); after != before {
+		for _, r := range fx.emu.Manager.Requests()[before:] {
+			t.Errorf("the provider heard %s %s", r.Method, r.Path)
+		}
+	}
+}
+
+// A port of a sandbox is 1 to 65535, the operation's rule: a request
+// that names another, by header or by host, is refused (400) before the
+// provider hears of it, not taken for a call of the control plane.
+func TestTheDataPlaneRefusesAPortOutOfRange(t *testing.T) {
+	t.Parallel()
+	fx := start(t)
+	id := fx.create(t, "base")["sandboxID"].(string)
+	before := len(fx.emu.Manager.Requests())
+	for _, h := range []map[string]string{
+		{"E2b-Sandbox-Id": id, "E2b-Sandbox-Port": "0", "X-Access-Token": token},
+		{"E2b-Sandbox-Id": id, "E2b-Sandbox-Port": "70000", "X-Access-Token": token},
+		{"E2b-Sandbox-Id": id, "E2b-Sandbox-Port": "-1", "X-Access-Token": token},
+		{"Host": "70000-" + id + ".localhost:" + strconv.Itoa(fx.port), "X-Access-Token": token},
+	} {
+		status, body := fx.send(t, "GET", "/", h, "")
+		if status != 400 || !strings.Contains(body, `"abxCode":"E1002"`) || !strings.Contains(body, "must be between 1 and 65535") {
+			t.Errorf("%v: %d %s, want 400 E1002", h, status, body)
+		}
 	}
 	if after := len(fx.emu.Manager.Requests()); after != before {
 		for _, r := range fx.emu.Manager.Requests()[before:] {

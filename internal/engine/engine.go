@@ -177,9 +177,10 @@ func (e *Engine) tokenOK(got string) bool {
 // E2b-Sandbox-Id/E2b-Sandbox-Port headers SDKs send when E2B_SANDBOX_URL
 // is set, or a {port}-{id}.{domain} host.
 func dataPlaneTarget(r *http.Request, domain string) (string, int, bool) {
+	// A port out of range is the operation's to refuse (sandbox.port).
 	if id := r.Header.Get("E2b-Sandbox-Id"); id != "" {
 		port, err := strconv.Atoi(r.Header.Get("E2b-Sandbox-Port"))
-		return id, port, err == nil && port > 0 && port < 65536
+		return id, port, err == nil
 	}
 	host := r.Host
 	if domainHost, _, _ := strings.Cut(domain, ":"); domainHost != "" {
@@ -187,7 +188,7 @@ func dataPlaneTarget(r *http.Request, domain string) (string, int, bool) {
 		label, rest, found := strings.Cut(h, ".")
 		if found && rest == domainHost {
 			if p, id, ok := strings.Cut(label, "-"); ok {
-				if port, err := strconv.Atoi(p); err == nil && port > 0 && port < 65536 && id != "" {
+				if port, err := strconv.Atoi(p); err == nil && id != "" {
 					return id, port, true
 				}
 			}

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/e2bapi"
 	"github.com/abx-dev/abx/internal/sandboxes"
@@ -22,9 +20,6 @@ import (
 // maxMetricsIDs is how many sandboxes one GET /sandboxes/metrics may name,
 // as E2B allows.
 const maxMetricsIDs = 100
-
-// metricsConcurrency bounds the sandboxes asked at once by that route.
-const metricsConcurrency = 8
 
 // metrics serves GET /sandboxes/{id}/metrics: the current sample as a
 // list of one, or none for a sandbox that is not running.
@@ -42,7 +37,12 @@ func (e *Engine) metrics(w http.ResponseWriter, r *http.Request) {
 		e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "start (%d) is after end (%d)", start, end))
 		return
 	}
-	sm := e.svc.Sample(r.Context(), r.PathValue("id"), "")
+	samples, err := e.svc.Sample(r.Context(), sandboxes.Target{ID: r.PathValue("id")})
+	if err != nil {
+		e.fail(w, err)
+		return
+	}
+	sm := samples[0]
 	if sm.State != sandboxes.Paused && sm.Err != nil {
 		e.fail(w, sm.Err)
 		return
@@ -60,19 +60,15 @@ func (e *Engine) metrics(w http.ResponseWriter, r *http.Request) {
 // other failure fails the request, naming the sandbox.
 func (e *Engine) metricsOfMany(w http.ResponseWriter, r *http.Request) {
 	var ids []string
+	var targets []sandboxes.Target
 	seen := map[string]bool{}
 	for _, v := range r.URL.Query()["sandbox_ids"] {
 		for _, id := range strings.Split(v, ",") {
 			if id = strings.TrimSpace(id); id != "" && !seen[id] {
 				seen[id] = true
 				ids = append(ids, id)
+				targets = append(targets, sandboxes.Target{ID: id})
 			}
-		}
-	}
-	for _, id := range ids {
-		if err := sandboxes.CheckSandboxID(id); err != nil {
-			e.writeError(w, http.StatusBadRequest, err)
-			return
 		}
 	}
 	switch {
@@ -83,16 +79,12 @@ func (e *Engine) metricsOfMany(w http.ResponseWriter, r *http.Request) {
 		e.writeError(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "too many sandboxes requested (%d): at most %d", len(ids), maxMetricsIDs))
 		return
 	}
-	samples := make([]sandboxes.Sample, len(ids))
-	var g errgroup.Group
-	g.SetLimit(metricsConcurrency)
-	for i, id := range ids {
-		g.Go(func() error {
-			samples[i] = e.svc.Sample(r.Context(), id, "")
-			return nil
-		})
+	// Every ID is checked before any sandbox is asked.
+	samples, err := e.svc.Sample(r.Context(), targets...)
+	if err != nil {
+		e.fail(w, err)
+		return
 	}
-	_ = g.Wait()
 	out := map[string]e2bapi.Metric{}
 	for i, id := range ids {
 		switch sm := samples[i]; {

@@ -27,6 +27,11 @@ func toolHint(e *abxerr.Error) string {
 		return "resume it first with sandbox_resume"
 	case abxerr.StepConnect:
 		return "it is running already: there is nothing to resume"
+	case abxerr.StepContexts:
+		if e.Code == abxerr.NotFound {
+			return "the context may not exist; leave out context_id to run in the language's default context"
+		}
+		return "leave out context_id to run in the language's default context"
 	case abxerr.StepFindCreated:
 		return "the sandbox may have been created: check with sandbox_list (filter with metadata) before creating it again"
 	}

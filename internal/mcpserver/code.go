@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/human"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -22,9 +20,9 @@ import (
 type RunCodeArgs struct {
 	SandboxID      string `json:"sandbox_id" jsonschema:"the sandbox's ID (its template must have a code interpreter, e.g. code-interpreter)"`
 	Code           string `json:"code" jsonschema:"the code to run, as one cell"`
-	Language       string `json:"language,omitempty" jsonschema:"run in this language's default context: python (default), javascript, typescript, r, java, bash; not with context_id"`
+	Language       string `json:"language,omitempty" jsonschema:"run in this language's default context (default python); not with context_id"`
 	ContextID      string `json:"context_id,omitempty" jsonschema:"run in this context of the code interpreter; not with language"`
-	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"stop waiting after this many seconds (default 600, at most 86400); the code may run on until its context is restarted"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"stop waiting after this many seconds (default 600); the code may run on until its context is restarted"`
 }
 
 // RunCodeResult is run_code's structured result.
@@ -58,43 +56,25 @@ func (s *server) addCodeTool(srv *mcp.Server) {
 }
 
 func (s *server) runCode(ctx context.Context, call *mcp.CallToolRequest, in RunCodeArgs) (*mcp.CallToolResult, *RunCodeResult, error) {
-	id, err := s.sandboxFor(provider.CodeInterpret, in.SandboxID)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	req := codeinterp.Request{Code: in.Code, ContextID: in.ContextID}
-	switch {
-	case strings.TrimSpace(in.Code) == "":
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "code is empty"))
-	case in.Language != "" && in.ContextID != "":
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "give language or context_id, not both: a context has its language"))
-	case in.Language != "":
-		if req.Language, err = sandboxes.ParseLanguage("language", in.Language); err != nil {
-			return nil, nil, s.fail(err)
-		}
-	}
+	req := codeinterp.Request{Code: in.Code, Language: in.Language, ContextID: in.ContextID}
 	timeout := s.opts.ExecTimeout
 	if in.TimeoutSeconds != 0 {
 		timeout = time.Duration(in.TimeoutSeconds) * time.Second
-		if err := sandboxes.CheckProcessTimeout("timeout_seconds", strconv.Itoa(in.TimeoutSeconds), timeout); err != nil {
-			return nil, nil, s.fail(err)
-		}
 	}
 	g := &codeGather{max: s.opts.MaxOutput, res: &RunCodeResult{Results: []CodeResult{}}}
 	stop := heartbeat(ctx, call, s.opts.ProgressEvery, timeout, nil)
 	err = s.opts.Sandboxes.RunCode(ctx, id, sandboxes.Code{Request: req, Timeout: timeout}, g.add)
 	stop()
-	var e *abxerr.Error
-	switch {
-	case err == nil:
-	case errors.Is(err, sandboxes.ErrStillRunning):
-		e = abxerr.From(err)
+	if errors.Is(err, sandboxes.ErrStillRunning) {
+		e := abxerr.From(err)
 		e.Hint = "its context runs nothing else until the code ends; restarting the context stops it, and loses its variables"
 		return nil, nil, s.fail(e)
-	case errors.As(err, &e) && e.Code == abxerr.NotFound && in.ContextID != "" && e.Hint == "":
-		e.Hint = "the context may not exist"
-		return nil, nil, s.fail(e)
-	default:
+	}
+	if err != nil {
 		return nil, nil, s.fail(err)
 	}
 	return g.result(), g.res, nil

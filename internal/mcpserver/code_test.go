@@ -1,12 +1,15 @@
 package mcpserver
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/codeinterp"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // IPython colours a traceback for a terminal; an agent reads text, so the
@@ -27,5 +30,28 @@ func TestRunCodeTracebackHasNoColourCodes(t *testing.T) {
 	}
 	if strings.Contains(g.res.Error.Traceback, "\x1b") || !strings.Contains(g.res.Error.Traceback, "Traceback (most recent call last)") {
 		t.Errorf("structured traceback %q", g.res.Error.Traceback)
+	}
+}
+
+// run_code's schema shows the catalogue's bounds: its languages (with
+// their aliases) and its time limit; context_id is the operation's
+// context.
+func TestRunCodeSchemaShowsTheCatalogue(t *testing.T) {
+	t.Parallel()
+	s := &server{shown: map[string]*jsonschema.Schema{}}
+	s.addCodeTool(mcp.NewServer(&mcp.Implementation{Name: "test"}, nil))
+	shown := s.shown["run_code"]
+	if shown == nil {
+		t.Fatal("run_code is not offered")
+	}
+	lang, timeout := shown.Properties["language"], shown.Properties["timeout_seconds"]
+	if !slices.Contains(lang.Enum, any("python")) || !slices.Contains(lang.Enum, any("js")) {
+		t.Errorf("language's enum %v", lang.Enum)
+	}
+	if timeout.Minimum == nil || *timeout.Minimum != 1 || timeout.Maximum == nil || *timeout.Maximum != 86400 {
+		t.Errorf("timeout_seconds %v to %v", timeout.Minimum, timeout.Maximum)
+	}
+	if in := argument(sandboxes.Op("code.run"), "context_id"); in == nil || in.Name != "context" {
+		t.Errorf("context_id is the input %+v", in)
 	}
 }

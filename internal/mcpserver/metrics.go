@@ -20,11 +20,15 @@ func (s *server) addMetricsTool(srv *mcp.Server) {
 }
 
 func (s *server) metrics(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *sandboxes.Sample, error) {
-	id, err := s.sandboxFor(provider.SandboxMetrics, in.SandboxID)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	sm := s.opts.Sandboxes.Sample(ctx, id, "")
+	samples, err := s.opts.Sandboxes.Sample(ctx, sandboxes.Target{ID: id})
+	if err != nil {
+		return nil, nil, s.fail(err)
+	}
+	sm := samples[0]
 	switch {
 	case sm.State == sandboxes.Paused:
 		return nil, nil, s.fail(provider.PausedError(id))

@@ -95,11 +95,11 @@ func TestASandboxsTokenNeverAppearsInAToolsAnswer(t *testing.T) {
 	if res := call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "true"}, nil); res.IsError {
 		t.Fatalf("exec: %s", texts(res))
 	}
-	ep, err := opts.Sandboxes.Endpoint(t.Context(), id, 0, provider.ExecRun)
+	eps, err := opts.Sandboxes.Endpoint(t.Context(), id, provider.EnvdPort)
 	if err != nil {
 		t.Fatal(err)
 	}
-	token := ep.Header.Get("X-Access-Token")
+	token := eps[0].Header.Get("X-Access-Token")
 	if len(token) < secrets.MinLen {
 		t.Fatalf("the sandbox's token %q", token)
 	}

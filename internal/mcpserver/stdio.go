@@ -19,17 +19,26 @@ import (
 )
 
 // Bounds of the stdio transport (docs/mcp.md, "On stdio").
-const (
-	// DefaultMaxLine caps one message: as the SDK's own transport does,
-	// so that a files_write of some 12 MiB (in base64) still fits.
-	DefaultMaxLine = mcp.DefaultMaxLineLength
-	// DefaultDrain bounds the wait for the calls under way once the input
-	// has ended: the longest a call may run (exec's and run_code's
-	// timeout_seconds at most), and a minute for a killed command to end
-	// and its answer to be written. Each call ends by its own limit well
-	// before, as a rule.
-	DefaultDrain = sandboxes.MaxProcessTimeout + time.Minute
-)
+
+// DefaultMaxLine caps one message: as the SDK's own transport does, so
+// that a files_write of some 12 MiB (in base64) still fits.
+const DefaultMaxLine = mcp.DefaultMaxLineLength
+
+// DefaultDrain bounds the wait for the calls under way once the input has
+// ended: the longest a call may run (exec's and run_code's timeout_seconds
+// at most, as the catalogue bounds them), and a minute for a killed
+// command to end and its answer to be written. Each call ends by its own
+// limit well before, as a rule.
+var DefaultDrain = longestCall("process.exec", "code.run") + time.Minute
+
+// longestCall is the longest time limit the operations named take.
+func longestCall(ops ...string) time.Duration {
+	var most int64
+	for _, op := range ops {
+		most = max(most, sandboxes.Op(op).Input("timeout").Max)
+	}
+	return time.Duration(most) * time.Second
+}
 
 // Stdio is the transport of `abx mcp serve` on stdin and stdout: one
 // JSON-RPC message a line. Unlike the SDK's own, a line it cannot take

@@ -74,7 +74,7 @@ func offers(opts Options, t ToolInfo) bool {
 // spelling is how the tools name the operations' inputs: their
 // arguments' JSON names, where they are not the catalogue's own.
 var spelling = sandboxes.Spelling{Names: map[string]string{
-	"id": "sandbox_id", "timeout": "timeout_seconds", "env": "envs",
+	"id": "sandbox_id", "timeout": "timeout_seconds", "env": "envs", "context": "context_id",
 }}
 
 // argument is the input of op an argument of a tool is, nil for one the

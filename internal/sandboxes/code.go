@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/codeinterp"
-	"github.com/abx-dev/abx/internal/provider"
 )
 
 // languages are the languages the code interpreter knows
@@ -37,20 +37,26 @@ func Languages() []string {
 	return out
 }
 
-// ParseLanguage reads a language or one of its aliases, in any case.
-func ParseLanguage(what, s string) (string, error) {
-	if l, ok := languages[strings.ToLower(strings.TrimSpace(s))]; ok {
-		return l, nil
+// language reads the language input of op, in any case: one of the
+// languages or one of their aliases (the input's Enum), as the language
+// it names; "" stays "".
+func language(ctx context.Context, op *Operation, v string) (string, error) {
+	l, err := op.Input("language").CheckChoice(ctx, v)
+	if err != nil || l == "" {
+		return "", err
 	}
-	return "", abxerr.New(abxerr.InvalidInput, "unknown %s %q", what, s).
-		WithHint("use python, javascript (js), typescript (ts), r, java or bash")
+	return languages[l], nil
 }
 
 // Code is code to run in a sandbox's code interpreter.
 type Code struct {
 	codeinterp.Request
-	// Timeout bounds the wait for the run (a process's bound,
-	// CheckProcessTimeout); 0 leaves it to the caller's context.
+	// Source, when set, gives the code in place of Request.Code, once the
+	// other inputs of the run are checked: a door that reads the code from
+	// its stdin or a file reads nothing for a run refused.
+	Source func() (string, error)
+	// Timeout bounds the wait for the run (a process's time limit); 0
+	// leaves it to the caller's context.
 	Timeout time.Duration
 	// Spool, when set, takes the values of results' formats as their
 	// lines are read, so that no image is held whole
@@ -81,47 +87,49 @@ func ServerEnded(e *codeinterp.ExecError) bool { return e != nil && serverErrors
 
 // RunCode runs code in the sandbox's code interpreter and hands each event
 // to on as it arrives, the interpreter's own error lines included. The
-// request is checked before anything is sent: code to run, a context or a
-// language, not both (none is DefaultLanguage). The run fails with E5002
-// when the interpreter ended it (ServerEnded); with E7001 when ctx ended
-// and E6001 when the timeout passed, both wrapping ErrStillRunning. The
-// code's own error is an event, not a failure: run-code's status is the
-// door's.
+// request is checked before anything is read or sent: a context or a
+// language, not both (none is DefaultLanguage), the time limit, the
+// environment, then the code itself. The run fails with E5002 when the
+// interpreter ended it (ServerEnded); with E7001 when ctx ended and E6001
+// when the timeout passed, both wrapping ErrStillRunning. The code's own
+// error is an event, not a failure: run-code's status is the door's.
 func (s *Service) RunCode(ctx context.Context, id string, code Code, on func(codeinterp.Event) error) error {
-	if err := s.Check(provider.CodeInterpret); err != nil {
-		return err
-	}
-	if err := CheckSandboxID(id); err != nil {
+	op := Op("code.run")
+	if _, err := s.on(ctx, op, id); err != nil {
 		return err
 	}
 	req := &code.Request
+	var err error
 	switch {
-	case strings.TrimSpace(req.Code) == "":
-		return abxerr.New(abxerr.InvalidInput, "the code is empty").WithHint("give the code to run")
 	case req.Language != "" && req.ContextID != "":
-		return abxerr.New(abxerr.InvalidInput, "give a language or a context, not both: a context has its language")
+		return abxerr.New(abxerr.InvalidInput, "give %s or %s, not both: a context has its language",
+			op.Input("language").name(ctx), op.Input("context").name(ctx))
 	case req.ContextID != "":
-		if err := CheckID("context ID", req.ContextID); err != nil {
+		if err := checkContext(ctx, op, id, req.ContextID); err != nil {
 			return err
 		}
 	case req.Language == "":
 		req.Language = DefaultLanguage
 	default:
-		l, err := ParseLanguage("language", req.Language)
-		if err != nil {
-			return err
-		}
-		req.Language = l
-	}
-	if code.Timeout != 0 {
-		if err := CheckProcessTimeout("timeout", code.Timeout.String(), code.Timeout); err != nil {
+		if req.Language, err = language(ctx, op, req.Language); err != nil {
 			return err
 		}
 	}
-	if err := CheckEnv("env", req.EnvVars); err != nil {
+	if err := op.Input("timeout").CheckSeconds(ctx, code.Timeout); err != nil {
 		return err
 	}
-	c, err := s.Interpreter(ctx, id)
+	if err := checkCodeEnv(op.Input("env").name(ctx), req.EnvVars); err != nil {
+		return err
+	}
+	if code.Source != nil {
+		if req.Code, err = code.Source(); err != nil {
+			return err
+		}
+	}
+	if err := op.Input("code").CheckText(ctx, req.Code); err != nil {
+		return err
+	}
+	c, err := s.interpreter(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -147,12 +155,29 @@ func (s *Service) RunCode(ctx context.Context, id string, code Code, on func(cod
 		return &abxerr.Error{Code: abxerr.Timeout, Cause: ErrStillRunning,
 			Message: fmt.Sprintf("the code did not finish within %s: abx stopped waiting, but it may still be running", code.Timeout)}
 	default:
-		return err
+		return inContext(err, id, req.ContextID)
 	}
 	if ended != nil {
 		return &abxerr.Error{Code: abxerr.Server, Cause: ErrEnded,
 			Message: fmt.Sprintf("the code interpreter ended the run: %s: %s", ended.Name, ended.Value),
 			Hint:    "its context was restarted or deleted meanwhile, or its kernel died; its variables may be gone"}
+	}
+	return nil
+}
+
+// checkCodeEnv refuses what no process can be given (CheckEnv), and what
+// the code interpreter cannot pass on: it pastes each pair into code it
+// runs (os.environ['K'] = 'V'), so a quote, a backslash or a line break
+// would break that code, or run some of its own.
+func checkCodeEnv(what string, env map[string]string) error {
+	if err := CheckEnv(what, env); err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		if strings.ContainsAny(k+env[k], "'\"\\\n\r") {
+			return abxerr.New(abxerr.InvalidInput, "invalid %s %s: quotes, backslashes and line breaks cannot be passed to the code interpreter", what, k).
+				WithHint("set it in the code instead, or write it to a file in the sandbox")
+		}
 	}
 	return nil
 }

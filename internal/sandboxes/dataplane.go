@@ -12,24 +12,46 @@ import (
 	"github.com/abx-dev/abx/internal/provider"
 )
 
-// Endpoint reads the sandbox and returns how to reach port on it (0:
-// envd's) for an operation that needs c. Within KeepClients it is the same
-// value each time, so that a door may key what it builds on it (the
-// engine's forwarders). The one place the provider's data plane is asked:
-// a provider without one lacks c (E8004); a paused sandbox is E2001.
-func (s *Service) Endpoint(ctx context.Context, id string, port int, c provider.Capability) (*provider.Endpoint, error) {
-	p, err := s.target(c, id)
-	if err != nil {
+// Endpoint reads the sandbox and returns how to reach each of ports on
+// it, in their order: the way of port-forward and of the engine's data
+// plane to a sandbox's servers. Every port is checked before the sandbox
+// is read. Within KeepClients an endpoint is the same value each time, so
+// that a door may key what it builds on it (the engine's forwarders). A
+// provider without a data plane lacks the capability (E8004); a paused
+// sandbox is E2001.
+func (s *Service) Endpoint(ctx context.Context, id string, ports ...int) ([]*provider.Endpoint, error) {
+	op := Op("sandbox.port")
+	if _, err := s.on(ctx, op, id); err != nil {
 		return nil, err
 	}
-	if port != 0 {
-		if err := CheckPort(port); err != nil {
+	for _, port := range ports {
+		if err := op.Input("port").CheckNumber(ctx, int64(port)); err != nil {
 			return nil, err
 		}
 	}
+	out := make([]*provider.Endpoint, len(ports))
+	for i, port := range ports {
+		ep, err := s.endpoint(ctx, id, port, op.Capability)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = ep
+	}
+	return out, nil
+}
+
+// endpoint returns how to reach port (0: envd's) on a sandbox whose ID was
+// checked, for an operation that needs c: the one place the provider's
+// data plane is asked, by the operations (Endpoint) and by the clients
+// they make of a sandbox's servers (Envd, interpreter).
+func (s *Service) endpoint(ctx context.Context, id string, port int, c provider.Capability) (*provider.Endpoint, error) {
 	key := clientKey{id: id, kind: endpointKind, port: port}
 	if k, ok := s.kept(key); ok {
 		return k.ep, nil
+	}
+	p, err := s.Provider()
+	if err != nil {
+		return nil, err
 	}
 	dp, ok := p.(provider.DataPlane)
 	if !ok {
@@ -57,7 +79,7 @@ func (s *Service) Endpoint(ctx context.Context, id string, port int, c provider.
 // default) for an operation that needs c: kept from an earlier operation
 // within KeepClients, or made from a fresh read of the sandbox.
 func (s *Service) Envd(ctx context.Context, id, user string, c provider.Capability) (*envd.Client, error) {
-	if err := s.Check(c); err != nil {
+	if _, err := s.target(c, id); err != nil {
 		return nil, err
 	}
 	if err := CheckUser("user", user); err != nil {
@@ -67,7 +89,7 @@ func (s *Service) Envd(ctx context.Context, id, user string, c provider.Capabili
 	if k, ok := s.kept(key); ok {
 		return k.envd, nil
 	}
-	ep, err := s.Endpoint(ctx, id, 0, c)
+	ep, err := s.endpoint(ctx, id, 0, c)
 	if err != nil {
 		return nil, err
 	}
@@ -77,17 +99,14 @@ func (s *Service) Envd(ctx context.Context, id, user string, c provider.Capabili
 	return cl, nil
 }
 
-// Interpreter returns a client of the sandbox's code interpreter, kept as
-// Envd's clients are.
-func (s *Service) Interpreter(ctx context.Context, id string) (*codeinterp.Client, error) {
-	if err := s.Check(provider.CodeInterpret); err != nil {
-		return nil, err
-	}
+// interpreter returns a client of the code interpreter of a sandbox whose
+// ID an operation checked, kept as Envd's clients are.
+func (s *Service) interpreter(ctx context.Context, id string) (*codeinterp.Client, error) {
 	key := clientKey{id: id, kind: interpreterKind}
 	if k, ok := s.kept(key); ok {
 		return k.interp, nil
 	}
-	ep, err := s.Endpoint(ctx, id, provider.CodeInterpreterPort, provider.CodeInterpret)
+	ep, err := s.endpoint(ctx, id, provider.CodeInterpreterPort, provider.CodeInterpret)
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,9 @@ import (
 	"context"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/provider"
 )
 
 // The states of a sample.
@@ -50,19 +51,49 @@ func (s Sample) Fatal() bool {
 	return c == abxerr.BadResponse || c == abxerr.Unauthorized
 }
 
-// Sample takes a sample of a sandbox from its envd, in the one order
-// every door takes it: envd is asked first (one request when its client is
+// Target is a sandbox an operation is asked of, with its state when a
+// listing told it ("" when not).
+type Target struct {
+	ID, State string
+}
+
+// sampleConcurrency bounds the sandboxes asked at once: a sample of a
+// hundred sandboxes is up to two requests each.
+const sampleConcurrency = 8
+
+// Sample takes a sample of each target, concurrently, and returns them in
+// the targets' order. Every ID is checked before any sandbox is asked; a
+// sandbox that has no sample says why in its Sample (its state, its Err).
+func (s *Service) Sample(ctx context.Context, targets ...Target) ([]Sample, error) {
+	op := Op("sandbox.metrics")
+	for _, t := range targets {
+		if _, err := s.on(ctx, op, t.ID); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]Sample, len(targets))
+	var g errgroup.Group
+	g.SetLimit(sampleConcurrency)
+	for i, t := range targets {
+		g.Go(func() error {
+			out[i] = s.sample(ctx, op, t.ID, t.State)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return out, nil
+}
+
+// sample takes a sample of a sandbox from its envd, in the one order every
+// door takes it: envd is asked first (one request when its client is
 // kept); only when it cannot be asked is the sandbox read, to say why:
 // paused (the gateway answers 502 for it) or gone. known is the sandbox's
-// state when a listing told it ("" when not): a paused one is not asked.
-func (s *Service) Sample(ctx context.Context, id, known string) Sample {
-	if err := s.Check(provider.SandboxMetrics); err != nil {
-		return Sample{SandboxID: id, Err: err}
-	}
+// state when a listing told it: a paused one is not asked.
+func (s *Service) sample(ctx context.Context, op *Operation, id, known string) Sample {
 	if known == Paused {
 		return Sample{SandboxID: id, State: Paused}
 	}
-	c, err := s.Envd(ctx, id, "", provider.SandboxMetrics)
+	c, err := s.Envd(ctx, id, "", op.Capability)
 	if err == nil {
 		m, merr := c.Metrics(ctx)
 		if merr == nil {

@@ -131,15 +131,18 @@ func TestACapabilityIsCheckedBeforeAnyIO(t *testing.T) {
 		"connect": func() error { _, err := s.Connect(ctx, "sb", 0); return err },
 		"url":     func() error { _, err := s.PortURL(ctx, "sb", 8080); return err },
 		"endpoint": func() error {
-			_, err := s.Endpoint(ctx, "sb", 8080, provider.PortsURL)
+			_, err := s.Endpoint(ctx, "sb", 8080)
 			return err
 		},
-		"envd":        func() error { _, err := s.Envd(ctx, "sb", "", provider.ExecRun); return err },
-		"interpreter": func() error { _, err := s.Interpreter(ctx, "sb"); return err },
+		"envd": func() error { _, err := s.Envd(ctx, "sb", "", provider.ExecRun); return err },
 		"run code": func() error {
 			return s.RunCode(ctx, "sb", Code{Request: codeinterp.Request{Code: "1"}}, func(codeinterp.Event) error { return nil })
 		},
-		"sample": func() error { return s.Sample(ctx, "sb", "").Err },
+		"contexts":        func() error { _, err := s.Contexts(ctx, "sb"); return err },
+		"create context":  func() error { _, err := s.CreateContext(ctx, "sb", "", ""); return err },
+		"restart context": func() error { return s.RestartContext(ctx, "sb", "c1") },
+		"delete context":  func() error { return s.DeleteContext(ctx, "sb", "c1") },
+		"sample":          func() error { _, err := s.Sample(ctx, Target{ID: "sb"}); return err },
 	} {
 		err := op()
 		if e := abxerr.From(err); e == nil || e.Code != abxerr.Unsupported || !strings.HasPrefix(e.Message, "provider fake does not support ") {
@@ -158,7 +161,7 @@ func TestAnIDThatMovesThePathIsRefused(t *testing.T) {
 	ctx := t.Context()
 	p := &fake{}
 	s := service(p, 0, provider.SandboxLifecycle, provider.SandboxTimeout, provider.SandboxPause, provider.PortsURL,
-		provider.ExecRun, provider.CodeInterpret)
+		provider.ExecRun, provider.CodeInterpret, provider.SandboxMetrics)
 	for _, id := range []string{"..", ".", "a/b", "", "a\nb"} {
 		for name, err := range map[string]error{
 			"get":      func() error { _, err := s.Get(ctx, id); return err }(),
@@ -170,6 +173,10 @@ func TestAnIDThatMovesThePathIsRefused(t *testing.T) {
 			"url":      func() error { _, err := s.PortURL(ctx, id, 80); return err }(),
 			"envd":     func() error { _, err := s.Envd(ctx, id, "", provider.ExecRun); return err }(),
 			"run code": s.RunCode(ctx, id, Code{Request: codeinterp.Request{Code: "1"}}, nil),
+			"contexts": func() error { _, err := s.Contexts(ctx, id); return err }(),
+			"restart":  s.RestartContext(ctx, id, "c1"),
+			"port":     func() error { _, err := s.Endpoint(ctx, id, 8080); return err }(),
+			"sample":   func() error { _, err := s.Sample(ctx, Target{ID: "sb"}, Target{ID: id}); return err }(),
 		} {
 			if abxerr.From(err).Code != abxerr.InvalidInput {
 				t.Errorf("%s of %q: %v, want E1002", name, id, err)
@@ -330,15 +337,14 @@ func TestOneRedirectRule(t *testing.T) {
 	// A door's client that follows every redirect: the service's rule
 	// holds anyway.
 	s.HTTPClient = func() *http.Client { return &http.Client{} }
-	sm := s.Sample(t.Context(), "sb", "")
-	if e := abxerr.From(sm.Err); e == nil || e.Code != abxerr.BadResponse || !strings.Contains(e.Message, "another origin") {
-		t.Errorf("metrics through a redirect: %v", sm.Err)
-	}
-	c, err := s.Interpreter(t.Context(), "sb")
+	sm, err := s.Sample(t.Context(), Target{ID: "sb"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Contexts(t.Context()); abxerr.From(err).Code != abxerr.BadResponse {
+	if e := abxerr.From(sm[0].Err); e == nil || e.Code != abxerr.BadResponse || !strings.Contains(e.Message, "another origin") {
+		t.Errorf("metrics through a redirect: %v", sm[0].Err)
+	}
+	if _, err := s.Contexts(t.Context(), "sb"); abxerr.From(err).Code != abxerr.BadResponse {
 		t.Errorf("the interpreter through a redirect: %v", err)
 	}
 	if heard.Load() != 0 {
@@ -357,15 +363,15 @@ func TestASampleAsksEnvdFirst(t *testing.T) {
 	p := &fake{url: envd.URL}
 	s := service(p, time.Minute, provider.SandboxMetrics)
 	for range 2 {
-		if sm := s.Sample(t.Context(), "sb", ""); sm.State != Running || sm.Figures == nil || sm.CPUUsedPct != 12.5 {
-			t.Fatalf("sample %+v", sm)
+		if sm, err := s.Sample(t.Context(), Target{ID: "sb"}); err != nil || sm[0].State != Running || sm[0].Figures == nil || sm[0].CPUUsedPct != 12.5 {
+			t.Fatalf("sample %+v, %v", sm, err)
 		}
 	}
 	if got := p.log(); len(got) != 0 || p.reads.Load() != 1 {
 		t.Errorf("a running sandbox was read %d times and asked %q: one read for its endpoint, kept", p.reads.Load(), got)
 	}
-	if sm := s.Sample(t.Context(), "sb", Paused); sm.State != Paused || sm.Err != nil {
-		t.Errorf("a sandbox listed as paused: %+v", sm)
+	if sm, err := s.Sample(t.Context(), Target{ID: "sb", State: Paused}); err != nil || sm[0].State != Paused || sm[0].Err != nil {
+		t.Errorf("a sandbox listed as paused: %+v, %v", sm, err)
 	}
 }
 
@@ -393,11 +399,12 @@ func TestRunCodeRules(t *testing.T) {
 		req  codeinterp.Request
 		want string
 	}{
-		{codeinterp.Request{Code: "  "}, "the code is empty"},
-		{codeinterp.Request{Code: "1", Language: "python", ContextID: "c1"}, "not both"},
-		{codeinterp.Request{Code: "1", Language: "cobol"}, `unknown language "cobol"`},
-		{codeinterp.Request{Code: "1", ContextID: "../x"}, `invalid context ID "../x"`},
+		{codeinterp.Request{Code: "  "}, "the code is required"},
+		{codeinterp.Request{Code: "1", Language: "python", ContextID: "c1"}, "give language or context, not both"},
+		{codeinterp.Request{Code: "1", Language: "cobol"}, `invalid language cobol`},
+		{codeinterp.Request{Code: "1", ContextID: "../x"}, `invalid context "../x"`},
 		{codeinterp.Request{Code: "1", EnvVars: map[string]string{"A=B": "c"}}, "cannot hold '='"},
+		{codeinterp.Request{Code: "1", EnvVars: map[string]string{"A": "it's"}}, "quotes, backslashes and line breaks cannot be passed"},
 	} {
 		err := s.RunCode(ctx, "sb", Code{Request: tc.req}, nil)
 		if e := abxerr.From(err); e.Code != abxerr.InvalidInput || !strings.Contains(e.Message, tc.want) {

@@ -1,12 +1,9 @@
 package code
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
@@ -44,14 +41,8 @@ func newSandboxInterp(f *cmdutil.Factory) sandboxInterp {
 	return sandboxInterp{Printer: f.Printer, Sandboxes: f.Sandboxes}
 }
 
-// parse reads the sandbox ID (also as sandbox/ID), refused before anything
-// is sent if it cannot be one.
+// parse reads the sandbox ID (also as sandbox/ID).
 func (s *sandboxInterp) parse(args []string) (err error) {
 	s.ID, err = cmdutil.SandboxID(args[0])
 	return err
-}
-
-// client opens the sandbox's code interpreter.
-func (s *sandboxInterp) client(ctx context.Context) (*codeinterp.Client, error) {
-	return s.Sandboxes.Interpreter(ctx, s.ID)
 }

@@ -6,8 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/codeinterp"
-	"github.com/abx-dev/abx/internal/provider"
 )
 
 // ContextsChangeOptions are the inputs of the contexts commands that change
@@ -27,7 +25,7 @@ type (
 // newCmdContextsChange completes restart or delete, which differ only in
 // their help and in what run asks of the code interpreter: both take
 // `ID CONTEXT`.
-func newCmdContextsChange(f *cmdutil.Factory, runF, run func(context.Context, *ContextsChangeOptions) error, cmd *cobra.Command) *cobra.Command {
+func newCmdContextsChange(f *cmdutil.Factory, op string, runF, run func(context.Context, *ContextsChangeOptions) error, cmd *cobra.Command) *cobra.Command {
 	opts := &ContextsChangeOptions{sandboxInterp: newSandboxInterp(f)}
 	cmd.Args = cmdutil.ExactArgs("ID", "CONTEXT")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -37,17 +35,17 @@ func newCmdContextsChange(f *cmdutil.Factory, runF, run func(context.Context, *C
 		return cmdutil.Run(cmd, opts, runF, run)
 	}
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
-	return cmdutil.Needs(cmd, provider.CodeInterpret)
+	return cmdutil.Does(cmd, op, "context=context ID")
 }
 
 // parse reads `ID CONTEXT`: a sandbox ID (also as sandbox/ID) and a context
-// ID, both refused before anything is sent if they cannot be one.
+// ID, which the operation checks.
 func (opts *ContextsChangeOptions) parse(args []string) error {
 	if err := opts.sandboxInterp.parse(args); err != nil {
 		return err
 	}
 	opts.ContextID = args[1]
-	return checkContextID(opts.ID, opts.ContextID)
+	return nil
 }
 
 // contextChange is the JSON of restart and delete (docs/json.md, run-code).
@@ -56,17 +54,9 @@ type contextChange struct {
 	Action string `json:"action"`
 }
 
-// change restarts or deletes the context (change) and says so (done): a
-// note for people, the change for programs, the bare context ID for
-// -o name.
-func (opts *ContextsChangeOptions) change(ctx context.Context, change func(*codeinterp.Client, context.Context, string) error, done string) error {
-	c, err := opts.client(ctx)
-	if err != nil {
-		return err
-	}
-	if err := change(c, ctx, opts.ContextID); err != nil {
-		return contextHint(err, opts.ID)
-	}
+// done says that the context was restarted or deleted (done): a note for
+// people, the change for programs, the bare context ID for -o name.
+func (opts *ContextsChangeOptions) done(done string) error {
 	p := opts.Printer
 	p.Note("context %s %s", opts.ContextID, done)
 	return p.Print(contextChange{ID: opts.ContextID, Action: done}, []string{opts.ContextID}, nil)
@@ -74,7 +64,7 @@ func (opts *ContextsChangeOptions) change(ctx context.Context, change func(*code
 
 // NewCmdContextsRestart builds `abx run-code contexts restart`.
 func NewCmdContextsRestart(f *cmdutil.Factory, runF func(context.Context, *ContextsRestartOptions) error) *cobra.Command {
-	return newCmdContextsChange(f, runF, runContextsRestart, &cobra.Command{
+	return newCmdContextsChange(f, "code.context.restart", runF, runContextsRestart, &cobra.Command{
 		Use:     "restart ID CONTEXT",
 		Short:   "Restart a context's interpreter: its variables are lost",
 		Example: `  abx run-code contexts restart "$id" "$ctx"`,
@@ -82,12 +72,15 @@ func NewCmdContextsRestart(f *cmdutil.Factory, runF func(context.Context, *Conte
 }
 
 func runContextsRestart(ctx context.Context, opts *ContextsRestartOptions) error {
-	return opts.change(ctx, (*codeinterp.Client).RestartContext, "restarted")
+	if err := opts.Sandboxes.RestartContext(ctx, opts.ID, opts.ContextID); err != nil {
+		return err
+	}
+	return opts.done("restarted")
 }
 
 // NewCmdContextsDelete builds `abx run-code contexts delete`.
 func NewCmdContextsDelete(f *cmdutil.Factory, runF func(context.Context, *ContextsDeleteOptions) error) *cobra.Command {
-	return newCmdContextsChange(f, runF, runContextsDelete, &cobra.Command{
+	return newCmdContextsChange(f, "code.context.delete", runF, runContextsDelete, &cobra.Command{
 		Use:     "delete ID CONTEXT",
 		Aliases: []string{"rm"},
 		Short:   "Stop a context for good",
@@ -96,5 +89,8 @@ func NewCmdContextsDelete(f *cmdutil.Factory, runF func(context.Context, *Contex
 }
 
 func runContextsDelete(ctx context.Context, opts *ContextsDeleteOptions) error {
-	return opts.change(ctx, (*codeinterp.Client).DeleteContext, "deleted")
+	if err := opts.Sandboxes.DeleteContext(ctx, opts.ID, opts.ContextID); err != nil {
+		return err
+	}
+	return opts.done("deleted")
 }

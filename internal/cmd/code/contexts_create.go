@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -30,11 +29,10 @@ working in --cwd (default /home/user). Its ID, printed on stdout, is what
   abx run-code contexts create "$id" --language python --cwd /home/user/project`,
 		Args: cmdutil.ExactArgs("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := opts.parse(args)
-			if err == nil && cmd.Flags().Changed("language") {
-				opts.Language, err = sandboxes.ParseLanguage("--language", opts.Language)
+			if err := opts.parse(args); err != nil {
+				return err
 			}
-			if err != nil {
+			if err := given(cmd, "language", opts.Language, "for python"); err != nil {
 				return err
 			}
 			return cmdutil.Run(cmd, opts, runF, runContextsCreate)
@@ -44,15 +42,11 @@ working in --cwd (default /home/user). Its ID, printed on stdout, is what
 	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "working directory of the context (default /home/user)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.CompleteFlag(cmd, "language", cmdutil.Choices(sandboxes.Languages()...))
-	return cmdutil.Needs(cmd, provider.CodeInterpret)
+	return cmdutil.Does(cmd, "code.context.create")
 }
 
 func runContextsCreate(ctx context.Context, opts *ContextsCreateOptions) error {
-	c, err := opts.client(ctx)
-	if err != nil {
-		return err
-	}
-	x, err := c.CreateContext(ctx, opts.Language, opts.Cwd)
+	x, err := opts.Sandboxes.CreateContext(ctx, opts.ID, opts.Language, opts.Cwd)
 	if err != nil {
 		return err
 	}

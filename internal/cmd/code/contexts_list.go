@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/provider"
 )
 
 // ContextsListOptions are the inputs of `abx run-code contexts list`.
@@ -32,15 +31,11 @@ func NewCmdContextsList(f *cmdutil.Factory, runF func(context.Context, *Contexts
 		},
 	}
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
-	return cmdutil.Needs(cmd, provider.CodeInterpret)
+	return cmdutil.Does(cmd, "code.contexts")
 }
 
 func runContextsList(ctx context.Context, opts *ContextsListOptions) error {
-	c, err := opts.client(ctx)
-	if err != nil {
-		return err
-	}
-	list, err := c.Contexts(ctx)
+	list, err := opts.Sandboxes.Contexts(ctx, opts.ID)
 	if err != nil {
 		return err
 	}

@@ -88,8 +88,10 @@ func TestFakeRunCodeFailures(t *testing.T) {
 	fk := newFake(t)
 
 	_, err := fk.run(t, output.Table, codeinterp.Request{Code: "1", ContextID: "no-such-context"})
-	if e := abxerr.From(err); exitOf(err) != 125 || e.Code != abxerr.NotFound || !strings.Contains(e.Hint, "abx run-code contexts list "+fk.id) {
-		t.Errorf("unknown context: exit %d, %s %q (hint %q)", exitOf(err), e.Code, e.Message, e.Hint)
+	// The hint that names 'abx run-code contexts list' is the root's, from
+	// the step.
+	if e := abxerr.From(err); exitOf(err) != 125 || e.Code != abxerr.NotFound || e.Next != abxerr.StepContexts || e.Subject != fk.id {
+		t.Errorf("unknown context: exit %d, %s %q (next %q %q)", exitOf(err), e.Code, e.Message, e.Next, e.Subject)
 	}
 
 	_, err = fk.run(t, output.Table, codeinterp.Request{Code: "1"}, func(o *RunCodeOptions) { o.ID = "no-such-sandbox" })

@@ -141,10 +141,11 @@ func TestFakeContexts(t *testing.T) {
 		t.Errorf("delete -o json: %v, %s, want %s", err, streams.Out.String(), want)
 	}
 
-	// Gone: not found (exit 3, these are not pass-through), with a hint.
+	// Gone: not found (exit 3, these are not pass-through), with the
+	// sandbox's contexts for the next step (the root words it).
 	streams, err = fk.contexts(t, output.Table, "restart", fk.id, cx)
-	if e := abxerr.From(err); abxerr.Exit(err, false) != abxerr.ExitNotFound || !strings.Contains(e.Hint, "abx run-code contexts list "+fk.id) {
-		t.Errorf("restart of a deleted context: exit %d, %q (hint %q)", abxerr.Exit(err, false), e.Message, e.Hint)
+	if e := abxerr.From(err); abxerr.Exit(err, false) != abxerr.ExitNotFound || e.Next != abxerr.StepContexts || e.Subject != fk.id {
+		t.Errorf("restart of a deleted context: exit %d, %q (next %q %q)", abxerr.Exit(err, false), e.Message, e.Next, e.Subject)
 	}
 	if streams.Out.String() != "" || streams.ErrOut.String() != "" {
 		t.Errorf("a failure printed %q / %q: the root prints the error", streams.Out.String(), streams.ErrOut.String())

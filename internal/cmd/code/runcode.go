@@ -13,7 +13,6 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/codeinterp"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -22,7 +21,13 @@ type RunCodeOptions struct {
 	IO *output.Streams
 	sandboxInterp
 
+	// Request is what to run: Code is the argument's, "" when the code
+	// comes from File.
 	Request codeinterp.Request
+	// File is where the code is read from when it is not an argument: a
+	// path, or "-" for stdin. It is read once the operation has checked
+	// the other inputs, so that a run refused reads nothing.
+	File    string
 	Timeout time.Duration
 	SaveDir string
 	// tempDir is where the JSON output keeps large results until it
@@ -33,8 +38,8 @@ type RunCodeOptions struct {
 // runCodeFlags are the flags that are parsed into RunCodeOptions rather
 // than bound to them.
 type runCodeFlags struct {
-	file, timeout, language string
-	env                     []string
+	file, timeout string
+	env           []string
 }
 
 // runCodeNames are the names of `abx run-code`, declared once: its command takes
@@ -92,7 +97,7 @@ prints JSON Lines events as they arrive instead (see docs/json.md).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&rf.file, "file", "f", "", "read the code from FILE ('-' for stdin)")
-	fl.StringVarP(&rf.language, "language", "l", "", "language of the default context to run in: python, javascript (js), typescript (ts), r, java, bash")
+	fl.StringVarP(&opts.Request.Language, "language", "l", "", "language of the default context to run in: python, javascript (js), typescript (ts), r, java, bash")
 	fl.StringVarP(&opts.Request.ContextID, "context", "c", "", "run in this context (see 'abx run-code contexts')")
 	fl.StringArrayVarP(&rf.env, "env", "e", nil, "environment variable KEY=VALUE for this run (repeatable)")
 	fl.StringVar(&rf.timeout, "timeout", "", "stop waiting for the code after this long (default: no limit)")
@@ -104,44 +109,32 @@ prints JSON Lines events as they arrive instead (see docs/json.md).`,
 	cmdutil.CompleteFlag(cmd, "language", cmdutil.Choices(sandboxes.Languages()...))
 	cmdutil.PassThrough(cmd)
 	cmdutil.Stream(cmd)
-	return cmdutil.Needs(cmd, provider.CodeInterpret)
+	return cmdutil.Does(cmd, "code.run")
 }
 
-// parse checks argv and the flags and fills opts, refusing bad input before
-// anything is sent.
+// parse reads argv and the flags into opts: their syntax, and where the
+// code comes from. The rules of the run are the operation's.
 func (rf *runCodeFlags) parse(cmd *cobra.Command, opts *RunCodeOptions, args []string) error {
 	if err := opts.parse(args); err != nil {
 		return err
 	}
-	var code string
+	var arg string
 	if len(args) == 2 {
-		code = args[1]
+		arg = args[1]
 	}
 	var err error
-	if opts.Request.Code, err = readCode(cmd, opts.IO.In, code, len(args) == 2, rf.file); err != nil {
+	if opts.Request.Code, opts.File, err = codeFrom(cmd, arg, len(args) == 2, rf.file); err != nil {
 		return err
 	}
-	if rf.language != "" {
-		if cmd.Flags().Changed("context") {
-			return cmdutil.UsageError(cmd, "--language and --context exclude each other: a context has its language")
-		}
-		if opts.Request.Language, err = sandboxes.ParseLanguage("--language", rf.language); err != nil {
-			return err
-		}
-	}
-	if cmd.Flags().Changed("context") {
-		if err := checkContextID(opts.ID, opts.Request.ContextID); err != nil {
-			return err
-		}
-	}
-	if opts.Request.EnvVars, err = parseCodeEnv(rf.env); err != nil {
+	if err := given(cmd, "context", opts.Request.ContextID, "to run in the language's default context"); err != nil {
 		return err
 	}
-	if opts.Request.ContextID == "" && opts.Request.Language == "" {
-		opts.Request.Language = sandboxes.DefaultLanguage
+	if opts.Request.EnvVars, err = cmdutil.ParseKeyValues("--env", rf.env); err != nil {
+		return err
 	}
 	if cmd.Flags().Changed("timeout") {
-		if opts.Timeout, err = cmdutil.ParseProcessTimeout("--timeout", rf.timeout); err != nil {
+		in := sandboxes.Op("code.run").Input("timeout")
+		if opts.Timeout, err = cmdutil.ParseSeconds("--timeout", rf.timeout, in, "for no limit"); err != nil {
 			return err
 		}
 	}
@@ -153,12 +146,13 @@ func (rf *runCodeFlags) parse(cmd *cobra.Command, opts *RunCodeOptions, args []s
 func runRunCode(ctx context.Context, opts *RunCodeOptions) error {
 	sink := newCodeSink(opts)
 	defer sink.close()
-	err := opts.Sandboxes.RunCode(ctx, opts.ID, sandboxes.Code{Request: opts.Request, Timeout: opts.Timeout, Spool: sink}, sink.add)
+	code := sandboxes.Code{Request: opts.Request, Source: readCode(ctx, opts.IO.In, opts.File), Timeout: opts.Timeout, Spool: sink}
+	err := opts.Sandboxes.RunCode(ctx, opts.ID, code, sink.add)
 	switch {
 	case errors.Is(err, sandboxes.ErrStillRunning):
 		return stillRunning(abxerr.From(err), opts)
 	case err != nil && !errors.Is(err, sandboxes.ErrEnded):
-		return contextHint(err, opts.ID)
+		return err
 	}
 	if ferr := sink.finish(); ferr != nil {
 		return ferr
@@ -187,14 +181,4 @@ func stillRunning(e *abxerr.Error, opts *RunCodeOptions) error {
 	}
 	e.Hint = "to stop it, restart its context, which loses its variables: " + how
 	return e
-}
-
-// contextHint points a not-found error at the contexts that exist: the
-// sandbox was found, so it is the context that is missing.
-func contextHint(err error, id string) error {
-	var e *abxerr.Error
-	if errors.As(err, &e) && e.Code == abxerr.NotFound && e.Hint == "" {
-		e.Hint = "run 'abx run-code contexts list " + id + "' to see its contexts"
-	}
-	return err
 }

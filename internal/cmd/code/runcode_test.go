@@ -162,9 +162,11 @@ func TestRunCodeFailures(t *testing.T) {
 		want string
 	}{
 		{"cut stream", replyLines(`{"type":"stdout","text":"partial\n"}`), abxerr.Network, "cut off"},
+		// The next step, the sandbox's contexts, the root words with
+		// 'abx run-code contexts list sb-1'.
 		{"unknown context", func(w http.ResponseWriter, _ *http.Request) {
 			http.Error(w, "Context ctx-9 not found", http.StatusNotFound)
-		}, abxerr.NotFound, "run 'abx run-code contexts list sb-1'"},
+		}, abxerr.NotFound, "Context ctx-9 not found"},
 		{"paused sandbox", func(w http.ResponseWriter, _ *http.Request) {
 			http.Error(w, "healthy sandbox not found: sb-1", http.StatusBadGateway)
 		}, abxerr.Server, "is the sandbox paused"},
@@ -177,8 +179,14 @@ func TestRunCodeFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			opts, _ := interpServer(t, false, output.Table, tc.h)
+			if tc.name == "unknown context" {
+				opts.Request.ContextID = "ctx-9"
+			}
 			err := runRunCode(context.Background(), opts)
 			e := abxerr.From(err)
+			if tc.name == "unknown context" && (e.Next != abxerr.StepContexts || e.Subject != "sb-1") {
+				t.Errorf("next %q about %q, want the contexts of sb-1", e.Next, e.Subject)
+			}
 			if exitOf(err) != abxerr.ExitOwnFailure || e.Code != tc.code || !strings.Contains(e.Message+" "+e.Hint, tc.want) {
 				t.Fatalf("exit %d, %s %q (hint %q); want 125, %s and %q", exitOf(err), e.Code, e.Message, e.Hint, tc.code, tc.want)
 			}

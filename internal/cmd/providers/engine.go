@@ -76,10 +76,17 @@ and the sandboxes' access tokens never leave abx.`,
 	return cmd
 }
 
-// check refuses bad flags before anything listens.
+// check refuses bad flags before anything listens. A public port is a
+// port of a sandbox, as the catalogue bounds them (sandbox.port), and
+// never one the engine keeps private (engine.CheckPublicPort).
 func (o *ServeOptions) check() error {
-	for _, port := range o.PublicPorts {
-		if err := engine.CheckPublicPort(port); err != nil {
+	port := sandboxes.Op("sandbox.port").Input("port")
+	ctx := sandboxes.WithSpelling(context.Background(), sandboxes.Spelling{Names: map[string]string{"port": "--public-port"}, Quote: true})
+	for _, p := range o.PublicPorts {
+		if err := port.CheckNumber(ctx, int64(p)); err != nil {
+			return err
+		}
+		if err := engine.CheckPublicPort(p); err != nil {
 			return abxerr.New(abxerr.InvalidInput, "invalid --public-port: %s", err.Message).WithHint("%s", err.Hint)
 		}
 	}

@@ -23,6 +23,12 @@ func cliHint(e *abxerr.Error) {
 		e.Hint = "it is running already: 'abx connect " + e.Subject + "' makes sure a sandbox runs, paused or not"
 	case abxerr.StepFindCreated:
 		e.Hint = "the sandbox may have been created: check with 'abx list' (filter with --metadata) before creating it again"
+	case abxerr.StepContexts:
+		if e.Code == abxerr.NotFound {
+			e.Hint = "run 'abx run-code contexts list " + e.Subject + "' to see its contexts"
+		} else {
+			e.Hint = "pass a context ID as shown by 'abx run-code contexts list " + e.Subject + "'"
+		}
 	case abxerr.StepCapabilities:
 		e.Hint = "run 'abx capabilities' to see what " + e.Subject + " supports"
 	}

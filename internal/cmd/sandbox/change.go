@@ -34,6 +34,6 @@ func idAndLifetime(cmd *cobra.Command, arg, timeout string) (string, time.Durati
 		return id, 0, err
 	}
 	in := sandboxes.Op("sandbox.connect").Input("timeout")
-	d, err := cmdutil.ParseSeconds("--timeout", timeout, in, "leave --timeout out for the server's default")
+	d, err := cmdutil.ParseSeconds("--timeout", timeout, in, "for the command's default")
 	return id, d, err
 }

@@ -50,7 +50,7 @@ a cluster's are the SandboxSets its operator deployed, which its admin can name.
 			var err error
 			if cmd.Flags().Changed("timeout") {
 				in := sandboxes.Op("sandbox.create").Input("timeout")
-				if opts.Request.Timeout, err = cmdutil.ParseSeconds("--timeout", timeout, in, "leave --timeout out for the server's default"); err != nil {
+				if opts.Request.Timeout, err = cmdutil.ParseSeconds("--timeout", timeout, in, "for the command's default"); err != nil {
 					return err
 				}
 			}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
@@ -16,10 +15,6 @@ import (
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
-
-// metricsConcurrency bounds the sandboxes asked at once: --all over a
-// hundred sandboxes is two requests each.
-const metricsConcurrency = 8
 
 // minInterval keeps --watch from asking envd more than once a second: its
 // CPU figure is measured since the previous ask, and shorter is noise.
@@ -114,7 +109,7 @@ answers something abx cannot read, exits 1 naming envd's version (docs/metrics.m
 	fl.IntVarP(&opts.Count, "count", "n", 0, "stop --watch after this many samples of each sandbox, exit 0 (default: no limit)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.CompleteFlag(cmd, "state", cmdutil.CommaList(sandboxes.States))
-	return cmdutil.Needs(cmd, provider.SandboxMetrics)
+	return cmdutil.Does(cmd, "sandbox.metrics")
 }
 
 // sampler takes the rounds of `abx metrics`.
@@ -140,22 +135,22 @@ func runMetrics(ctx context.Context, opts *MetricsOptions) error {
 		opts.Printer.Note("no sandboxes match")
 		return opts.Printer.Print([]sandboxes.Sample{}, nil, nil)
 	}
-	samples := s.round(ctx, targets)
+	samples, err := s.take.Sample(ctx, targets...)
+	if err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return s.print(samples)
 }
 
-// target is a sandbox to sample, with its state when a listing told it.
-type target struct{ id, state string }
-
 // targets are the sandboxes named, or those --all lists now (nil: none).
-func (s *sampler) targets(ctx context.Context) ([]target, error) {
+func (s *sampler) targets(ctx context.Context) ([]sandboxes.Target, error) {
 	if !s.opts.All {
-		out := make([]target, len(s.opts.IDs))
+		out := make([]sandboxes.Target, len(s.opts.IDs))
 		for i, id := range s.opts.IDs {
-			out[i] = target{id: id}
+			out[i] = sandboxes.Target{ID: id}
 		}
 		return out, nil
 	}
@@ -168,26 +163,11 @@ func (s *sampler) targets(ctx context.Context) ([]target, error) {
 	if err := sandboxes.CheckListed(list); err != nil {
 		return nil, err
 	}
-	var out []target
+	var out []sandboxes.Target
 	for _, sb := range list {
-		out = append(out, target{id: sb.SandboxID, state: sb.State})
+		out = append(out, sandboxes.Target{ID: sb.SandboxID, State: sb.State})
 	}
 	return out, nil
-}
-
-// round samples every target concurrently, in the targets' order.
-func (s *sampler) round(ctx context.Context, targets []target) []sandboxes.Sample {
-	out := make([]sandboxes.Sample, len(targets))
-	var g errgroup.Group
-	g.SetLimit(metricsConcurrency)
-	for i, t := range targets {
-		g.Go(func() error {
-			out[i] = s.take.Sample(ctx, t.id, t.state)
-			return nil
-		})
-	}
-	_ = g.Wait()
-	return out
 }
 
 // print prints one round without --watch. One sandbox named: its object,
@@ -348,7 +328,7 @@ func (s *sampler) watch(ctx context.Context) error {
 		}
 		live := targets[:0:0]
 		for _, tg := range targets {
-			if !ended[tg.id] {
+			if !ended[tg.ID] {
 				live = append(live, tg)
 			}
 		}
@@ -372,8 +352,12 @@ func (s *sampler) watch(ctx context.Context) error {
 // watchRound prints one round of --watch: a row per sandbox running, a
 // note when one pauses or ends. An envd whose answer abx cannot read ends
 // the watch; other failures are noted and asked again next round.
-func (s *sampler) watchRound(ctx context.Context, st *output.Stream, targets []target, w watchState) error {
-	for _, sm := range s.round(ctx, targets) {
+func (s *sampler) watchRound(ctx context.Context, st *output.Stream, targets []sandboxes.Target, w watchState) error {
+	samples, err := s.take.Sample(ctx, targets...)
+	if err != nil {
+		return err
+	}
+	for _, sm := range samples {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

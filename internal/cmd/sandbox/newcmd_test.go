@@ -178,6 +178,11 @@ func TestNewCmdPortForward(t *testing.T) {
 		{Name: "one port", Argv: []string{"sb", "8080"}, Want: []Forward{{8080, 8080}}},
 		{Name: "pairs", Argv: []string{"sb", "18080:8080", ":5432"}, Want: []Forward{{18080, 8080}, {0, 5432}}},
 		{Name: "no port", Argv: []string{"sb"}, WantErr: "needs ID [LOCAL:]REMOTE"},
+		// A REMOTE port's bounds are the operation's: it refuses 70000
+		// before the sandbox is read (the root's tests hold it).
+		{Name: "port beyond the range", Argv: []string{"sb", "70000"}, Want: []Forward{{70000, 70000}}},
+		{Name: "port word", Argv: []string{"sb", "http"}, WantErr: `invalid port "http"`},
+		{Name: "local port beyond the range", Argv: []string{"sb", "70000:8080"}, WantErr: `invalid local port "70000"`},
 		{Name: "bad id", Argv: []string{"..", "8080"}, WantErr: "invalid sandbox ID"},
 		// Whoever reaches envd or the code interpreter runs anything in the
 		// sandbox: a forward would hand that to every process of this machine.

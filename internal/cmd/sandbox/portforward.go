@@ -106,25 +106,29 @@ command line.`,
 	cmd.Flags().StringVar(&opts.Address, "address", "127.0.0.1", "address to listen on; anything but loopback exposes the ports to the network")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.Stream(cmd)
-	return cmdutil.Needs(cmd, provider.PortsURL)
+	return cmdutil.Does(cmd, "sandbox.port")
 }
 
-// parseForward reads [LOCAL:]REMOTE.
+// parseForward reads [LOCAL:]REMOTE: numbers, the REMOTE port's bounds
+// being the operation's. LOCAL is a port of this machine, 1 to 65535 (an
+// empty LOCAL picks a free one).
 func parseForward(s string) (Forward, error) {
 	local, remote, paired := strings.Cut(s, ":")
 	if !paired {
 		remote = local
 	}
-	r, err := cmdutil.ParsePort(remote)
+	r, err := strconv.Atoi(remote)
 	if err != nil {
-		return Forward{}, err
+		return Forward{}, abxerr.New(abxerr.InvalidInput, "invalid port %q", remote).
+			WithHint("give [LOCAL:]REMOTE, port numbers, such as 8080 or 18080:8080")
 	}
 	fw := Forward{Local: r, Remote: r}
 	if paired {
 		fw.Local = 0
 		if local != "" {
-			if fw.Local, err = cmdutil.ParsePort(local); err != nil {
-				return Forward{}, err
+			if fw.Local, err = strconv.Atoi(local); err != nil || fw.Local < 1 || fw.Local > 65535 {
+				return Forward{}, abxerr.New(abxerr.InvalidInput, "invalid local port %q", local).
+					WithHint("give a port of this machine, 1 to 65535, or leave LOCAL empty (:%s) for any free one", remote)
 			}
 		}
 	}
@@ -147,13 +151,18 @@ func runPortForward(ctx context.Context, opts *PortForwardOptions) error {
 			_ = srv.Close()
 		}
 	}()
+	remote := make([]int, len(opts.Forwards))
+	for i, f := range opts.Forwards {
+		remote[i] = f.Remote
+	}
+	eps, err := opts.Sandboxes.Endpoint(ctx, opts.ID, remote...)
+	if err != nil {
+		return err
+	}
 	var out []forwardResult
 	var names []string
-	for _, f := range opts.Forwards {
-		ep, err := opts.Sandboxes.Endpoint(ctx, opts.ID, f.Remote, provider.PortsURL)
-		if err != nil {
-			return err
-		}
+	for i, f := range opts.Forwards {
+		ep := eps[i]
 		if ep.Privileged {
 			// envd on a port of the configuration's (envd_port).
 			return privilegedError(f.Remote, "envd's (envd_port)")
@@ -175,7 +184,7 @@ func runPortForward(ctx context.Context, opts *PortForwardOptions) error {
 		out = append(out, forwardResult{SandboxID: opts.ID, Local: addr, Remote: f.Remote, URL: "http://" + addr})
 		names = append(names, "http://"+addr)
 	}
-	err := opts.Printer.Print(out, names, func() error {
+	err = opts.Printer.Print(out, names, func() error {
 		for _, r := range out {
 			if err := opts.Printer.Line(fmt.Sprintf("Forwarding from %s -> %d", r.Local, r.Remote)); err != nil {
 				return err
