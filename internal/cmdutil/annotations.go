@@ -35,7 +35,7 @@ func Needs(cmd *cobra.Command, c provider.Capability) *cobra.Command {
 // Capability is what the command's operation needs (Does), or what Needs
 // declared; "" for none.
 func Capability(cmd *cobra.Command) provider.Capability {
-	if op := Operation(cmd); op != nil {
+	if op := Admitted(cmd); op != nil {
 		return op.Capability
 	}
 	return provider.Capability(cmd.Annotations[annotCapability])

@@ -13,6 +13,7 @@ import (
 const (
 	annotOperation = "abx/operation" // the operation of the catalogue the command calls
 	annotSpelling  = "abx/spelling"  // input=NAME pairs: how its errors name the operation's inputs
+	annotServes    = "abx/serves"    // the operation a door the command serves needs first
 )
 
 // Does declares the operation of the catalogue (sandboxes.Op) a command
@@ -31,6 +32,16 @@ func Does(cmd *cobra.Command, op string, spell ...string) *cobra.Command {
 	return cmd
 }
 
+// Serves declares that a command serves a door of its own whose calls
+// include op (the engine, which creates sandboxes for the SDKs): the root
+// has the operations check op's capability before the door starts, so that
+// a provider without it is refused once, not at every call. The door's own
+// calls are admitted each as it comes.
+func Serves(cmd *cobra.Command, op string) *cobra.Command {
+	sandboxes.Op(op)
+	return annotate(cmd, annotServes, op)
+}
+
 // Operation is the operation Does declared for cmd, nil for none.
 func Operation(cmd *cobra.Command) *sandboxes.Operation {
 	name := cmd.Annotations[annotOperation]
@@ -38,6 +49,18 @@ func Operation(cmd *cobra.Command) *sandboxes.Operation {
 		return nil
 	}
 	return sandboxes.Op(name)
+}
+
+// Admitted is the operation the root admits before cmd runs: the one it
+// Does, or the one the door it Serves needs first; nil for none.
+func Admitted(cmd *cobra.Command) *sandboxes.Operation {
+	if op := Operation(cmd); op != nil {
+		return op
+	}
+	if name := cmd.Annotations[annotServes]; name != "" {
+		return sandboxes.Op(name)
+	}
+	return nil
 }
 
 // Spelling is how cmd, given args, names the inputs of its operation: each

@@ -103,7 +103,6 @@ type door struct {
 func (c *checked) doors(t *testing.T) []door {
 	var out []door
 	for obj, fd := range c.decls {
-		_ = obj
 		var run types.Object
 		var does []door
 		ast.Inspect(fd, func(n ast.Node) bool {
@@ -137,7 +136,12 @@ func (c *checked) doors(t *testing.T) []door {
 			return true
 		})
 		for _, d := range does {
+			// A command whose run is handed to a builder of its group is
+			// served by what its NewCmd function reaches.
 			d.serve = run
+			if run == nil {
+				d.serve = obj
+			}
 			out = append(out, d)
 		}
 	}

@@ -25,7 +25,7 @@ type (
 // newCmdContextsChange completes restart or delete, which differ only in
 // their help and in what run asks of the code interpreter: both take
 // `ID CONTEXT`.
-func newCmdContextsChange(f *cmdutil.Factory, op string, runF, run func(context.Context, *ContextsChangeOptions) error, cmd *cobra.Command) *cobra.Command {
+func newCmdContextsChange(f *cmdutil.Factory, runF, run func(context.Context, *ContextsChangeOptions) error, cmd *cobra.Command) *cobra.Command {
 	opts := &ContextsChangeOptions{sandboxInterp: newSandboxInterp(f)}
 	cmd.Args = cmdutil.ExactArgs("ID", "CONTEXT")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -35,7 +35,7 @@ func newCmdContextsChange(f *cmdutil.Factory, op string, runF, run func(context.
 		return cmdutil.Run(cmd, opts, runF, run)
 	}
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
-	return cmdutil.Does(cmd, op, "context=context ID")
+	return cmd
 }
 
 // parse reads `ID CONTEXT`: a sandbox ID (also as sandbox/ID) and a context
@@ -64,11 +64,11 @@ func (opts *ContextsChangeOptions) done(done string) error {
 
 // NewCmdContextsRestart builds `abx run-code contexts restart`.
 func NewCmdContextsRestart(f *cmdutil.Factory, runF func(context.Context, *ContextsRestartOptions) error) *cobra.Command {
-	return newCmdContextsChange(f, "code.context.restart", runF, runContextsRestart, &cobra.Command{
+	return cmdutil.Does(newCmdContextsChange(f, runF, runContextsRestart, &cobra.Command{
 		Use:     "restart ID CONTEXT",
 		Short:   "Restart a context's interpreter: its variables are lost",
 		Example: `  abx run-code contexts restart "$id" "$ctx"`,
-	})
+	}), "code.context.restart", "context=context ID")
 }
 
 func runContextsRestart(ctx context.Context, opts *ContextsRestartOptions) error {
@@ -80,12 +80,12 @@ func runContextsRestart(ctx context.Context, opts *ContextsRestartOptions) error
 
 // NewCmdContextsDelete builds `abx run-code contexts delete`.
 func NewCmdContextsDelete(f *cmdutil.Factory, runF func(context.Context, *ContextsDeleteOptions) error) *cobra.Command {
-	return newCmdContextsChange(f, "code.context.delete", runF, runContextsDelete, &cobra.Command{
+	return cmdutil.Does(newCmdContextsChange(f, runF, runContextsDelete, &cobra.Command{
 		Use:     "delete ID CONTEXT",
 		Aliases: []string{"rm"},
 		Short:   "Stop a context for good",
 		Example: `  abx run-code contexts delete "$id" "$ctx"`,
-	})
+	}), "code.context.delete", "context=context ID")
 }
 
 func runContextsDelete(ctx context.Context, opts *ContextsDeleteOptions) error {

@@ -239,7 +239,7 @@ name of this machine, or a web page of another origin, gets 403.`,
 		},
 	}
 	opts.addFlags(cmd, f.Getenv)
-	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
+	return cmdutil.Serves(cmd, "sandbox.create")
 }
 
 func runServe(ctx context.Context, opts *ServeOptions) error {
@@ -282,7 +282,7 @@ sandbox's web app.`,
 		},
 	}
 	opts.addFlags(cmd, f.Getenv)
-	return cmdutil.NoJSON(cmdutil.PassThrough(cmdutil.Needs(cmd, provider.SandboxLifecycle)))
+	return cmdutil.NoJSON(cmdutil.PassThrough(cmdutil.Serves(cmd, "sandbox.create")))
 }
 
 func runEngineExec(ctx context.Context, opts *EngineExecOptions) error {

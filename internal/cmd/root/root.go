@@ -243,7 +243,7 @@ func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command, args []string) e
 	if _, err := f.Selected(); err != nil {
 		return err
 	}
-	if op := cmdutil.Operation(cmd); op != nil {
+	if op := cmdutil.Admitted(cmd); op != nil {
 		// The operation's own check, before the command reads its input;
 		// its errors then name its inputs as this command takes them.
 		ctx, err := f.Sandboxes.Admit(cmd.Context(), op)
