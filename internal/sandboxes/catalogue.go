@@ -145,6 +145,8 @@ var catalogue = []*Operation{
 // would need, which `abx capabilities` lists. They have no function.
 var unoffered = []*Operation{
 	{Name: "templates.list", Capability: provider.TemplatesRead, ReadOnly: true},
+	{Name: "files.upload_url", Capability: provider.FilesTransfer, ReadOnly: true},
+	{Name: "files.download_url", Capability: provider.FilesTransfer, ReadOnly: true},
 	{Name: "templates.build", Capability: provider.TemplatesBuild},
 	{Name: "sandbox.logs", Capability: provider.SandboxLogs, ReadOnly: true},
 	{Name: "sandbox.refresh", Capability: provider.SandboxTimeout},

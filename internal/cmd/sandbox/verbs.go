@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/provider"
 )
 
 // Verbs are this group's commands, as the root lists them.
@@ -39,8 +38,8 @@ building them need the capabilities templates.read and templates.build, which no
 abx knows has yet: these commands exit 5 (E8004) before any request.`,
 		Example: `  abx capabilities -o json | jq -r '.capabilities[] | select(.name | startswith("templates.")) | "\(.name) \(.supported)"'`}
 	template.AddCommand(
-		cmdutil.Unsupported(f, "list", "List templates", provider.TemplatesRead),
-		cmdutil.Unsupported(f, "build", "Build a template", provider.TemplatesBuild),
+		cmdutil.Unsupported(f, "list", "List templates", "templates.list"),
+		cmdutil.Unsupported(f, "build", "Build a template", "templates.build"),
 	)
 	return template
 }
