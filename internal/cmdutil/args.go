@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // ExactArgs refuses a wrong number of arguments with a usage error that
@@ -66,9 +67,16 @@ func UsageError(cmd *cobra.Command, format string, args ...any) error {
 
 // Run ends every command's RunE: it hands the parsed Options to runF, the
 // function a test gives NewCmdX to see them, or else to the command's run.
+// The context names the inputs of the command's operation (Does) as the
+// command takes them, as the root's does, so that a command run without
+// the root (a test's) words its refusals the same.
 func Run[O any](cmd *cobra.Command, opts O, runF, run func(context.Context, O) error) error {
-	if runF != nil {
-		return runF(cmd.Context(), opts)
+	ctx := cmd.Context()
+	if Operation(cmd) != nil && !sandboxes.Spelled(ctx) {
+		ctx = sandboxes.WithSpelling(ctx, Spelling(cmd, cmd.Flags().Args()))
 	}
-	return run(cmd.Context(), opts)
+	if runF != nil {
+		return runF(ctx, opts)
+	}
+	return run(ctx, opts)
 }

@@ -101,23 +101,15 @@ func CompleteSandboxFiles(f *Factory, paths int) cobra.CompletionFunc {
 // keep the cursor there, so the next Tab goes on into them.
 func RemotePaths(cmd *cobra.Command, f *Factory, id, prefix, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	const quiet = cobra.ShellCompDirectiveNoFileComp
-	id, err := SandboxID(id)
-	if err != nil {
-		return nil, quiet
-	}
 	ctx, cancel := completionContext(cmd)
 	defer cancel()
 	user, _ := cmd.Flags().GetString("user")
-	client, err := f.Sandboxes.Envd(ctx, id, user, provider.FilesRW)
-	if err != nil {
-		return nil, quiet
-	}
 	dir, base := path.Split(toComplete)
 	listed := dir
 	if listed == "" {
 		listed = "." // the user's home, as for files ls
 	}
-	entries, err := client.ListDir(ctx, listed, 1)
+	entries, err := f.Sandboxes.ListDir(ctx, SandboxArg(id), user, listed, 1)
 	if err != nil {
 		return nil, quiet
 	}

@@ -1,18 +1,15 @@
 package cmdutil
 
 import (
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
-// Copier moves files between this machine and sandbox id through c
-// (transfer.ForSandbox), drawing a meter a file on io's stderr (on a
-// terminal only): the copier of files cp, read and write, and of abx
-// run's --put and --get.
-func Copier(io *output.Streams, c *envd.Client, id string, canExec bool) *transfer.Copier {
-	cp := transfer.ForSandbox(c, id, canExec)
+// Metered has cp, a sandbox's copier (sandboxes.Service.Copier), draw a
+// meter a file on io's stderr (on a terminal only), and returns it: the
+// copier of files cp and read --out, and of abx run's --put and --get.
+func Metered(io *output.Streams, cp *transfer.Copier) *transfer.Copier {
 	cp.NewMeter = func(label string, total int64) transfer.Meter {
 		return io.NewProgress(label, total)
 	}

@@ -106,22 +106,37 @@ func ShowDuration(d time.Duration) string {
 	return d.String()
 }
 
+// ParseDuration reads a duration given to flag in the forms every
+// duration of abx takes: Go syntax (90s, 5m, 500ms), days (7d), plain
+// seconds (300, 1.5). It reads the syntax only: a negative duration
+// ("-1s", "-5") is read as one, for the operation's bounds to refuse.
+func ParseDuration(flag, s string) (time.Duration, error) {
+	d, err := ParseDurationOrSeconds(s)
+	if err == nil {
+		return d, nil
+	}
+	if rest, neg := strings.CutPrefix(strings.TrimSpace(s), "-"); neg {
+		if d, err := ParseDurationOrSeconds(rest); err == nil {
+			return -d, nil
+		}
+	}
+	return 0, notDuration(flag, s)
+}
+
+// notDuration refuses what is no duration.
+func notDuration(flag, s string) error {
+	return abxerr.New(abxerr.InvalidInput, "invalid %s %q: not a duration", flag, s).
+		WithHint("use Go syntax (90s, 5m, 2h), days (7d) or plain seconds")
+}
+
 // readDuration reads a duration in the forms every duration of abx takes:
 // Go syntax (90s, 5m, 500ms), days (7d), plain seconds (300, 1.5). A
 // negative duration ("-1s", "-5") is read as one, to be refused as out of
 // range, not as words abx cannot read.
 func readDuration(flag, s string) (time.Duration, error) {
-	d, err := ParseDurationOrSeconds(s)
+	d, err := ParseDuration(flag, s)
 	if err != nil {
-		if rest, neg := strings.CutPrefix(strings.TrimSpace(s), "-"); neg {
-			if _, rerr := ParseDurationOrSeconds(rest); rerr == nil {
-				err, d = nil, -1
-			}
-		}
-	}
-	if err != nil {
-		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: not a duration", flag, s).
-			WithHint("use Go syntax (90s, 5m, 2h), days (7d) or plain seconds")
+		return 0, err
 	}
 	if d < 0 {
 		d = -1 // below every range, whatever its size
@@ -184,6 +199,11 @@ func ParsePort(s string) (int, error) {
 // sandboxPrefix is what -o name printed before IDs were bare, as kubectl
 // writes kind/name: still accepted, so old pipelines keep working.
 const sandboxPrefix = "sandbox/"
+
+// SandboxArg is the sandbox ID an argument names: as 'abx list' shows
+// it, or as sandbox/ID. It is not checked here: the operation the command
+// calls refuses one that could not be an ID, before anything is sent.
+func SandboxArg(arg string) string { return strings.TrimPrefix(arg, sandboxPrefix) }
 
 // SandboxID reads a sandbox ID argument: as 'abx list' shows it, or as
 // sandbox/ID. Anything that could not be one is refused before it is sent,

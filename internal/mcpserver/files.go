@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -18,9 +19,6 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/human"
-	"github.com/abx-dev/abx/internal/provider"
-	"github.com/abx-dev/abx/internal/sandboxes"
-	"github.com/abx-dev/abx/internal/transfer"
 )
 
 // ReadArgs are files_read's arguments.
@@ -90,12 +88,12 @@ func (w *capped) Write(p []byte) (int, error) {
 	return w.buf.Write(p)
 }
 
-// readCapped reads the first limit bytes of path, and whether the file
-// is longer: one byte past the cap tells it, and a read cut there is no
-// failure.
-func readCapped(ctx context.Context, c *envd.Client, path string, limit int) (data []byte, truncated bool, err error) {
+// readCapped keeps the first limit bytes read writes of a file, and
+// whether the file is longer: one byte past the cap tells it, and a read
+// cut there is no failure.
+func readCapped(limit int, read func(io.Writer) (int64, error)) (data []byte, truncated bool, err error) {
 	w := &capped{max: limit + 1}
-	if _, err := c.Read(ctx, path, w); err != nil && w.buf.Len() <= limit {
+	if _, err := read(w); err != nil && w.buf.Len() <= limit {
 		return nil, false, err
 	}
 	data = w.buf.Bytes()
@@ -106,13 +104,12 @@ func readCapped(ctx context.Context, c *envd.Client, path string, limit int) (da
 }
 
 func (s *server) read(ctx context.Context, _ *mcp.CallToolRequest, in ReadArgs) (*mcp.CallToolResult, *ReadResult, error) {
-	id, err := s.sandboxFor(provider.FilesRW, in.SandboxID)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	if in.Path == "" {
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "path is empty"))
-	}
+	// The cap is this door's: what a model is handed whole. The command
+	// line streams a file of any size.
 	limit := s.opts.MaxOutput
 	if in.MaxBytes != 0 {
 		if in.MaxBytes < 1 || in.MaxBytes > maxReadBytes {
@@ -120,11 +117,9 @@ func (s *server) read(ctx context.Context, _ *mcp.CallToolRequest, in ReadArgs) 
 		}
 		limit = in.MaxBytes
 	}
-	c, err := s.envd(ctx, id, provider.FilesRW)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	data, truncated, err := readCapped(ctx, c, in.Path, limit)
+	data, truncated, err := readCapped(limit, func(w io.Writer) (int64, error) {
+		return s.opts.Sandboxes.ReadFile(ctx, id, "", in.Path, w)
+	})
 	if err != nil {
 		return nil, nil, s.failIn(id, err)
 	}
@@ -180,12 +175,9 @@ func mimeType(name string, data []byte, binary bool) string {
 }
 
 func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs) (*mcp.CallToolResult, *WriteResult, error) {
-	id, err := s.sandboxFor(provider.FilesRW, in.SandboxID)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
-	}
-	if in.Path == "" {
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "path is empty"))
 	}
 	var data []byte
 	switch {
@@ -201,26 +193,13 @@ func (s *server) write(ctx context.Context, _ *mcp.CallToolRequest, in WriteArgs
 		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "give content or content_base64").
 			WithHint("content for text, content_base64 for bytes; an empty content makes an empty file"))
 	}
-	perm := transfer.Keep
-	if in.Mode != "" {
-		mode, err := transfer.ParseMode("mode", in.Mode)
-		if err != nil {
-			return nil, nil, s.fail(err)
-		}
-		// The sandbox's chmod sets it (docs/files.md, "What a copy keeps").
-		if err := s.opts.Sandboxes.Check(provider.ExecRun); err != nil {
-			return nil, nil, s.fail(err)
-		}
-		perm = transfer.Bits(mode)
-	}
-	c, err := s.envd(ctx, id, provider.FilesRW)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
 	// As abx files write: a temporary name renamed onto the path, the
 	// mode set before, parents it made undone if it fails.
-	cp := transfer.ForSandbox(c, id, s.opts.Sandboxes.Supports(provider.ExecRun))
-	if err := cp.Write(ctx, in.Path, bytes.NewReader(data), perm); err != nil {
+	var mode *string // left out: the bits of the file replaced
+	if in.Mode != "" {
+		mode = &in.Mode
+	}
+	if err := s.opts.Sandboxes.WriteFile(ctx, id, "", in.Path, mode, bytes.NewReader(data)); err != nil {
 		return nil, nil, s.failIn(id, err)
 	}
 	return text("wrote %s to %s", human.Count(len(data), "byte", "bytes"), in.Path), &WriteResult{Path: in.Path, Bytes: len(data)}, nil
@@ -251,26 +230,19 @@ func (s *server) addFilesListTool(srv *mcp.Server) {
 }
 
 func (s *server) listDir(ctx context.Context, _ *mcp.CallToolRequest, in ListDirArgs) (*mcp.CallToolResult, *ListDirResult, error) {
-	id, err := s.sandboxFor(provider.FilesRW, in.SandboxID)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	depth := 1 // depth left out
-	if in.Depth != 0 {
-		if err := sandboxes.CheckListDepth("depth", in.Depth); err != nil {
-			return nil, nil, s.fail(err)
-		}
-		depth = in.Depth
+	depth := in.Depth
+	if depth == 0 {
+		depth = 1 // left out: the directory's own entries
 	}
 	dir := in.Path
 	if dir == "" {
 		dir = "."
 	}
-	c, err := s.envd(ctx, id, provider.FilesRW)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	list, err := c.ListDir(ctx, dir, depth)
+	list, err := s.opts.Sandboxes.ListDir(ctx, id, "", dir, depth)
 	if err != nil {
 		return nil, nil, s.failIn(id, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
@@ -109,7 +110,7 @@ func (s *server) job(ctx context.Context, req *mcp.CallToolRequest, id string, i
 	res.ExitCode, res.Status = x.Code, x.Status
 	res.Stdout, res.Stderr, res.Truncated = out.result()
 	for _, p := range in.Collect {
-		data, cut, err := readCapped(ctx, c, p, s.opts.MaxOutput)
+		data, cut, err := readCapped(s.opts.MaxOutput, func(w io.Writer) (int64, error) { return c.Read(ctx, p, w) })
 		if err != nil {
 			// envd's error names the path already; another (the
 			// network's) does not.

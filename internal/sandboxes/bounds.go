@@ -66,24 +66,3 @@ func CheckTemplate(template string) error {
 	}
 	return nil
 }
-
-// A directory listing's depth (files ls --depth, the MCP files_list's
-// depth): 1 lists the directory's own entries, each level more the
-// entries one level further down. envd's depth is unsigned and reads 0 as
-// 1, so a door that passed 0 or a negative number on would list one level,
-// or (wrapped to 4294967295) the whole tree; 16 levels are deeper than
-// any tree a caller reads entry by entry.
-const (
-	MinListDepth = 1
-	MaxListDepth = 16
-)
-
-// CheckListDepth refuses a listing's depth outside [MinListDepth,
-// MaxListDepth]. what names it as the door takes it (--depth, depth).
-func CheckListDepth(what string, depth int) error {
-	if depth < MinListDepth || depth > MaxListDepth {
-		return abxerr.New(abxerr.InvalidInput, "invalid %s %d: must be between %d and %d", what, depth, MinListDepth, MaxListDepth).
-			WithHint("give the levels to list: %d for the directory's own entries, at most %d", MinListDepth, MaxListDepth)
-	}
-	return nil
-}

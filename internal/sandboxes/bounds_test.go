@@ -5,22 +5,29 @@ import (
 	"testing"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/provider"
 )
 
 // A listing's depth is 1 to 16: 0 and negative depths are refused, not
 // read as envd reads them (0 as 1, -1 wrapped to the whole tree).
-func TestCheckListDepth(t *testing.T) {
+func TestAListingsDepth(t *testing.T) {
 	t.Parallel()
-	for _, d := range []int{MinListDepth, 2, MaxListDepth} {
-		if err := CheckListDepth("--depth", d); err != nil {
-			t.Errorf("depth %d: %v", d, err)
-		}
-	}
-	for _, d := range []int{0, -1, MaxListDepth + 1, 1 << 32} {
-		e := abxerr.From(CheckListDepth("--depth", d))
+	p := &fake{url: "http://127.0.0.1:1"}
+	s := service(p, 0, provider.FilesRW)
+	ctx := WithSpelling(t.Context(), Spelling{Names: map[string]string{"depth": "--depth"}, Quote: true})
+	for _, d := range []int{0, -1, 17, 1 << 32} {
+		_, err := s.ListDir(ctx, "sb", "", ".", d)
+		e := abxerr.From(err)
 		if e == nil || e.Code != abxerr.InvalidInput || e.Message != "invalid --depth "+strconv.Itoa(d)+": must be between 1 and 16" {
 			t.Errorf("depth %d: %v", d, e)
 		}
+	}
+	if p.reads.Load() != 0 {
+		t.Errorf("%d reads of the sandbox", p.reads.Load())
+	}
+	in := Op("files.list").Input("depth")
+	if in.Min != 1 || in.Max != 16 || in.Range() != "1 and 16" {
+		t.Errorf("depth %+v", in)
 	}
 }
 

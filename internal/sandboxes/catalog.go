@@ -57,6 +57,9 @@ const (
 	// Seconds is a duration, counted in seconds on the wire, within
 	// [Min, Max] seconds (0 leaves the server's default unless Required).
 	Seconds
+	// Duration is a duration of abx's own that may be under a second,
+	// within [Min, Max] milliseconds (0 is none unless Required).
+	Duration
 	// Choice is one of Enum.
 	Choice
 	// Pairs is a set of NAME=VALUE pairs (metadata, environment).
@@ -72,7 +75,8 @@ type Input struct {
 	Name     string
 	Kind     Kind
 	Required bool
-	// Min and Max bound a Number or Seconds (both 0: unbounded).
+	// Min and Max bound a Number, Seconds or Duration (both 0:
+	// unbounded).
 	Min, Max int64
 	// Enum lists a Choice's values.
 	Enum []string
@@ -137,6 +141,12 @@ func WithSpelling(ctx context.Context, sp Spelling) context.Context {
 	return context.WithValue(ctx, spellingKey{}, sp)
 }
 
+// Spelled tells whether ctx carries a door's spelling already.
+func Spelled(ctx context.Context) bool {
+	_, ok := ctx.Value(spellingKey{}).(Spelling)
+	return ok
+}
+
 func spellingOf(ctx context.Context) Spelling {
 	sp, _ := ctx.Value(spellingKey{}).(Spelling)
 	return sp
@@ -166,10 +176,22 @@ func (in *Input) shown(ctx context.Context, v string) string {
 // Range says an input's bounds in words ("1 and 16", "30s and 30 days"),
 // for a door's help and descriptions.
 func (in *Input) Range() string {
-	if in.Kind == Seconds {
+	switch in.Kind {
+	case Seconds:
 		return showSeconds(in.Min) + " and " + showSeconds(in.Max)
+	case Duration:
+		return showMillis(in.Min) + " and " + showMillis(in.Max)
 	}
 	return strconv.FormatInt(in.Min, 10) + " and " + strconv.FormatInt(in.Max, 10)
+}
+
+// showMillis says a bound of milliseconds as people write it: 100ms, or
+// in whole seconds as showSeconds does.
+func showMillis(n int64) string {
+	if n%1000 != 0 {
+		return strconv.FormatInt(n, 10) + "ms"
+	}
+	return showSeconds(n / 1000)
 }
 
 // showSeconds says a bound of seconds as people write it: 30s, 24h, 30
@@ -187,21 +209,32 @@ func showSeconds(n int64) string {
 	return strconv.FormatInt(n, 10) + "s"
 }
 
-// CheckNumber refuses a number outside the input's bounds.
+// CheckNumber refuses a number outside the input's bounds. A flag's
+// number is shown as the number the flag read (--depth 0), unquoted; an
+// argument's as the door shows what was typed.
 func (in *Input) CheckNumber(ctx context.Context, v int64) error {
 	if (in.Min == 0 && in.Max == 0) || (v >= in.Min && v <= in.Max) {
 		return nil
 	}
-	return in.refuse(ctx, strconv.FormatInt(v, 10))
+	n := strconv.FormatInt(v, 10)
+	if !strings.HasPrefix(in.name(ctx), "-") {
+		n = in.shown(ctx, n)
+	}
+	return in.refuse(ctx, n)
 }
 
-// CheckSeconds refuses a duration outside the input's bounds; 0 is the
-// server's default unless the input is required.
+// CheckSeconds refuses a duration outside the input's bounds (a Seconds
+// or Duration input); 0 is the server's default, or none, unless the
+// input is required.
 func (in *Input) CheckSeconds(ctx context.Context, d time.Duration) error {
 	if d == 0 && !in.Required {
 		return nil
 	}
-	if d >= time.Duration(in.Min)*time.Second && d <= time.Duration(in.Max)*time.Second {
+	unit := time.Second
+	if in.Kind == Duration {
+		unit = time.Millisecond
+	}
+	if d >= time.Duration(in.Min)*unit && d <= time.Duration(in.Max)*unit {
 		return nil
 	}
 	v := d.String() // 25h0m0s, shown 25h, as it was likely typed
@@ -211,14 +244,18 @@ func (in *Input) CheckSeconds(ctx context.Context, d time.Duration) error {
 	if strings.HasSuffix(v, "h0m") {
 		v = strings.TrimSuffix(v, "0m")
 	}
-	if d%time.Second == 0 && !spellingOf(ctx).Quote {
+	if d == 0 {
+		v = "0" // what a caller types for no time
+	}
+	if in.Kind == Seconds && d%time.Second == 0 && !spellingOf(ctx).Quote {
 		v = strconv.FormatInt(int64(d/time.Second), 10) // counted as the door counts it
 	}
-	return in.refuse(ctx, v)
+	return in.refuse(ctx, in.shown(ctx, v))
 }
 
+// refuse refuses the value v, as the door shows it.
 func (in *Input) refuse(ctx context.Context, v string) error {
-	e := abxerr.New(abxerr.InvalidInput, "invalid %s %s: must be between %s", in.name(ctx), in.shown(ctx, v), in.Range())
+	e := abxerr.New(abxerr.InvalidInput, "invalid %s %s: must be between %s", in.name(ctx), v, in.Range())
 	if in.Hint != "" {
 		e.Hint = in.Hint
 	}

@@ -2,6 +2,7 @@ package sandboxes
 
 import (
 	"context"
+	"math"
 
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -40,13 +41,21 @@ var (
 	// any tree a caller reads entry by entry.
 	depthInput = Input{Name: "depth", Kind: Number, Min: 1, Max: 16,
 		Hint: "give the levels to list: 1 for the directory's own entries, at most 16"}
-	// Permission bits, as chmod takes them: no setuid, setgid or sticky.
-	modeInput  = Input{Name: "mode", Kind: Number, Min: 0, Max: 0o777, Hint: "permission bits in octal, 0 to 0777"}
+	// Permission bits, as chmod takes them, in octal text ("755", "0640"):
+	// 0 to 0777, no setuid, setgid or sticky bit (transfer.ParseMode).
+	modeInput  = Input{Name: "mode", Kind: Text, Hint: "permission bits in octal, 0 to 0777"}
 	stateInput = Input{Name: "state", Kind: Choice, Required: true, Enum: States,
 		Hint: "use running or paused (comma-separated)"}
 	languageInput = Input{Name: "language", Kind: Choice,
 		Enum: []string{"python", "javascript", "js", "typescript", "ts", "r", "java", "bash"},
 		Hint: "use python, javascript (js), typescript (ts), r, java or bash"}
+	// How long a watch of a directory waits for changes: long enough to
+	// wait, not to poll, and no longer than a sandbox lives.
+	watchTimeout = Input{Name: "timeout", Kind: Duration, Min: 100, Max: 30 * 24 * 3600 * 1000,
+		Hint: "a watch without a time limit runs until it is stopped"}
+	// How many changes end a watch (0: none do).
+	watchCount = Input{Name: "count", Kind: Number, Min: 0, Max: math.MaxInt32,
+		Hint: "give the number of changes to wait for, or none to watch until stopped"}
 	codeInput    = Input{Name: "code", Kind: Text, Required: true, Hint: "give the code to run"}
 	contextInput = Input{Name: "context", Kind: Text}
 )
@@ -121,15 +130,15 @@ from the configuration (domain, protocol, base URL) without any request.`,
 		{Name: "files.write", Capability: provider.FilesRW, Func: "WriteFile",
 			Inputs: []Input{idInput, pathInput, modeInput, userInput}},
 		{Name: "files.mkdir", Capability: provider.FilesRW, Func: "MakeDir",
-			Inputs: []Input{idInput, pathInput, userInput}},
+			Inputs: []Input{idInput, pathInput, userInput, {Name: "parents", Kind: Flag}}},
 		{Name: "files.remove", Capability: provider.FilesRW, Func: "Remove",
 			Inputs: []Input{idInput, pathInput, userInput}},
 		{Name: "files.move", Capability: provider.FilesRW, Func: "Move",
 			Inputs: []Input{idInput, pathInput, {Name: "to", Kind: Text, Required: true}, userInput}},
 		{Name: "files.copy", Capability: provider.FilesRW, Func: "Copier",
-			Inputs: []Input{idInput, userInput}},
+			Inputs: []Input{idInput, userInput, {Name: "path", Kind: Text}}},
 		{Name: "files.watch", Capability: provider.FilesWatch, Func: "Watch", ReadOnly: true,
-			Inputs: []Input{idInput, pathInput, userInput}},
+			Inputs: []Input{idInput, pathInput, userInput, {Name: "recursive", Kind: Flag}, watchTimeout, watchCount}},
 
 		// Processes.
 		{Name: "process.exec", Capability: provider.ExecRun, Func: "Exec",

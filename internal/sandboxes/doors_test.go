@@ -102,6 +102,46 @@ type door struct {
 // handler beside the Route).
 func (c *checked) doors(t *testing.T) []door {
 	var out []door
+	// A builder of a group's commands takes the operation as a parameter
+	// and hands it to cmdutil.Does: each call of it that names an
+	// operation is a door, served by what the calling function reaches.
+	builders := map[types.Object]int{} // the function → its parameter's index
+	for obj, fd := range c.decls {
+		ast.Inspect(fd, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || callee(c.info, call) != module+"internal/cmdutil.Does" {
+				return true
+			}
+			id, ok := call.Args[1].(*ast.Ident)
+			if !ok {
+				return true
+			}
+			for i, p := range fd.Type.Params.List {
+				for _, name := range p.Names {
+					if c.info.Defs[name] == c.info.Uses[id] {
+						builders[obj] = paramIndex(fd, i, name)
+					}
+				}
+			}
+			return true
+		})
+	}
+	for obj, fd := range c.decls {
+		ast.Inspect(fd, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if b := funcOf(c.info, stripIndex(call.Fun)); b != nil {
+				if i, ok := builders[b]; ok && i < len(call.Args) {
+					if op, ok := constString(c.info, call.Args[i]); ok {
+						out = append(out, door{where: fset.Position(call.Pos()).String(), op: op, serve: obj})
+					}
+				}
+			}
+			return true
+		})
+	}
 	for obj, fd := range c.decls {
 		var run types.Object
 		var does []door
@@ -215,6 +255,32 @@ func callee(info *types.Info, call *ast.CallExpr) string {
 		return fn.Pkg().Path() + "." + fn.Name()
 	}
 	return ""
+}
+
+// paramIndex is the index among fd's parameters of name, the field i's.
+func paramIndex(fd *ast.FuncDecl, field int, name *ast.Ident) int {
+	n := 0
+	for i, p := range fd.Type.Params.List {
+		for _, pn := range p.Names {
+			if i == field && pn == name {
+				return n
+			}
+			n++
+		}
+	}
+	return -1
+}
+
+// stripIndex is a generic function's expression without its instance's
+// type arguments.
+func stripIndex(e ast.Expr) ast.Expr {
+	switch x := e.(type) {
+	case *ast.IndexExpr:
+		return x.X
+	case *ast.IndexListExpr:
+		return x.X
+	}
+	return e
 }
 
 // funcOf is the function or method an expression names (run, s.kill),

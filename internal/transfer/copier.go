@@ -41,7 +41,8 @@ func (noMeter) Done()                        {}
 
 // Copier moves files between this machine and one sandbox, streamed: no
 // file is held whole in memory, and what lands on this machine is written
-// atomically (WriteFile).
+// atomically (WriteFile). A remote path it is given is checked
+// (CheckRemotePath) before the sandbox is asked anything.
 type Copier struct {
 	Remote Remote
 	// Sandbox is the sandbox's ID, as messages name the remote side
@@ -84,6 +85,9 @@ func (c *Copier) meter(label string, total int64) Meter {
 // it, renamed when complete, so that an error leaves nothing behind. It
 // has an ordinary file's mode (0644), as a shell's > would give it.
 func (c *Copier) Download(ctx context.Context, remote, local string) error {
+	if err := CheckRemotePath(remote); err != nil {
+		return err
+	}
 	return c.download(ctx, remote, local, Keep)
 }
 

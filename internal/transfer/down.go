@@ -28,6 +28,9 @@ const maxDepth = 1 << 16
 // written (docs/reliability.md, "Copying trees safely").
 func (c *Copier) CopyDown(ctx context.Context, remote, local string, recursive bool) (Result, error) {
 	res := Result{Local: local, Remote: remote}
+	if err := CheckRemotePath(remote); err != nil {
+		return res, err
+	}
 	// A single file's directory must exist, since its temporary file goes
 	// there: one that does not is the user's mistake, said before any
 	// request.

@@ -36,6 +36,9 @@ type Result struct {
 // named DIR/. gives its contents, merged into remote.
 func (c *Copier) CopyUp(ctx context.Context, local, remote string, recursive bool) (Result, error) {
 	res := Result{Local: local, Remote: remote}
+	if err := CheckRemotePath(remote); err != nil {
+		return res, err
+	}
 	st, err := os.Stat(local)
 	if err != nil {
 		return res, abxerr.New(abxerr.InvalidInput, "cannot read %s: %v", local, LocalReason(err))

@@ -10,8 +10,6 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
-	"github.com/abx-dev/abx/internal/sandboxes"
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
@@ -24,17 +22,11 @@ type CpOptions struct {
 	Download  bool   // SRC is ID:PATH: from the sandbox to this machine
 	Local     string // the path on this machine's side
 	Recursive bool
-	// CanExec tells whether the provider runs processes in its sandboxes,
-	// which is how an upload makes a tree's links there and gives files
-	// their modes.
-	CanExec func() bool
 }
 
 // NewCmdCp builds `abx files cp`.
 func NewCmdCp(f *cmdutil.Factory, runF func(context.Context, *CpOptions) error) *cobra.Command {
-	opts := &CpOptions{IO: f.IO, Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}, CanExec: func() bool {
-		return f.Sandboxes.Supports(provider.ExecRun)
-	}}
+	opts := &CpOptions{IO: f.IO, Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}}
 	cmd := &cobra.Command{
 		Use:   "cp SRC DST [-r]",
 		Short: "Copy files between this machine and a sandbox (ID:/path on one side)",
@@ -59,15 +51,15 @@ modification times are not kept.`,
 		Args: cmdutil.ExactArgs("SRC", "DST"),
 	}
 	cmd.Flags().BoolVarP(&opts.Recursive, "recursive", "r", false, "copy directories and their contents")
-	return verb(opts, runF, runCp, cmd, completeCopy(f))
+	return verb(opts, runF, runCp, cmd, completeCopy(f), "files.copy")
 }
 
 func runCp(ctx context.Context, opts *CpOptions) error {
-	c, err := opts.client(ctx)
+	cp, err := opts.Sandboxes.Copier(ctx, opts.ID, opts.User, opts.Path)
 	if err != nil {
 		return err
 	}
-	cp := cmdutil.Copier(opts.IO, c, opts.ID, !opts.Download && opts.CanExec != nil && opts.CanExec())
+	cp = cmdutil.Metered(opts.IO, cp)
 	var res transfer.Result
 	if opts.Download {
 		res, err = cp.CopyDown(ctx, opts.Path, opts.Local, opts.Recursive)
@@ -111,19 +103,12 @@ func (opts *CpOptions) parse(cmd *cobra.Command, args []string) error {
 	if srcRemote {
 		id, opts.Path, opts.Local = srcID, srcPath, dstPath
 	}
-	var err error
-	if opts.ID, err = cmdutil.SandboxID(id); err != nil {
-		return err
-	}
+	// The ID, the user and the remote path are the copy's to check
+	// (Service.Copier), before it sends anything; an empty side is cp's
+	// own syntax.
+	opts.ID, opts.User = cmdutil.SandboxArg(id), userOf(cmd)
 	if srcPath == "" || dstPath == "" {
 		return abxerr.New(abxerr.InvalidInput, "empty path in %q or %q", src, dst)
-	}
-	if err := transfer.CheckRemotePath(opts.Path); err != nil {
-		return err
-	}
-	opts.User = userOf(cmd)
-	if err := sandboxes.CheckUser("--user", opts.User); err != nil {
-		return err
 	}
 	if opts.Download {
 		return nil

@@ -26,11 +26,16 @@ func TestNewCmdCp(t *testing.T) {
 		{name: "two remote", argv: []string{"sb-1:a", "sb-2:b"}, code: abxerr.Usage, err: "one side of cp must be ID:PATH"},
 		{name: "empty remote path", argv: []string{file, "sb-1:"}, code: abxerr.InvalidInput, err: `empty path in "` + file + `" or "sb-1:"`},
 		{name: "empty local path", argv: []string{"sb-1:x", ""}, code: abxerr.InvalidInput, err: "empty path in"},
-		{name: "empty ID", argv: []string{":x", "./x"}, code: abxerr.InvalidInput, err: `invalid sandbox ID ""`},
-		{name: "bad ID", argv: []string{"a b:x", "./x"}, code: abxerr.InvalidInput, err: `invalid sandbox ID "a b"`},
 		{name: "missing source", argv: []string{missing, "sb-1:x"}, code: abxerr.InvalidInput,
 			err: "cannot read " + missing + ": no such file or directory"},
 		{name: "a directory up without -r", argv: []string{dir, "sb-1:up"}, code: abxerr.InvalidInput, err: dir + " is a directory"},
+	})
+	refuseVerb(t, "cp", []verbCase{
+		{name: "empty ID", argv: []string{":x", "./x"}, code: abxerr.InvalidInput, err: `invalid sandbox ID ""`},
+		{name: "bad ID", argv: []string{"a b:x", "./x"}, code: abxerr.InvalidInput, err: `invalid sandbox ID "a b"`},
+		{name: "bad ID, up", argv: []string{file, "a b:x"}, code: abxerr.InvalidInput, err: `invalid sandbox ID "a b"`},
+		{name: "bad user", argv: []string{"-u", "a b", "sb-1:x", "./x"}, code: abxerr.InvalidInput, err: `invalid --user "a b"`},
 		{name: "a remote path that is not UTF-8", argv: []string{"sb-1:bad\xff", "./x"}, code: abxerr.InvalidInput, err: `"bad\xff" is not UTF-8`},
+		{name: "a remote path that is not UTF-8, up", argv: []string{file, "sb-1:bad\xff"}, code: abxerr.InvalidInput, err: `"bad\xff" is not UTF-8`},
 	})
 }

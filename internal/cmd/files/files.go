@@ -12,10 +12,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/envd"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
-	"github.com/abx-dev/abx/internal/transfer"
 )
 
 // filesNames are the names of `abx files`, declared once: its command takes
@@ -66,7 +63,8 @@ func userOf(cmd *cobra.Command) string {
 }
 
 // target is what every verb works on, and each verb's options embed it:
-// a sandbox, the user whose permissions apply, and a remote path.
+// a sandbox, the user whose permissions apply, and a remote path. They are
+// read as given: the operation checks them, before anything is sent.
 type target struct {
 	Sandboxes *sandboxes.Service
 
@@ -78,32 +76,14 @@ type target struct {
 	Path string
 }
 
-// parse reads the sandbox ID (or sandbox/ID), the remote paths that follow
-// it and the inherited --user; an empty path is refused before anything is
-// sent.
+// parse reads the sandbox ID (or sandbox/ID), the remote path that
+// follows it and the inherited --user.
 func (t *target) parse(cmd *cobra.Command, args []string) error {
-	id, err := cmdutil.SandboxID(args[0])
-	if err != nil {
-		return err
-	}
-	for _, p := range args[1:] {
-		if err := transfer.CheckRemotePath(p); err != nil {
-			return err
-		}
-	}
-	t.ID, t.User, t.Path = id, userOf(cmd), "."
-	if err := sandboxes.CheckUser("--user", t.User); err != nil {
-		return err
-	}
+	t.ID, t.User, t.Path = cmdutil.SandboxArg(args[0]), userOf(cmd), "."
 	if len(args) > 1 {
 		t.Path = args[1]
 	}
 	return nil
-}
-
-// client opens the sandbox's envd, as the user.
-func (t *target) client(ctx context.Context) (*envd.Client, error) {
-	return t.Sandboxes.Envd(ctx, t.ID, t.User, provider.FilesRW)
 }
 
 // parser is a verb's options: they read its argv (target.parse, or the
@@ -113,9 +93,11 @@ type parser interface {
 }
 
 // verb completes a verb's command: its RunE reads argv into opts and hands
-// them to runF (a test's) or run, it needs the files capability, and Tab
-// completes its arguments with complete.
-func verb[O parser](opts O, runF, run func(context.Context, O) error, cmd *cobra.Command, complete cobra.CompletionFunc) *cobra.Command {
+// them to runF (a test's) or run, it calls the operation op, and Tab
+// completes its arguments with complete. spell names the operation's
+// inputs as the verb takes them (cmdutil.Does): its positional PATH.
+func verb[O parser](opts O, runF, run func(context.Context, O) error, cmd *cobra.Command, complete cobra.CompletionFunc,
+	op string, spell ...string) *cobra.Command {
 	cmd.ValidArgsFunction = complete
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := opts.parse(cmd, args); err != nil {
@@ -123,7 +105,7 @@ func verb[O parser](opts O, runF, run func(context.Context, O) error, cmd *cobra
 		}
 		return withUserHint(cmdutil.Run(cmd, opts, runF, run))
 	}
-	return cmdutil.Needs(cmd, provider.FilesRW)
+	return cmdutil.Does(cmd, op, spell...)
 }
 
 // withUserHint names --user in the hint of a path the sandbox refused its
@@ -136,16 +118,6 @@ func withUserHint(err error) error {
 	out := *e
 	out.Hint = "choose a path the user may write (its home, /tmp), or add --user root"
 	return &out
-}
-
-// ask opens the sandbox's envd and asks it one thing.
-func ask[T any](ctx context.Context, t *target, q func(*envd.Client) (T, error)) (T, error) {
-	c, err := t.client(ctx)
-	if err != nil {
-		var none T
-		return none, err
-	}
-	return q(c)
 }
 
 // hasCode reports whether err is abx's error of code.

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -190,21 +192,23 @@ func parseVerb[O any](t *testing.T, newCmd func(*cmdutil.Factory, func(context.C
 }
 
 // pathCases are the rows of a verb that takes ID PATH: what it makes of
-// them (want puts the target in the verb's options), and what it refuses.
+// them (want puts the target in the verb's options), and the command
+// lines it refuses as such.
 func pathCases(verb string, want func(target) any) []verbCase {
-	return append([]verbCase{
+	return []verbCase{
 		{name: "relative path", argv: []string{"sb-1", "work/out"}, want: want(target{ID: "sb-1", Path: "work/out"})},
 		{name: "absolute path", argv: []string{"sb-1", "/tmp/scratch"}, want: want(target{ID: "sb-1", Path: "/tmp/scratch"})},
 		{name: "user after", argv: []string{"sandbox/sb-1", "/tmp/x", "--user", "root"}, want: want(target{ID: "sb-1", User: "root", Path: "/tmp/x"})},
 		{name: "user before", argv: []string{"-u", "root", "sandbox/sb-1", "x"}, want: want(target{ID: "sb-1", User: "root", Path: "x"})},
 		{name: "no path", argv: []string{"sb-1"}, code: abxerr.Usage, err: "files " + verb + " needs ID PATH"},
 		{name: "two paths", argv: []string{"sb-1", "a", "b"}, code: abxerr.Usage, err: "files " + verb + " takes ID PATH, got 3 arguments"},
-	}, refusedTargets("x")...)
+	}
 }
 
 // refusedTargets are rows every verb refuses before anything is sent,
-// whatever paths follow the ID: sandbox IDs that cannot be one, and each of
-// the paths left empty.
+// whatever paths follow the ID: sandbox IDs that cannot be one, users
+// that are no Linux user's name, and each of the paths left empty or not
+// UTF-8. The verb's operation refuses them (refuseVerb).
 func refusedTargets(paths ...string) []verbCase {
 	var cases []verbCase
 	refuse := func(err string, argv ...string) {
@@ -213,6 +217,7 @@ func refusedTargets(paths ...string) []verbCase {
 	for _, id := range []string{"a/b", "a\tb", "..", "sb 1", "sandbox/", "", " "} {
 		refuse(fmt.Sprintf("invalid sandbox ID %q", strings.TrimPrefix(id, "sandbox/")), append([]string{id}, paths...)...)
 	}
+	refuse(`invalid --user "a:b"`, append([]string{"sb-1", "--user", "a:b"}, paths...)...)
 	for i := range paths {
 		argv := append([]string{"sb-1"}, paths...)
 		argv[i+1] = ""
@@ -223,6 +228,38 @@ func refusedTargets(paths ...string) []verbCase {
 		refuse(`"bad\xff" is not UTF-8`, argv...)
 	}
 	return cases
+}
+
+// refuseVerb runs each case's argv under `abx files VERB`, its operation
+// included, on a provider whose servers must hear nothing: each is
+// refused with its code and words before anything is sent, and before
+// stdin is read.
+func refuseVerb(t *testing.T, verb string, cases []verbCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run("refused "+tc.name, func(t *testing.T) {
+			t.Parallel()
+			var heard atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				heard.Add(1)
+				http.Error(w, "nothing should come", http.StatusTeapot)
+			}))
+			t.Cleanup(srv.Close)
+			f, io := factorytest.NewFactory(false, map[string]string{
+				"ABX_PROVIDER":                    "alicloud-container",
+				"ABX_ALICLOUD_CONTAINER_BASE_URL": srv.URL + "/kruise/api",
+				"ABX_ALICLOUD_CONTAINER_API_KEY":  emutest.Key,
+				"ABX_ALICLOUD_CONTAINER_PROTOCOL": "private",
+			}, "")
+			const stdin = "never read"
+			io.In.WriteString(stdin)
+			err := cmdtest.Exec(NewCmdFiles(f), append([]string{verb}, tc.argv...)...)
+			checkErr(t, err, tc.code, tc.err)
+			if n := heard.Load(); n != 0 || io.In.Len() != len(stdin) {
+				t.Errorf("the servers heard %d requests, %d bytes of stdin were read", n, len(stdin)-io.In.Len())
+			}
+		})
+	}
 }
 
 // localFile makes a directory holding one file, data, and returns the
@@ -238,7 +275,7 @@ func localFile(t *testing.T) (dir, file, missing string) {
 // factory's streams, printer and envd client.
 func fromArgv[O any](o *O) any {
 	v := reflect.ValueOf(o).Elem()
-	for _, name := range []string{"IO", "Printer", "Sandboxes", "CanExec"} {
+	for _, name := range []string{"IO", "Printer", "Sandboxes"} {
 		if fv := v.FieldByName(name); fv.IsValid() {
 			fv.SetZero()
 		}
@@ -254,6 +291,9 @@ func TestNewCmdFiles(t *testing.T) {
 		t.Fatalf("group %q without -u", files.Name())
 	}
 	var names []string
+	ops := map[string]string{"ls": "files.list", "stat": "files.stat", "read": "files.read", "write": "files.write",
+		"mkdir": "files.mkdir", "mv": "files.move", "rm": "files.remove", "cp": "files.copy", "watch": "files.watch",
+		"upload-url": "files.upload-url", "download-url": "files.download-url"}
 	needs := map[string]provider.Capability{"watch": provider.FilesWatch, "upload-url": provider.FilesTransfer, "download-url": provider.FilesTransfer}
 	for _, c := range files.Commands() {
 		names = append(names, c.Name())
@@ -261,8 +301,9 @@ func TestNewCmdFiles(t *testing.T) {
 		if c, ok := needs[c.Name()]; ok {
 			want = c
 		}
-		if cmdutil.Capability(c) != want {
-			t.Errorf("%s needs %q, want %q", c.Name(), cmdutil.Capability(c), want)
+		op := cmdutil.Operation(c)
+		if op == nil || op.Name != ops[c.Name()] || op.Capability != want {
+			t.Errorf("%s calls %+v, want %s, which needs %q", c.Name(), op, ops[c.Name()], want)
 		}
 		if cmdutil.IsNoJSON(c) != (c.Name() == "read") {
 			t.Errorf("%s: NoJSON %v", c.Name(), cmdutil.IsNoJSON(c))

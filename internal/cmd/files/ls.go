@@ -2,7 +2,6 @@ package files
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -42,29 +41,17 @@ is listed as itself, as ls lists it: its one row, under the PATH given.`,
 	cmd.Flags().BoolVarP(&opts.Long, "long", "l", false, "show permissions, owner and group")
 	// An int, not the wire's uint32: -1 is read as -1 and refused, never
 	// wrapped to the whole tree.
-	cmd.Flags().IntVar(&opts.Depth, "depth", 1, fmt.Sprintf("levels of subdirectories to list (%d to %d)", sandboxes.MinListDepth, sandboxes.MaxListDepth))
-	return verb(opts, runF, runLs, cmd, cmdutil.CompleteSandboxFiles(f, 1))
-}
-
-// parse reads the target, and refuses a depth outside the listing's bound
-// (sandboxes.CheckListDepth) before anything is sent.
-func (o *LsOptions) parse(cmd *cobra.Command, args []string) error {
-	if err := o.target.parse(cmd, args); err != nil {
-		return err
-	}
-	return sandboxes.CheckListDepth("--depth", o.Depth)
+	cmd.Flags().IntVar(&opts.Depth, "depth", 1, "levels of subdirectories to list")
+	cmdutil.Bounded(cmd.Flags().Lookup("depth"), sandboxes.Op("files.list").Input("depth"))
+	return verb(opts, runF, runLs, cmd, cmdutil.CompleteSandboxFiles(f, 1), "files.list", "path=PATH")
 }
 
 func runLs(ctx context.Context, opts *LsOptions) error {
-	c, err := opts.client(ctx)
-	if err != nil {
-		return err
-	}
-	list, err := c.ListDir(ctx, opts.Path, opts.Depth)
+	list, err := opts.Sandboxes.ListDir(ctx, opts.ID, opts.User, opts.Path, opts.Depth)
 	if hasCode(err, abxerr.Rejected) {
 		// Not a directory: a file named on its own is listed as itself,
 		// as ls lists it, under the name it was given.
-		if e, serr := c.Stat(ctx, opts.Path); serr == nil && e.Type != "dir" {
+		if e, serr := opts.Sandboxes.Stat(ctx, opts.ID, opts.User, opts.Path); serr == nil && e.Type != "dir" {
 			shown := e
 			shown.Name = opts.Path
 			return printEntries(opts.IO, opts.Printer, []envd.Entry{e}, []envd.Entry{shown}, opts.Long, false)

@@ -17,20 +17,22 @@ import (
 
 func TestNewCmdLs(t *testing.T) {
 	t.Parallel()
-	parseVerb(t, NewCmdLs, append(append([]verbCase{
+	parseVerb(t, NewCmdLs, []verbCase{
 		{name: "home", argv: []string{"sb-1"}, want: LsOptions{target: target{ID: "sb-1", Path: "."}, Depth: 1}},
 		{name: "path and flags", argv: []string{"sb-1", "/tmp", "-l", "--depth", "2", "-u", "root"},
 			want: LsOptions{target: target{ID: "sb-1", User: "root", Path: "/tmp"}, Long: true, Depth: 2}},
 		{name: "sandbox/ID", argv: []string{"sandbox/sb-1", "work"}, want: LsOptions{target: target{ID: "sb-1", Path: "work"}, Depth: 1}},
 		{name: "no ID", argv: nil, code: abxerr.Usage, err: "files ls needs ID [PATH]"},
 		{name: "three arguments", argv: []string{"sb-1", "a", "b"}, code: abxerr.Usage, err: "takes ID [PATH], got 3 arguments"},
+		{name: "depth 16", argv: []string{"sb-1", "--depth", "16"}, want: LsOptions{target: target{ID: "sb-1", Path: "."}, Depth: 16}},
+	})
+	refuseVerb(t, "ls", append(append([]verbCase{
 		// The depth is the operation's bound (1 to 16), refused before
 		// anything is sent: 0 is no listing, and -1 must not reach the
 		// wire, whose depth is unsigned (4294967295: the whole tree).
 		{name: "depth 0", argv: []string{"sb-1", "--depth", "0"}, code: abxerr.InvalidInput, err: "invalid --depth 0: must be between 1 and 16"},
 		{name: "depth -1", argv: []string{"sb-1", "--depth", "-1"}, code: abxerr.InvalidInput, err: "invalid --depth -1: must be between 1 and 16"},
 		{name: "depth 17", argv: []string{"sb-1", "--depth", "17"}, code: abxerr.InvalidInput, err: "invalid --depth 17: must be between 1 and 16"},
-		{name: "depth 16", argv: []string{"sb-1", "--depth", "16"}, want: LsOptions{target: target{ID: "sb-1", Path: "."}, Depth: 16}},
 	}, refusedTargets()...), refusedTargets("work")...))
 	t.Run("bad depth", func(t *testing.T) {
 		t.Parallel()

@@ -2,11 +2,9 @@ package files
 
 import (
 	"context"
-	"path"
 
 	"github.com/spf13/cobra"
 
-	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
@@ -41,7 +39,8 @@ were made.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Parents, "parents", "p", false, "make missing parents; a directory that exists is fine")
-	return verb(opts, runF, runMkdir, cmd, cmdutil.CompleteSandboxFiles(f, 1))
+	// The hint of a missing parent names -p, as mkdir users type it.
+	return verb(opts, runF, runMkdir, cmd, cmdutil.CompleteSandboxFiles(f, 1), "files.mkdir", "path=PATH", "parents=-p")
 }
 
 // parse reads the target and every path after the ID.
@@ -54,63 +53,27 @@ func (opts *MkdirOptions) parse(cmd *cobra.Command, args []string) error {
 }
 
 func runMkdir(ctx context.Context, opts *MkdirOptions) error {
-	c, err := opts.client(ctx)
+	made, err := opts.Sandboxes.MakeDir(ctx, opts.ID, opts.User, opts.Paths, opts.Parents)
+	// Those made before the one that could not be are said, as mkdir
+	// says each.
+	for i, m := range made {
+		if m.Existed {
+			opts.Printer.Note("%s: already a directory", opts.Paths[i])
+		} else {
+			opts.Printer.Note("created %s", m.Path)
+		}
+	}
 	if err != nil {
 		return err
 	}
-	made := []envd.Entry{}
-	for _, p := range opts.Paths {
-		e, existed, err := mkdir(ctx, c, p, opts.Parents)
-		if err != nil {
-			return err
-		}
-		if existed {
-			opts.Printer.Note("%s: already a directory", p)
-		} else {
-			opts.Printer.Note("created %s", e.Path)
-		}
-		made = append(made, e)
-	}
 	if len(made) == 1 {
-		return printEntry(opts.Printer, made[0])
+		return printEntry(opts.Printer, made[0].Entry)
 	}
-	return opts.Printer.Print(made, nil, nil)
-}
-
-// mkdir makes the directory p. envd's MakeDir makes parents, as mkdir -p,
-// and refuses an existing directory, so abx checks the parent itself when
-// it must not make it, and takes envd's refusal as fine when it may.
-func mkdir(ctx context.Context, c *envd.Client, p string, parents bool) (e envd.Entry, existed bool, err error) {
-	if !parents {
-		if err := parentExists(ctx, c, p); err != nil {
-			return e, false, err
-		}
+	entries := make([]envd.Entry, len(made))
+	for i, m := range made {
+		entries[i] = m.Entry
 	}
-	e, err = c.MakeDir(ctx, p)
-	if err != nil && parents && envd.IsAlreadyExists(err) {
-		e, err = c.Stat(ctx, p)
-		return e, true, err
-	}
-	return e, false, err
-}
-
-// parentExists refuses p when its parent is not a directory there.
-func parentExists(ctx context.Context, c *envd.Client, p string) error {
-	parent := path.Dir(path.Clean(p))
-	if parent == path.Clean(p) {
-		return nil // "/" has none
-	}
-	st, err := c.Stat(ctx, parent)
-	switch {
-	case hasCode(err, abxerr.NotFound):
-		return abxerr.New(abxerr.NotFound, "cannot create %s: %s does not exist", p, parent).
-			WithHint("add -p to create the missing parents")
-	case err != nil:
-		return err
-	case st.Type != "dir":
-		return abxerr.New(abxerr.Rejected, "cannot create %s: %s is not a directory", p, parent)
-	}
-	return nil
+	return opts.Printer.Print(entries, nil, nil)
 }
 
 // printEntry prints what mkdir and mv made for programs (docs/json.md,

@@ -19,15 +19,16 @@ func TestNewCmdMkdir(t *testing.T) {
 		at.Path = p
 		return MkdirOptions{target: at, Paths: []string{p}, Parents: parents}
 	}
-	parseVerb(t, NewCmdMkdir, append([]verbCase{
+	parseVerb(t, NewCmdMkdir, []verbCase{
 		{name: "one path", argv: []string{"sb-1", "work/out"}, want: one("work/out", false, target{ID: "sb-1"})},
 		{name: "parents", argv: []string{"sb-1", "-p", "/tmp/a/b"}, want: one("/tmp/a/b", true, target{ID: "sb-1"})},
 		{name: "long parents, user", argv: []string{"sandbox/sb-1", "x", "--parents", "-u", "root"}, want: one("x", true, target{ID: "sb-1", User: "root"})},
 		{name: "several paths", argv: []string{"sb-1", "a", "b/c", "/tmp/d"},
 			want: MkdirOptions{target: target{ID: "sb-1", Path: "a"}, Paths: []string{"a", "b/c", "/tmp/d"}}},
 		{name: "no path", argv: []string{"sb-1"}, code: abxerr.Usage, err: "files mkdir needs ID PATH..."},
-		{name: "an empty one of several", argv: []string{"sb-1", "a", ""}, code: abxerr.InvalidInput, err: "empty path"},
-	}, refusedTargets("x")...))
+	})
+	refuseVerb(t, "mkdir", append(refusedTargets("x"),
+		verbCase{name: "an empty one of several", argv: []string{"sb-1", "a", ""}, code: abxerr.InvalidInput, err: "empty path"}))
 }
 
 func TestRunMkdir(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 )
 
@@ -27,11 +26,11 @@ func NewCmdMv(f *cmdutil.Factory, runF func(context.Context, *MvOptions) error) 
 a directory to move into.`,
 		Example: `  abx files mv "$id" out.txt archive/out.txt`,
 		Args:    cmdutil.ExactArgs("ID", "SOURCE", "DESTINATION"),
-	}, cmdutil.CompleteSandboxFiles(f, 2))
+	}, cmdutil.CompleteSandboxFiles(f, 2), "files.move", "path=SOURCE", "to=DESTINATION")
 }
 
 func runMv(ctx context.Context, opts *MvOptions) error {
-	e, err := ask(ctx, &opts.target, func(c *envd.Client) (envd.Entry, error) { return c.Move(ctx, opts.Path, opts.Destination) })
+	e, err := opts.Sandboxes.Move(ctx, opts.ID, opts.User, opts.Path, opts.Destination)
 	if err != nil {
 		return err
 	}

@@ -10,14 +10,15 @@ import (
 
 func TestNewCmdMv(t *testing.T) {
 	t.Parallel()
-	parseVerb(t, NewCmdMv, append([]verbCase{
+	parseVerb(t, NewCmdMv, []verbCase{
 		{name: "rename", argv: []string{"sb-1", "out.txt", "archive/out.txt"},
 			want: MvOptions{target: target{ID: "sb-1", Path: "out.txt"}, Destination: "archive/out.txt"}},
 		{name: "user", argv: []string{"-u", "root", "sandbox/sb-1", "a", "b"},
 			want: MvOptions{target: target{ID: "sb-1", User: "root", Path: "a"}, Destination: "b"}},
 		{name: "no destination", argv: []string{"sb-1", "a"}, code: abxerr.Usage, err: "files mv needs ID SOURCE DESTINATION"},
 		{name: "four arguments", argv: []string{"sb-1", "a", "b", "c"}, code: abxerr.Usage, err: "got 4 arguments"},
-	}, refusedTargets("a", "b")...))
+	})
+	refuseVerb(t, "mv", refusedTargets("a", "b"))
 }
 
 func TestRunMv(t *testing.T) {

@@ -41,24 +41,26 @@ it anyway; a pipe gets the bytes as they are.`,
 	}
 	cmd.Flags().StringVarP(&opts.Out, "out", "O", "", `write to this local file instead of stdout (atomically); "-" for stdout, even on a terminal for what is not text`)
 	// The file's own bytes are the output: there is no JSON for --jq.
-	return cmdutil.NoJSON(verb(opts, runF, runRead, cmd, cmdutil.CompleteSandboxFiles(f, 1)))
+	return cmdutil.NoJSON(verb(opts, runF, runRead, cmd, cmdutil.CompleteSandboxFiles(f, 1), "files.read", "path=PATH"))
 }
 
 func runRead(ctx context.Context, opts *ReadOptions) error {
-	c, err := opts.client(ctx)
-	if err != nil {
-		return err
-	}
 	if toFile(opts.Out) {
-		return cmdutil.Copier(opts.IO, c, opts.ID, false).Download(ctx, opts.Path, opts.Out)
+		// A local file is written as every copy writes one: under a
+		// temporary name renamed when complete, with a meter.
+		cp, err := opts.Sandboxes.Copier(ctx, opts.ID, opts.User, opts.Path)
+		if err != nil {
+			return err
+		}
+		return cmdutil.Metered(opts.IO, cp).Download(ctx, opts.Path, opts.Out)
 	}
 	if opts.Out == "-" || !opts.IO.StdoutTTY {
-		_, err := c.Read(ctx, opts.Path, opts.Printer.Out())
+		_, err := opts.Sandboxes.ReadFile(ctx, opts.ID, opts.User, opts.Path, opts.Printer.Out())
 		return err
 	}
 	// A terminal takes text only, unless --out - asked for the bytes.
 	guard := output.NewTextOnly(opts.Printer.Out())
-	_, err = c.Read(ctx, opts.Path, guard)
+	_, err := opts.Sandboxes.ReadFile(ctx, opts.ID, opts.User, opts.Path, guard)
 	if err == nil {
 		err = guard.Flush()
 	}

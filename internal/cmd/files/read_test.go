@@ -24,6 +24,8 @@ func TestNewCmdRead(t *testing.T) {
 		verbCase{name: "out is a directory", argv: []string{"sb-1", "x", "--out", dir},
 			code: abxerr.InvalidInput, err: "cannot write " + dir + ": is a directory"},
 	))
+	refuseVerb(t, "read", append(refusedTargets("x"),
+		verbCase{name: "to a file, empty path", argv: []string{"sb-1", "", "--out", out}, code: abxerr.InvalidInput, err: "empty path"}))
 }
 
 func TestRunRead(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
 )
@@ -27,25 +26,17 @@ it is, and said so ("PATH: not there, nothing removed"): that succeeds, as rm -f
 A symbolic link is removed, not what it leads to.`,
 		Example: `  abx files rm "$id" /tmp/scratch`,
 		Args:    cmdutil.ExactArgs("ID", "PATH"),
-	}, cmdutil.CompleteSandboxFiles(f, 1))
+	}, cmdutil.CompleteSandboxFiles(f, 1), "files.remove", "path=PATH")
 }
 
 func runRm(ctx context.Context, opts *RmOptions) error {
-	c, err := opts.client(ctx)
-	if err != nil {
+	removed, err := opts.Sandboxes.Remove(ctx, opts.ID, opts.User, opts.Path)
+	switch {
+	case err != nil:
 		return err
-	}
-	// envd's Remove of a missing path succeeds, so only a Stat tells.
-	_, err = c.Stat(ctx, opts.Path)
-	if hasCode(err, abxerr.NotFound) {
+	case !removed:
 		opts.Printer.Note("%s: not there, nothing removed", opts.Path)
 		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := c.Remove(ctx, opts.Path); err != nil {
-		return err
 	}
 	opts.Printer.Note("removed %s", opts.Path)
 	return nil

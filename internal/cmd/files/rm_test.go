@@ -14,6 +14,7 @@ import (
 func TestNewCmdRm(t *testing.T) {
 	t.Parallel()
 	parseVerb(t, NewCmdRm, pathCases("rm", func(at target) any { return RmOptions{target: at} }))
+	refuseVerb(t, "rm", refusedTargets("x"))
 }
 
 func TestRunRm(t *testing.T) {

@@ -27,11 +27,11 @@ func NewCmdStat(f *cmdutil.Factory, runF func(context.Context, *StatOptions) err
 group and path. A path that does not exist exits 3.`,
 		Example: `  abx files stat "$id" /etc/hostname -o json | jq .size`,
 		Args:    cmdutil.ExactArgs("ID", "PATH"),
-	}, cmdutil.CompleteSandboxFiles(f, 1))
+	}, cmdutil.CompleteSandboxFiles(f, 1), "files.stat", "path=PATH")
 }
 
 func runStat(ctx context.Context, opts *StatOptions) error {
-	e, err := ask(ctx, &opts.target, func(c *envd.Client) (envd.Entry, error) { return c.Stat(ctx, opts.Path) })
+	e, err := opts.Sandboxes.Stat(ctx, opts.ID, opts.User, opts.Path)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 func TestNewCmdStat(t *testing.T) {
 	t.Parallel()
 	parseVerb(t, NewCmdStat, pathCases("stat", func(at target) any { return StatOptions{target: at} }))
+	refuseVerb(t, "stat", refusedTargets("x"))
 }
 
 func TestRunStat(t *testing.T) {

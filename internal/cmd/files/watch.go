@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +14,6 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -24,17 +23,13 @@ type WatchOptions struct {
 	Printer *output.Printer
 	target
 	Recursive bool
-	// Timeout ends the watch with E6001 (exit 124) unless Count changes
-	// came first; 0 for none.
-	Timeout time.Duration
+	// Timeout, when given, ends the watch with E6001 (exit 124) unless
+	// Count changes came first.
+	Timeout *time.Duration
 	// Count ends the watch, with success, after that many changes; 0 for
 	// none.
 	Count int
 }
-
-// minWatchTimeout is the shortest --timeout: a wait for a change, not a
-// poll (a sandbox lives no longer than the longest, 30 days).
-const minWatchTimeout = 100 * time.Millisecond
 
 // NewCmdWatch builds `abx files watch`.
 func NewCmdWatch(f *cmdutil.Factory, runF func(context.Context, *WatchOptions) error) *cobra.Command {
@@ -68,28 +63,25 @@ watch with the reason.`,
 			if err := opts.parse(cmd, args); err != nil {
 				return err
 			}
-			if opts.Count < 0 {
-				return abxerr.New(abxerr.InvalidInput, "invalid --count %d: not a number of events", opts.Count).
-					WithHint("give a positive number, or leave --count out to watch until Ctrl-C")
-			}
 			if cmd.Flags().Changed("timeout") {
-				d, err := cmdutil.ParseDurationIn("--timeout", timeout, minWatchTimeout, sandboxes.MaxLifetime,
-					"0 is no time: leave --timeout out to watch until Ctrl-C")
+				// Its syntax; its bounds are the watch's.
+				d, err := cmdutil.ParseDuration("--timeout", timeout)
 				if err != nil {
 					return err
 				}
-				opts.Timeout = d
+				opts.Timeout = &d
 			}
 			return cmdutil.Run(cmd, opts, runF, runWatch)
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVarP(&opts.Recursive, "recursive", "r", false, "watch the directories below PATH too")
-	fl.StringVar(&timeout, "timeout", "", "stop after this long (100ms to 30 days), exit 124 unless --count events came (default: no limit)")
+	fl.StringVar(&timeout, "timeout", "", "stop after this long ("+strings.Replace(sandboxes.Op("files.watch").Input("timeout").Range(), " and ", " to ", 1)+
+		"), exit 124 unless --count events came (default: no limit)")
 	fl.IntVarP(&opts.Count, "count", "n", 0, "stop after this many events, exit 0 (default: no limit)")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandboxFiles(f, 1)
 	cmdutil.Stream(cmd)
-	return cmdutil.Needs(cmd, provider.FilesWatch)
+	return cmdutil.Does(cmd, "files.watch", "path=PATH")
 }
 
 // The JSON Lines events of files watch (docs/json.md, files watch).
@@ -113,54 +105,26 @@ type (
 	}
 )
 
-// errEnough ends the watch once --count changes came.
-var errEnough = errors.New("enough events")
-
-// errTimedOut is the cause of the watch's end when --timeout passed.
-var errTimedOut = errors.New("--timeout passed")
-
 func runWatch(ctx context.Context, opts *WatchOptions) error {
-	c, err := opts.Sandboxes.Envd(ctx, opts.ID, opts.User, provider.FilesWatch)
-	if err != nil {
-		return err
-	}
-	// Not a deadline: Connect would send it to envd as the watch's own.
-	parent := ctx
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	if opts.Timeout > 0 {
-		t := time.AfterFunc(opts.Timeout, func() { cancel(errTimedOut) })
-		defer t.Stop()
-	}
 	st := opts.Printer.Stream(output.StreamSpec{Header: []string{"name", "type", "time"}})
 	defer st.Discard()
-	seen := 0
-	spec := envd.WatchSpec{Dir: opts.Path, Recursive: opts.Recursive, Started: func() {
-		opts.Printer.Note("watching %s:%s; Ctrl-C stops", opts.ID, opts.Path)
-	}}
-	err = c.Follow(ctx, spec, func(ev envd.FileEvent) error {
+	w := sandboxes.Watching{Dir: opts.Path, Recursive: opts.Recursive, Timeout: opts.Timeout, Count: opts.Count,
+		Started: func() { opts.Printer.Note("watching %s:%s; Ctrl-C stops", opts.ID, opts.Path) },
+		Resumed: func(r envd.Resume) error {
+			return st.Note(reconnectEvent{Type: "reconnect", CutAfter: output.Seconds(r.Lasted),
+				Gap: output.Seconds(r.Gap()), Attempts: r.Attempts, Reason: r.Reason()},
+				"abx: the watch of %s:%s was cut after %.1fs (%s); watching again %.1fs later: changes in between may be missing",
+				opts.ID, opts.Path, r.Lasted.Seconds(), r.Reason(), r.Gap().Seconds())
+		}}
+	err := opts.Sandboxes.Watch(ctx, opts.ID, opts.User, w, func(ev envd.FileEvent) error {
 		now := opts.IO.Now()
-		if err := st.Row(changeEvent{Type: ev.Op, Name: ev.Name, Path: path.Join(opts.Path, ev.Name), Time: now.UTC().Truncate(time.Millisecond)},
-			ev.Name, ev.Op, opts.clock(now)); err != nil {
-			return err
-		}
-		seen++
-		if opts.Count > 0 && seen >= opts.Count {
-			return errEnough
-		}
-		return nil
-	}, func(r envd.Resume) error {
-		return st.Note(reconnectEvent{Type: "reconnect", CutAfter: output.Seconds(r.Lasted),
-			Gap: output.Seconds(r.Gap()), Attempts: r.Attempts, Reason: r.Reason()},
-			"abx: the watch of %s:%s was cut after %.1fs (%s); watching again %.1fs later: changes in between may be missing",
-			opts.ID, opts.Path, r.Lasted.Seconds(), r.Reason(), r.Gap().Seconds())
+		return st.Row(changeEvent{Type: ev.Op, Name: ev.Name, Path: path.Join(opts.Path, ev.Name), Time: now.UTC().Truncate(time.Millisecond)},
+			ev.Name, ev.Op, opts.clock(now))
 	})
 	switch {
-	case errors.Is(err, errEnough):
+	case err == nil:
 		return nil
-	case errors.Is(context.Cause(ctx), errTimedOut):
-		return opts.timedOut(seen)
-	case parent.Err() != nil:
+	case ctx.Err() != nil:
 		return nil // Ctrl-C is a watch's normal end (docs/exit-codes.md)
 	case errors.Is(err, envd.ErrWatchCut) || errors.Is(err, envd.ErrNotRunning):
 		e := abxerr.From(err)
@@ -171,16 +135,6 @@ func runWatch(ctx context.Context, opts *WatchOptions) error {
 	return err
 }
 
-// timedOut is the error of a watch --timeout ended.
-func (opts *WatchOptions) timedOut(seen int) error {
-	if opts.Count > 0 {
-		return abxerr.New(abxerr.Timeout, "--timeout %s passed after %d of %d events", opts.Timeout, seen, opts.Count).
-			WithHint("raise --timeout, or check that something changes %s", opts.Path)
-	}
-	return abxerr.New(abxerr.Timeout, "--timeout %s passed (%s)", opts.Timeout, plural(seen, "event")).
-		WithHint("use --count N to stop, with success, after N events")
-}
-
 // clock is when abx heard of a change: the time of day on a terminal, a
 // full RFC 3339 time with milliseconds when piped.
 func (opts *WatchOptions) clock(t time.Time) string {
@@ -188,11 +142,4 @@ func (opts *WatchOptions) clock(t time.Time) string {
 		return t.Local().Format("15:04:05.000")
 	}
 	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }

@@ -28,20 +28,26 @@ import (
 
 func TestNewCmdWatch(t *testing.T) {
 	t.Parallel()
+	after := func(d time.Duration) *time.Duration { return &d }
 	parseVerb(t, NewCmdWatch, append(pathCases("watch", func(tg target) any { return WatchOptions{target: tg} }),
 		verbCase{name: "flags", argv: []string{"sb-1", "out", "-r", "--timeout", "90s", "--count", "2"},
-			want: WatchOptions{target: target{ID: "sb-1", Path: "out"}, Recursive: true, Timeout: 90 * time.Second, Count: 2}},
+			want: WatchOptions{target: target{ID: "sb-1", Path: "out"}, Recursive: true, Timeout: after(90 * time.Second), Count: 2}},
 		verbCase{name: "short flags, seconds", argv: []string{"sb-1", "out", "-n", "1", "--timeout", "5"},
-			want: WatchOptions{target: target{ID: "sb-1", Path: "out"}, Timeout: 5 * time.Second, Count: 1}},
+			want: WatchOptions{target: target{ID: "sb-1", Path: "out"}, Timeout: after(5 * time.Second), Count: 1}},
 		verbCase{name: "under a second", argv: []string{"sb-1", "out", "--timeout", "500ms"},
-			want: WatchOptions{target: target{ID: "sb-1", Path: "out"}, Timeout: 500 * time.Millisecond}},
-		verbCase{name: "negative count", argv: []string{"sb-1", "out", "--count", "-1"}, code: abxerr.InvalidInput, err: "invalid --count -1"},
+			want: WatchOptions{target: target{ID: "sb-1", Path: "out"}, Timeout: after(500 * time.Millisecond)}},
 		verbCase{name: "bad timeout", argv: []string{"sb-1", "out", "--timeout", "soon"}, code: abxerr.InvalidInput, err: `invalid --timeout "soon"`},
+		verbCase{name: "seconds with a fraction", argv: []string{"sb-1", "out", "--timeout", "1.5"},
+			want: WatchOptions{target: target{ID: "sb-1", Path: "out"}, Timeout: after(1500 * time.Millisecond)}},
+	))
+	// The watch's bounds: a limit of 100ms to 30 days, when given, and a
+	// count of changes that is one.
+	refuseVerb(t, "watch", append(refusedTargets("x"),
+		verbCase{name: "negative count", argv: []string{"sb-1", "out", "--count", "-1"}, code: abxerr.InvalidInput, err: "invalid --count -1"},
 		verbCase{name: "zero timeout", argv: []string{"sb-1", "out", "--timeout", "0"}, code: abxerr.InvalidInput, err: `invalid --timeout "0": must be between 100ms and 30 days`},
+		verbCase{name: "under 100ms", argv: []string{"sb-1", "out", "--timeout", "99ms"}, code: abxerr.InvalidInput, err: `invalid --timeout "99ms": must be between 100ms and 30 days`},
 		verbCase{name: "negative timeout", argv: []string{"sb-1", "out", "--timeout", "-1s"}, code: abxerr.InvalidInput, err: `invalid --timeout "-1s": must be between 100ms and 30 days`},
 		verbCase{name: "over 30 days", argv: []string{"sb-1", "out", "--timeout", "31d"}, code: abxerr.InvalidInput, err: `invalid --timeout "31d": must be between 100ms and 30 days`},
-		verbCase{name: "seconds with a fraction", argv: []string{"sb-1", "out", "--timeout", "1.5"},
-			want: WatchOptions{target: target{ID: "sb-1", Path: "out"}, Timeout: 1500 * time.Millisecond}},
 	))
 	f, _ := factorytest.NewFactory(false, nil, "")
 	if c := NewCmdWatch(f, nil); c.Flags().Lookup("recursive").Shorthand != "r" {

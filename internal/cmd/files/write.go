@@ -2,13 +2,14 @@ package files
 
 import (
 	"context"
+	"io"
+	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/interrupt"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/transfer"
 )
 
@@ -18,19 +19,14 @@ type WriteOptions struct {
 	Printer *output.Printer
 	target
 	From string // --from: a local file, or "" (or "-") for stdin
-	// Perm is what the file's permission bits become: --mode's, or
-	// transfer.Keep, the bits of the file it replaces.
-	Perm transfer.Perm
-	// CanExec tells whether the provider runs processes in its sandboxes,
-	// which is how a file gets its mode there.
-	CanExec func() bool
+	// Mode is --mode as given, the file's permission bits in octal; nil
+	// for those of the file it replaces.
+	Mode *string
 }
 
 // NewCmdWrite builds `abx files write`.
 func NewCmdWrite(f *cmdutil.Factory, runF func(context.Context, *WriteOptions) error) *cobra.Command {
-	opts := &WriteOptions{IO: f.IO, Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}, CanExec: func() bool {
-		return f.Sandboxes.Supports(provider.ExecRun)
-	}}
+	opts := &WriteOptions{IO: f.IO, Printer: f.Printer, target: target{Sandboxes: f.Sandboxes}}
 	cmd := &cobra.Command{
 		Use:   "write ID PATH [--from FILE] [--mode MODE]",
 		Short: "Write a file from stdin, or from a local file",
@@ -49,47 +45,59 @@ until Ctrl-D, as cat reads it: abx says so on stderr.`,
 	}
 	cmd.Flags().StringVarP(&opts.From, "from", "f", "", "read from this local file instead of stdin")
 	cmd.Flags().String("mode", "", "permission bits of the file, in octal (755, 0640)")
-	return verb(opts, runF, runWrite, cmd, cmdutil.CompleteSandboxFiles(f, 1))
+	return verb(opts, runF, runWrite, cmd, cmdutil.CompleteSandboxFiles(f, 1), "files.write", "path=PATH")
 }
 
 func runWrite(ctx context.Context, opts *WriteOptions) error {
-	if opts.Perm != transfer.Keep {
-		// The sandbox's chmod sets it: it runs processes, or --mode is
-		// refused before anything is sent.
-		if err := opts.Sandboxes.Check(provider.ExecRun); err != nil {
+	var r io.Reader
+	if toFile(opts.From) {
+		fh, err := transfer.OpenLocal(opts.From)
+		if err != nil {
 			return err
 		}
-	}
-	c, err := opts.client(ctx)
-	if err != nil {
-		return err
-	}
-	cp := cmdutil.Copier(opts.IO, c, opts.ID, opts.CanExec != nil && opts.CanExec())
-	if toFile(opts.From) {
-		err = cp.Upload(ctx, opts.From, opts.Path, opts.Perm)
-	} else {
-		if opts.IO.StdinTTY {
-			// A terminal gives no end of its own: say what ends it.
-			opts.Printer.Note("reading stdin into %s:%s until Ctrl-D (or give --from FILE)", opts.ID, opts.Path)
+		defer func() { _ = fh.Close() }()
+		var size int64
+		if st, err := fh.Stat(); err == nil {
+			size = st.Size()
 		}
-		err = cp.Write(ctx, opts.Path, interrupt.Reader(ctx, opts.IO.In), opts.Perm)
+		m := opts.IO.NewProgress(opts.Path, size)
+		defer m.Done()
+		r = m.Reader(fh)
+	} else {
+		r = interrupt.Reader(ctx, opts.IO.In)
+		if opts.IO.StdinTTY {
+			// A terminal gives no end of its own: say what ends it, once
+			// the operation reads it (after its checks).
+			r = &firstRead{Reader: r, before: func() {
+				opts.Printer.Note("reading stdin into %s:%s until Ctrl-D (or give --from FILE)", opts.ID, opts.Path)
+			}}
+		}
 	}
-	if err != nil {
+	if err := opts.Sandboxes.WriteFile(ctx, opts.ID, opts.User, opts.Path, opts.Mode, r); err != nil {
 		return err
 	}
 	opts.Printer.Note("wrote %s", opts.Path)
 	return nil
 }
 
+// firstRead calls before once, as the first read of its Reader begins.
+type firstRead struct {
+	io.Reader
+	once   sync.Once
+	before func()
+}
+
+func (f *firstRead) Read(p []byte) (int, error) {
+	f.once.Do(f.before)
+	return f.Reader.Read(p)
+}
+
 // parse reads the target and --mode, and refuses a --from that cannot be
 // sent.
 func (opts *WriteOptions) parse(cmd *cobra.Command, args []string) error {
-	if fl := cmd.Flags().Lookup("mode"); fl != nil && fl.Changed {
-		m, err := transfer.ParseMode("--mode", fl.Value.String())
-		if err != nil {
-			return err
-		}
-		opts.Perm = transfer.Bits(m)
+	if fl := cmd.Flags().Lookup("mode"); fl.Changed {
+		mode := fl.Value.String()
+		opts.Mode = &mode
 	}
 	return opts.parseLocal(cmd, args, opts.From, transfer.CheckReadable)
 }

@@ -12,28 +12,31 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/transfer"
 )
 
 func TestNewCmdWrite(t *testing.T) {
 	t.Parallel()
+	ptr := func(s string) *string { return &s }
 	dir, from, missing := localFile(t)
 	parseVerb(t, NewCmdWrite, append(pathCases("write", func(at target) any { return WriteOptions{target: at} }),
 		verbCase{name: "from a file", argv: []string{"sb-1", "/tmp/data.bin", "--from", from},
 			want: WriteOptions{target: target{ID: "sb-1", Path: "/tmp/data.bin"}, From: from}},
 		verbCase{name: "stdin by dash", argv: []string{"sandbox/sb-1", "x", "-f", "-", "-u", "root"},
 			want: WriteOptions{target: target{ID: "sb-1", User: "root", Path: "x"}, From: "-"}},
-		verbCase{name: "empty path from a file", argv: []string{"sb-1", "", "--from", from}, code: abxerr.InvalidInput, err: "empty path"},
 		verbCase{name: "from a missing file", argv: []string{"sb-1", "x", "--from", missing},
 			code: abxerr.InvalidInput, err: "cannot read " + missing + ": no such file or directory"},
 		verbCase{name: "from a directory", argv: []string{"sb-1", "x", "--from", dir}, code: abxerr.InvalidInput, err: dir + " is a directory"},
 		verbCase{name: "mode", argv: []string{"sb-1", "run.sh", "--mode", "755"},
-			want: WriteOptions{target: target{ID: "sb-1", Path: "run.sh"}, Perm: transfer.Bits(0o755)}},
+			want: WriteOptions{target: target{ID: "sb-1", Path: "run.sh"}, Mode: ptr("755")}},
 		verbCase{name: "mode with a zero", argv: []string{"sb-1", "x", "--mode=0640", "--from", from},
-			want: WriteOptions{target: target{ID: "sb-1", Path: "x"}, From: from, Perm: transfer.Bits(0o640)}},
+			want: WriteOptions{target: target{ID: "sb-1", Path: "x"}, From: from, Mode: ptr("0640")}},
+	))
+	refuseVerb(t, "write", append(refusedTargets("x"),
+		verbCase{name: "empty path from a file", argv: []string{"sb-1", "", "--from", from}, code: abxerr.InvalidInput, err: "empty path"},
 		verbCase{name: "mode too big", argv: []string{"sb-1", "x", "--mode", "4755"}, code: abxerr.InvalidInput,
 			err: `invalid --mode "4755": permission bits in octal, 0 to 0777`},
 		verbCase{name: "mode in letters", argv: []string{"sb-1", "x", "--mode", "u+x"}, code: abxerr.InvalidInput, err: `invalid --mode "u+x"`},
+		verbCase{name: "empty mode", argv: []string{"sb-1", "x", "--mode", ""}, code: abxerr.InvalidInput, err: `invalid --mode ""`},
 	))
 }
 

@@ -346,11 +346,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 // whatever its end).
 func (opts *RunOptions) job(st *stopper, out *output.Stream, id string, start time.Time) (ran bool, err error) {
 	if len(opts.Puts) > 0 {
-		c, err := opts.Sandboxes.Envd(st.ctx, id, opts.User, provider.FilesRW)
+		cp, err := opts.Sandboxes.Copier(st.ctx, id, opts.User)
 		if err != nil {
 			return false, err
 		}
-		cp := cmdutil.Copier(opts.IO, c, id, opts.Sandboxes.Supports(provider.ExecRun))
+		cp = cmdutil.Metered(opts.IO, cp)
 		for _, p := range opts.Puts {
 			// A directory goes with its tree, a file as itself.
 			res, err := cp.CopyUp(st.ctx, p.Local, p.Remote, true)
@@ -399,11 +399,11 @@ func (opts *RunOptions) fetch(st *stopper, out *output.Stream, id string, ran bo
 	defer cancel()
 	// Once stopped, before the fetch or during it, it has fetchBound left.
 	defer context.AfterFunc(st.ctx, func() { time.AfterFunc(fetchBound, cancel) })()
-	c, err := opts.Sandboxes.Envd(ctx, id, opts.User, provider.FilesRW)
+	cp, err := opts.Sandboxes.Copier(ctx, id, opts.User)
 	if err != nil {
 		return err
 	}
-	cp := cmdutil.Copier(opts.IO, c, id, false)
+	cp = cmdutil.Metered(opts.IO, cp)
 	var first error
 	for _, g := range opts.Gets {
 		res, err := cp.CopyDown(ctx, g.Remote, g.Local, true)

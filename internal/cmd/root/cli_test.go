@@ -86,7 +86,7 @@ func TestBadInputIsRefusedBeforeAnyRequest(t *testing.T) {
 		{"decimal seconds of a lifetime", []string{"create", "--template", "base", "--timeout", "90.5"}, `invalid --timeout "90.5": the server counts whole seconds`},
 		// Every duration says its range the same way, 0 and negatives
 		// included; a fraction of a second is plain seconds too.
-		{"watch timeout zero", []string{"files", "watch", "sb-1", "out", "--timeout", "0"}, `invalid --timeout "0": must be between 100ms and 30 days; 0 is no time: leave --timeout out to watch until Ctrl-C`},
+		{"watch timeout zero", []string{"files", "watch", "sb-1", "out", "--timeout", "0"}, `invalid --timeout "0": must be between 100ms and 30 days; 0 is no time: leave --timeout out for no limit`},
 		{"watch timeout negative", []string{"files", "watch", "sb-1", "out", "--timeout", "-1s"}, `invalid --timeout "-1s": must be between 100ms and 30 days`},
 		{"watch timeout word", []string{"files", "watch", "sb-1", "out", "--timeout", "soon"}, `invalid --timeout "soon": not a duration`},
 		{"metrics interval short", []string{"metrics", "sb-1", "--watch", "--interval", "100ms"}, `invalid --interval "100ms": must be between 1s and 24h`},
