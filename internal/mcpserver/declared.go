@@ -41,7 +41,11 @@ func (s *server) addDeclared(srv *mcp.Server, name string) {
 			schema.Required = append(schema.Required, arg)
 		}
 	}
-	out, err := jsonschema.ForType(reflect.TypeOf(d.Result), nil)
+	rt := reflect.TypeOf(d.Result)
+	if rt.Kind() == reflect.Pointer {
+		rt = rt.Elem() // a result is an object, never null: its schema's type is "object"
+	}
+	out, err := jsonschema.ForType(rt, nil)
 	if err != nil {
 		panic("mcpserver: the output schema of " + d.Tool + ": " + err.Error())
 	}

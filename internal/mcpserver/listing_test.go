@@ -59,6 +59,13 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 			p, _ := m["properties"].(map[string]any)
 			return p
 		}
+		// MCP's schema of a tool takes objects only, "object" as the type
+		// (the official SDKs refuse a listing with another).
+		for what, schema := range map[string]any{"input": tl.InputSchema, "output": tl.OutputSchema} {
+			if m, _ := schema.(map[string]any); m["type"] != "object" {
+				t.Errorf("%s: %s schema of type %v", name, what, m["type"])
+			}
+		}
 		in := props(tl.InputSchema)
 		if len(in) != len(w.args) {
 			t.Errorf("%s: arguments %v, want %v", name, in, w.args)
