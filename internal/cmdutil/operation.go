@@ -40,9 +40,10 @@ func Operation(cmd *cobra.Command) *sandboxes.Operation {
 }
 
 // Spelling is how cmd names the inputs of its operation: values quoted as
-// typed, each input by its flag, or as Does was told.
+// typed, each input by its flag, or as Does was told; and what was typed
+// for each input given by a flag, which its refusal shows.
 func Spelling(cmd *cobra.Command) sandboxes.Spelling {
-	sp := sandboxes.Spelling{Names: map[string]string{}, Quote: true}
+	sp := sandboxes.Spelling{Names: map[string]string{}, Given: map[string]string{}, Quote: true}
 	op := Operation(cmd)
 	if op == nil {
 		return sp
@@ -55,6 +56,12 @@ func Spelling(cmd *cobra.Command) sandboxes.Spelling {
 	for _, pair := range strings.Split(cmd.Annotations[annotSpelling], ",") {
 		if in, name, ok := strings.Cut(pair, "="); ok {
 			sp.Names[in] = name
+		}
+	}
+	for in, name := range sp.Names {
+		flag, ok := strings.CutPrefix(name, "--")
+		if fl := cmd.Flags().Lookup(flag); ok && fl != nil && fl.Changed {
+			sp.Given[in] = fl.Value.String()
 		}
 	}
 	return sp

@@ -47,6 +47,15 @@ func ParseProcessTimeout(flag, s string) (time.Duration, error) {
 	return d, nil
 }
 
+// ParseSeconds reads a duration given to flag that the operation bounds
+// (a process's time limit, a lease): the forms every duration takes
+// (readDuration), in whole seconds, a negative one read as below every
+// range. Its bounds are the operation's, whose refusal shows what was
+// typed (Spelling).
+func ParseSeconds(flag, s string) (time.Duration, error) {
+	return parseSeconds(flag, s)
+}
+
 // ParseDurationIn reads a duration given to flag (or to an argument, when
 // flag names it: "DURATION") that is abx's own bound rather than the
 // server's, and may be under a second: the forms every duration takes

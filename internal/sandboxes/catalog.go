@@ -74,6 +74,9 @@ type Input struct {
 	Enum []string
 	// Hint says what to do when the bound refuses a value.
 	Hint string
+	// Unset says what leaving a Seconds input out means ("no limit"), for
+	// the refusal of a 0 a caller typed.
+	Unset string
 }
 
 // Operation returns the declared operation named name; it panics on a name
@@ -115,6 +118,10 @@ type Spelling struct {
 	// Names maps an input's name to the door's; an input not in it is
 	// named as the catalogue names it.
 	Names map[string]string
+	// Given holds the values the caller typed, by input: a refusal shows
+	// what was typed ("2d", not 48h), and a 0 typed is a value, refused
+	// where 0 is out of bounds, not the default an input left out means.
+	Given map[string]string
 	// Quote shows values quoted, as the command line shows what was typed.
 	Quote bool
 }
@@ -137,6 +144,11 @@ func (in *Input) name(ctx context.Context) string {
 		return n
 	}
 	return in.Name
+}
+
+// given is what the caller typed for in, "" when it gave nothing.
+func (in *Input) given(ctx context.Context) string {
+	return spellingOf(ctx).Given[in.Name]
 }
 
 // shown is a value as the caller's door shows one.
@@ -180,9 +192,9 @@ func (in *Input) CheckNumber(ctx context.Context, v int64) error {
 }
 
 // CheckSeconds refuses a duration outside the input's bounds; 0 is the
-// server's default unless the input is required.
+// server's default unless the input is required, or the caller typed it.
 func (in *Input) CheckSeconds(ctx context.Context, d time.Duration) error {
-	if d == 0 && !in.Required {
+	if d == 0 && !in.Required && in.given(ctx) == "" {
 		return nil
 	}
 	if d >= time.Duration(in.Min)*time.Second && d <= time.Duration(in.Max)*time.Second {
@@ -198,10 +210,21 @@ func (in *Input) CheckSeconds(ctx context.Context, d time.Duration) error {
 	if d%time.Second == 0 && !spellingOf(ctx).Quote {
 		v = strconv.FormatInt(int64(d/time.Second), 10) // counted as the door counts it
 	}
-	return in.refuse(ctx, v)
+	e := in.refuse(ctx, v)
+	if d == 0 {
+		unset := in.Unset
+		if unset == "" {
+			unset = "its default"
+		}
+		e.Hint = fmt.Sprintf("0 is no time: leave %s out for %s", in.name(ctx), unset)
+	}
+	return e
 }
 
-func (in *Input) refuse(ctx context.Context, v string) error {
+func (in *Input) refuse(ctx context.Context, v string) *abxerr.Error {
+	if typed := in.given(ctx); typed != "" {
+		v = typed
+	}
 	e := abxerr.New(abxerr.InvalidInput, "invalid %s %s: must be between %s", in.name(ctx), shown(ctx, v), in.Range())
 	if in.Hint != "" {
 		e.Hint = in.Hint
@@ -209,15 +232,16 @@ func (in *Input) refuse(ctx context.Context, v string) error {
 	return e
 }
 
-// CheckChoice reads a Choice in any case, with surrounding blanks; ""
-// stays "" unless the input is required.
+// CheckChoice reads a Choice in any case, with surrounding blanks, and
+// returns it as the catalogue spells it; "" stays "" unless the input is
+// required.
 func (in *Input) CheckChoice(ctx context.Context, v string) (string, error) {
-	c := strings.ToLower(strings.TrimSpace(v))
+	c := strings.TrimSpace(v)
 	if c == "" && !in.Required {
 		return "", nil
 	}
-	if slices.Contains(in.Enum, c) {
-		return c, nil
+	if i := slices.IndexFunc(in.Enum, func(e string) bool { return strings.EqualFold(e, c) }); i >= 0 {
+		return in.Enum[i], nil
 	}
 	e := abxerr.New(abxerr.InvalidInput, "invalid %s %s", in.name(ctx), shown(ctx, v))
 	e.Hint = fmt.Sprintf("use %s", strings.Join(in.Enum, ", "))
