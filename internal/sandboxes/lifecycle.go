@@ -11,7 +11,7 @@ import (
 
 // Create makes a sandbox. A timeout of 0 leaves the server's default;
 // another is a lifetime of MinCreateLifetime..MaxLifetime. An empty
-// template is refused (CheckTemplate), as Throwaway's is through it.
+// template is refused, in the words Run's refusal has.
 func (s *Service) Create(ctx context.Context, req provider.CreateRequest) (*provider.Sandbox, error) {
 	op := Op("sandbox.create")
 	if err := s.begin(ctx, op); err != nil {
