@@ -10,7 +10,6 @@ import (
 // Annotations a command carries for the root's checks; set them with the
 // functions below, read them with the Is… ones.
 const (
-	annotCapability  = "abx/capability"   // the capability the command needs
 	annotNoProvider  = "abx/no-provider"  // runs without a provider
 	annotSettings    = "abx/settings"     // takes the provider's settings as flags, under this heading
 	annotNoJSON      = "abx/no-json"      // prints no JSON, so --jq cannot filter it
@@ -26,19 +25,13 @@ func annotate(cmd *cobra.Command, key, value string) *cobra.Command {
 	return cmd
 }
 
-// Needs declares the capability a command uses; the root checks it before
-// the command runs (E8004 when the provider lacks it).
-func Needs(cmd *cobra.Command, c provider.Capability) *cobra.Command {
-	return annotate(cmd, annotCapability, string(c))
-}
-
-// Capability is what the command's operation needs (Does), or what Needs
-// declared; "" for none.
+// Capability is what the command's operation needs (Does, Serves); ""
+// for none.
 func Capability(cmd *cobra.Command) provider.Capability {
 	if op := Admitted(cmd); op != nil {
 		return op.Capability
 	}
-	return provider.Capability(cmd.Annotations[annotCapability])
+	return ""
 }
 
 // NoProvider marks a command (and what is below it) that needs no provider.

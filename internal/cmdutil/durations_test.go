@@ -39,9 +39,17 @@ func TestDurationsSayTheirRange(t *testing.T) {
 		{"bounds as written", "0.05", func(s string) (time.Duration, error) {
 			return ParseDurationIn("--timeout", s, 100*time.Millisecond, 30*24*time.Hour, "")
 		}, 0, `must be between 100ms and 30 days`},
-		{"lifetime fraction", "1.5", func(s string) (time.Duration, error) { return ParseLifetime("--timeout", s, sandboxes.MinLifetime) }, 0, "the server counts whole seconds"},
-		{"lifetime negative", "-1s", func(s string) (time.Duration, error) { return ParseLifetime("DURATION", s, sandboxes.MinLifetime) }, 0, `invalid DURATION "-1s": must be between 1s and 30 days`},
-		{"process timeout zero", "0", func(s string) (time.Duration, error) { return ParseProcessTimeout("--timeout", s) }, 0, `invalid --timeout "0": must be between 1s and 24h`},
+		{"lifetime fraction", "1.5", func(s string) (time.Duration, error) {
+			return ParseSeconds("--timeout", s, sandboxes.Op("sandbox.timeout").Input("timeout"), "")
+		}, 0, "the server counts whole seconds"},
+		// A negative one is read as itself: the operation refuses it,
+		// showing what was typed.
+		{"lifetime negative", "-1s", func(s string) (time.Duration, error) {
+			return ParseSeconds("DURATION", s, sandboxes.Op("sandbox.timeout").Input("timeout"), "")
+		}, -time.Second, ""},
+		{"process timeout zero", "0", func(s string) (time.Duration, error) {
+			return ParseSeconds("--timeout", s, sandboxes.Op("process.exec").Input("timeout"), "for no limit")
+		}, 0, `invalid --timeout "0": must be between 1s and 24h`},
 	}
 	for _, tc := range cases {
 		d, err := tc.parse(tc.s)

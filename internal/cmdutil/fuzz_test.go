@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -59,14 +60,14 @@ func FuzzParseTimeout(f *testing.F) {
 	f.Add("1s", uint8(1))
 	f.Add("500ms", uint8(2))
 	f.Fuzz(func(t *testing.T, s string, which uint8) {
-		minD := []time.Duration{sandboxes.MinCreateLifetime, sandboxes.MinLifetime}[int(which)%2]
-		d, err := ParseLifetime("--timeout", s, minD)
-		if err == nil && (d < minD || d > sandboxes.MaxLifetime || d%time.Second != 0) {
-			t.Fatalf("ParseLifetime(%q, %s) = %s: not whole seconds in [%s, %s]", s, minD, d, minD, sandboxes.MaxLifetime)
-		}
-		d, err = ParseProcessTimeout("--timeout", s)
-		if err == nil && (d < sandboxes.MinProcessTimeout || d > sandboxes.MaxProcessTimeout || d%time.Second != 0) {
-			t.Fatalf("ParseProcessTimeout(%q) = %s: not whole seconds in [1s, 24h]", s, d)
+		// What the command line reads, the operation then bounds: a value
+		// both let through is whole seconds within the input's range.
+		in := []*sandboxes.Input{sandboxes.Op("sandbox.create").Input("timeout"), sandboxes.Op("sandbox.timeout").Input("timeout"),
+			sandboxes.Op("process.exec").Input("timeout")}[int(which)%3]
+		d, err := ParseSeconds("--timeout", s, in, "")
+		if err == nil && in.CheckSeconds(context.Background(), d) == nil && d != 0 &&
+			(d < time.Duration(in.Min)*time.Second || d > time.Duration(in.Max)*time.Second || d%time.Second != 0) {
+			t.Fatalf("ParseSeconds(%q) = %s, let through by %s: not whole seconds in %s", s, d, in.Name, in.Range())
 		}
 
 		d, err = ParseDurationOrSeconds(s)

@@ -9,46 +9,8 @@ import (
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
-// ParseLifetime reads a sandbox lifetime given to flag: Go syntax (90s,
-// 5m, 2h), days (7d) or plain seconds, whole seconds, within [minD, 30
-// days] (sandboxes.CheckLifetime; minD is sandboxes.MinCreateLifetime or
-// MinLifetime).
-func ParseLifetime(flag, s string, minD time.Duration) (time.Duration, error) {
-	d, err := parseSeconds(flag, s)
-	if err != nil {
-		return 0, err
-	}
-	if d == 0 && strings.HasPrefix(flag, "--") {
-		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: must be between %s and 30 days", flag, s, minD).
-			WithHint("0 is no time: leave %s out for the command's default", flag)
-	}
-	if err := sandboxes.CheckLifetime(flag, strconv.Quote(s), d, minD); err != nil {
-		return 0, err
-	}
-	return d, nil
-}
-
-// ParseProcessTimeout reads a command's time limit given to flag, in the
-// forms ParseLifetime reads, within [1s, 24h]
-// (sandboxes.CheckProcessTimeout): a process's bound, not a sandbox's
-// lifetime.
-func ParseProcessTimeout(flag, s string) (time.Duration, error) {
-	d, err := parseSeconds(flag, s)
-	if err != nil {
-		return 0, err
-	}
-	if d == 0 && strings.HasPrefix(flag, "--") {
-		return 0, abxerr.New(abxerr.InvalidInput, "invalid %s %q: must be between 1s and 24h", flag, s).
-			WithHint("0 is no time: leave %s out for no limit", flag)
-	}
-	if err := sandboxes.CheckProcessTimeout(flag, strconv.Quote(s), d); err != nil {
-		return 0, err
-	}
-	return d, nil
-}
-
 // ParseSeconds reads a duration given to flag for in, an input of an
-// operation counted in whole seconds, in the forms ParseLifetime reads:
+// operation counted in whole seconds, in the forms every duration takes (readDuration), whole seconds:
 // its syntax only, for the operation checks its bounds. A negative one is
 // read as itself, for the operation to refuse. A flag given 0 is refused
 // here, in the words of in's bounds, since the operation reads 0 as the

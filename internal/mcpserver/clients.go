@@ -1,18 +1,8 @@
 package mcpserver
 
 import (
-	"context"
-
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/envd"
-	"github.com/abx-dev/abx/internal/provider"
 )
-
-// envd is the client of sandbox id's envd for a tool that needs c, kept
-// between calls by the sandbox operations.
-func (s *server) envd(ctx context.Context, id string, c provider.Capability) (*envd.Client, error) {
-	return s.opts.Sandboxes.Envd(ctx, id, "", c)
-}
 
 // toolHint says an error's next step with the tool that takes it, for an
 // agent: the layers below say it in no door's words (abxerr.Step).

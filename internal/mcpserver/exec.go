@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/human"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
@@ -25,7 +23,7 @@ type ExecArgs struct {
 	Command        string            `json:"command" jsonschema:"a shell line, run by bash -l -c (pipes, globs, && and $VARS work); stdin is /dev/null"`
 	Cwd            string            `json:"cwd,omitempty" jsonschema:"working directory (default: the user's home)"`
 	Envs           map[string]string `json:"envs,omitempty" jsonschema:"environment variables for the command"`
-	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"kill the command after this many seconds (default 600, at most 86400)"`
+	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"kill the command after this many seconds (default 600)"`
 	Background     bool              `json:"background,omitempty" jsonschema:"start the command and return its pid at once; its output is discarded"`
 }
 
@@ -50,64 +48,34 @@ func (s *server) addExecTool(srv *mcp.Server) {
 }
 
 func (s *server) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecArgs) (*mcp.CallToolResult, *ExecResult, error) {
-	id, err := s.sandboxFor(provider.ExecRun, in.SandboxID)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	timeout, err := s.checkCommand(in.Command, in.Cwd, in.Envs, in.TimeoutSeconds)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	c, err := s.envd(ctx, id, provider.ExecRun)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
 	// Signals is a channel of no signal: the host's cancellation, through
 	// ctx, is the only interrupt; the server's own SIGINT stays the root's.
-	spec := remoteproc.Spec{Argv: []string{in.Command}, Cwd: in.Cwd, Env: in.Envs, Signals: make(chan os.Signal)}
+	cmd := sandboxes.Command{Argv: []string{in.Command}, Cwd: in.Cwd, Env: in.Envs, Signals: make(chan os.Signal),
+		Timeout: time.Duration(in.TimeoutSeconds) * time.Second, Background: in.Background}
 	if in.Background {
-		pid, err := remoteproc.Background(ctx, c, spec)
+		x, err := s.opts.Sandboxes.Exec(ctx, id, cmd, nil)
 		if err != nil {
 			return nil, nil, s.failIn(id, err)
 		}
-		return text("started in the background, pid %d", pid), &ExecResult{PID: pid, Status: "running"}, nil
+		return text("started in the background, pid %d", x.PID), &ExecResult{PID: x.PID, Status: "running"}, nil
 	}
-	spec.Timeout = timeout
+	if cmd.Timeout == 0 {
+		cmd.Timeout = s.opts.ExecTimeout
+	}
 	out := &capture{max: s.opts.MaxOutput}
-	stop := heartbeat(ctx, req, s.opts.ProgressEvery, timeout, out.status)
-	x, err := remoteproc.Run(ctx, c, spec, out)
+	stop := heartbeat(ctx, req, s.opts.ProgressEvery, cmd.Timeout, out.status)
+	x, err := s.opts.Sandboxes.Exec(ctx, id, cmd, out)
 	stop()
 	if err != nil {
 		return nil, nil, s.failIn(id, out.annotate(err))
 	}
-	res := &ExecResult{ExitCode: x.Code, Status: x.Status, PID: out.pid}
+	res := &ExecResult{ExitCode: x.Exit.Code, Status: x.Exit.Status, PID: out.pid}
 	res.Stdout, res.Stderr, res.Truncated = out.result()
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: execText(res, s.opts.MaxOutput)}}}, res, nil
-}
-
-// checkCommand checks, before any request, what exec and sandbox_run
-// take alike: the shell line, its working directory, its environment and
-// its timeout in seconds (0: the server's), which it returns.
-func (s *server) checkCommand(command, cwd string, envs map[string]string, seconds int) (time.Duration, error) {
-	if err := sandboxes.CheckCommand("command", []string{command}); err != nil {
-		return 0, err.WithHint("give a shell line, e.g. 'ls -la'")
-	}
-	if strings.ContainsRune(command, 0) {
-		// The line is one argument of bash -c, and an argument ends at NUL.
-		return 0, abxerr.New(abxerr.InvalidInput, "invalid command: it holds NUL, which a process's arguments cannot carry").
-			WithHint("write the byte the shell's way, e.g. printf '\\0'")
-	}
-	if strings.ContainsRune(cwd, 0) {
-		return 0, abxerr.New(abxerr.InvalidInput, "invalid cwd %q: a path cannot hold NUL", cwd)
-	}
-	if err := sandboxes.CheckEnv("envs", envs); err != nil {
-		return 0, err
-	}
-	if seconds == 0 {
-		return s.opts.ExecTimeout, nil
-	}
-	timeout := time.Duration(seconds) * time.Second
-	return timeout, sandboxes.CheckProcessTimeout("timeout_seconds", strconv.Itoa(seconds), timeout)
 }
 
 // execText is the result for hosts that show text only.

@@ -7,11 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/human"
-	"github.com/abx-dev/abx/internal/provider"
-	"github.com/abx-dev/abx/internal/remoteproc"
 )
 
 // ProcessKillArgs are process_kill's arguments.
@@ -48,22 +45,17 @@ func (s *server) addProcessTools(srv *mcp.Server) {
 }
 
 func (s *server) processList(ctx context.Context, _ *mcp.CallToolRequest, in IDArgs) (*mcp.CallToolResult, *ProcessListResult, error) {
-	id, err := s.sandboxFor(provider.ProcessManage, in.SandboxID)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	c, err := s.envd(ctx, id, provider.ProcessManage)
+	list, err := s.opts.Sandboxes.Processes(ctx, id)
 	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	list, err := c.List(ctx)
-	if err != nil {
-		return nil, nil, s.failIn(id, envd.AsError(err))
+		return nil, nil, s.failIn(id, err)
 	}
 	out := &ProcessListResult{Processes: []envd.Process{}}
 	var b strings.Builder
 	for _, p := range list {
-		p = remoteproc.Shown(p)
 		if p.Args == nil {
 			p.Args = []string{}
 		}
@@ -77,32 +69,13 @@ func (s *server) processList(ctx context.Context, _ *mcp.CallToolRequest, in IDA
 }
 
 func (s *server) processKill(ctx context.Context, _ *mcp.CallToolRequest, in ProcessKillArgs) (*mcp.CallToolResult, *ProcessKillResult, error) {
-	id, err := s.sandboxFor(provider.ProcessManage, in.SandboxID)
+	id, err := s.sandboxID(in.SandboxID)
 	if err != nil {
 		return nil, nil, s.fail(err)
 	}
-	if in.PID == 0 {
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "pid is required").WithHint("process_list gives the pids"))
-	}
-	var kill bool
-	switch strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(in.Signal)), "SIG") {
-	case "", "TERM", "15":
-	case "KILL", "9":
-		kill = true
-	default:
-		return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid signal %q", in.Signal).
-			WithHint("envd delivers TERM (15) and KILL (9) only"))
-	}
-	c, err := s.envd(ctx, id, provider.ProcessManage)
+	sig, err := s.opts.Sandboxes.Signal(ctx, id, in.PID, in.Signal)
 	if err != nil {
-		return nil, nil, s.fail(err)
-	}
-	if err := c.Signal(ctx, in.PID, kill); err != nil {
-		return nil, nil, s.failIn(id, envd.AsError(err))
-	}
-	sig := "SIGTERM"
-	if kill {
-		sig = "SIGKILL"
+		return nil, nil, s.failIn(id, err)
 	}
 	return text("process %d sent %s", in.PID, sig), &ProcessKillResult{PID: in.PID, Signal: sig}, nil
 }

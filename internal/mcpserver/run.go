@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -14,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
+	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/provider"
-	"github.com/abx-dev/abx/internal/remoteproc"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -27,7 +26,7 @@ type RunArgs struct {
 	Collect        []string          `json:"collect,omitempty" jsonschema:"files to read after the command, also when it failed: their text comes back in files (each capped)"`
 	Cwd            string            `json:"cwd,omitempty" jsonschema:"working directory (default: the user's home)"`
 	Envs           map[string]string `json:"envs,omitempty" jsonschema:"environment variables for the sandbox's processes"`
-	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"kill the command after this many seconds (default 600, at most 86400)"`
+	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"bound the job, from its start to the command's end, to this many seconds: the command is killed then (default 600)"`
 }
 
 // RunResult is sandbox_run's structured result.
@@ -54,62 +53,70 @@ func (s *server) addRunTool(srv *mcp.Server) {
 }
 
 func (s *server) run(ctx context.Context, req *mcp.CallToolRequest, in RunArgs) (*mcp.CallToolResult, *RunResult, error) {
-	if err := s.begin(provider.SandboxLifecycle); err != nil {
+	if err := s.opts.Ready(); err != nil {
 		return nil, nil, s.fail(err)
 	}
-	if err := s.opts.Sandboxes.Check(provider.ExecRun); err != nil {
-		return nil, nil, s.fail(err)
-	}
-	timeout, err := s.checkCommand(in.Command, in.Cwd, in.Envs, in.TimeoutSeconds)
-	if err != nil {
-		return nil, nil, s.fail(err)
-	}
+	// files is the tool's own argument, read before anything is made as
+	// the command line reads its --put.
 	for p := range in.Files {
 		if p == "" || strings.ContainsRune(p, 0) {
 			return nil, nil, s.fail(abxerr.New(abxerr.InvalidInput, "invalid path %q in files", p))
 		}
 	}
 	res := &RunResult{Files: map[string]string{}}
-	end, err := s.opts.Sandboxes.Throwaway(ctx, provider.CreateRequest{Template: in.Template, Env: in.Envs}, sandboxes.DefaultLease, 0,
-		func(ctx context.Context, sb *provider.Sandbox) error {
+	out := &capture{max: s.opts.MaxOutput}
+	// Signals is a channel of no signal: the host's cancellation, through
+	// ctx, is the only stop.
+	job := sandboxes.Job{Sandbox: provider.CreateRequest{Template: in.Template, Env: in.Envs},
+		Timeout: time.Duration(in.TimeoutSeconds) * time.Second, Sink: out, Signals: make(chan os.Signal),
+		Command: sandboxes.Command{Argv: []string{in.Command}, Cwd: in.Cwd},
+		Created: func(sb *provider.Sandbox) error {
 			res.SandboxID = sb.SandboxID
-			return s.job(ctx, req, sb.SandboxID, in, timeout, res)
-		})
-	if end != nil && end.Err == nil {
+			return nil
+		},
+		Ended: func(x *sandboxes.Execution, err error) error {
+			if x != nil && x.Exit != nil {
+				res.ExitCode, res.Status = x.Exit.Code, x.Exit.Status
+			}
+			res.Stdout, res.Stderr, res.Truncated = out.result()
+			return nil
+		},
+	}
+	if job.Timeout == 0 {
+		job.Timeout = s.opts.ExecTimeout
+	}
+	if len(in.Files) > 0 {
+		job.Put = func(ctx context.Context, _ string, c *envd.Client) error { return putFiles(ctx, c, in.Files) }
+	}
+	if len(in.Collect) > 0 {
+		job.Get = func(ctx context.Context, _ string, c *envd.Client) { s.collect(ctx, c, in.Collect, res) }
+	}
+	stop := heartbeat(ctx, req, s.opts.ProgressEvery, job.Timeout, out.status)
+	ran, err := s.opts.Sandboxes.Run(ctx, job)
+	stop()
+	if ran.End != nil && ran.End.Err == nil {
 		res.Killed = true
 	}
 	if err != nil {
-		return nil, nil, s.fail(err)
+		return nil, nil, s.fail(out.annotate(err))
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: runText(res, s.opts.MaxOutput)}}}, res, nil
 }
 
-// job writes the files, runs the command and reads the collect files
-// into res; a lost lease (ctx's end, with its cause) stops it.
-func (s *server) job(ctx context.Context, req *mcp.CallToolRequest, id string, in RunArgs, timeout time.Duration, res *RunResult) error {
-	c, err := s.envd(ctx, id, provider.ExecRun)
-	if err != nil {
-		return err
-	}
-	for _, p := range slices.Sorted(maps.Keys(in.Files)) {
-		if err := c.Write(ctx, p, strings.NewReader(in.Files[p])); err != nil {
+// putFiles writes the files a job is given, path by path in order.
+func putFiles(ctx context.Context, c *envd.Client, files map[string]string) error {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		if err := c.Write(ctx, p, strings.NewReader(files[p])); err != nil {
 			return err
 		}
 	}
-	out := &capture{max: s.opts.MaxOutput}
-	stop := heartbeat(ctx, req, s.opts.ProgressEvery, timeout, out.status)
-	x, err := remoteproc.Run(ctx, c, remoteproc.Spec{Argv: []string{in.Command}, Cwd: in.Cwd, Timeout: timeout,
-		Signals: make(chan os.Signal)}, out)
-	stop()
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-		return cause
-	}
-	if err != nil {
-		return out.annotate(err)
-	}
-	res.ExitCode, res.Status = x.Code, x.Status
-	res.Stdout, res.Stderr, res.Truncated = out.result()
-	for _, p := range in.Collect {
+	return nil
+}
+
+// collect reads the collect files of a job into res: each capped, as
+// text; what it could not read is said in res.Missing.
+func (s *server) collect(ctx context.Context, c *envd.Client, paths []string, res *RunResult) {
+	for _, p := range paths {
 		data, cut, err := readCapped(s.opts.MaxOutput, func(w io.Writer) (int64, error) { return c.Read(ctx, p, w) })
 		if err != nil {
 			// envd's error names the path already; another (the
@@ -128,7 +135,6 @@ func (s *server) job(ctx context.Context, req *mcp.CallToolRequest, id string, i
 		}
 		res.Files[p] = string(data)
 	}
-	return nil
 }
 
 // runText is the result for hosts that show text only.

@@ -108,15 +108,6 @@ func (s *server) list(ctx context.Context, _ *mcp.CallToolRequest, in ListArgs) 
 	return text("%s:\n%s", human.Count(len(list), "sandbox", "sandboxes"), b.String()), out, nil
 }
 
-// sandboxFor checks c and reads the sandbox a tool call names: what every
-// tool inside one sandbox starts with.
-func (s *server) sandboxFor(c provider.Capability, id string) (string, error) {
-	if err := s.begin(c); err != nil {
-		return "", err
-	}
-	return s.sandboxID(id)
-}
-
 // sandboxID checks a sandbox_id argument. A pinned server's tools take
 // none (their schemas refuse it); it answers the pinned sandbox.
 func (s *server) sandboxID(id string) (string, error) {

@@ -28,7 +28,7 @@ func TestRunSaysAMissingPathOnce(t *testing.T) {
 }
 
 // An empty or blank template is refused by sandbox_create and sandbox_run
-// in the words abx create and abx run use (sandboxes.CheckTemplate), and
+// in the words abx create and abx run use (the catalogue's template input), and
 // no sandbox is made.
 func TestCreateAndRunRefuseAnEmptyTemplateInOneWording(t *testing.T) {
 	t.Parallel()

@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/abx-dev/abx/internal/abxerr"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 	"github.com/abx-dev/abx/internal/secrets"
 )
@@ -169,15 +168,6 @@ func Instructions(opts Options) string {
 	}
 	b.WriteString(" Errors carry abx's code (E3001: not found, E4001: the key was refused, E8004: the provider lacks the capability).")
 	return b.String()
-}
-
-// begin checks the configuration and the capability a tool needs, before
-// anything is sent.
-func (s *server) begin(c provider.Capability) error {
-	if err := s.opts.Ready(); err != nil {
-		return err
-	}
-	return s.opts.Sandboxes.Check(c)
 }
 
 // toolError is an error of abx as a tool answers it: its code, its

@@ -34,7 +34,7 @@ func TestAListingsDepth(t *testing.T) {
 // A template that is empty or only blanks is refused in one wording,
 // whichever door it came through; any other name is the service's to
 // judge.
-func TestCheckTemplate(t *testing.T) {
+func TestTheTemplateIsRequired(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		template string
@@ -47,7 +47,7 @@ func TestCheckTemplate(t *testing.T) {
 		{" ", false},
 		{"\t\n", false},
 	} {
-		err := CheckTemplate(tc.template)
+		err := Op("sandbox.create").Input("template").CheckText(t.Context(), tc.template)
 		if tc.ok {
 			if err != nil {
 				t.Errorf("template %q: %v", tc.template, err)

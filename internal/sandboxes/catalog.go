@@ -82,6 +82,9 @@ type Input struct {
 	Enum []string
 	// Hint says what to do when the bound refuses a value.
 	Hint string
+	// Unset says what leaving a Seconds input out means ("no limit"), for
+	// the refusal of a 0 a caller typed.
+	Unset string
 	// Positional inputs are a built command's arguments, in order; the
 	// others its flags. Usage is what the flag's help says.
 	Positional bool
@@ -160,6 +163,11 @@ func (in *Input) name(ctx context.Context) string {
 	return in.Name
 }
 
+// given is what the caller typed for in, "" when the door did not say.
+func (in *Input) given(ctx context.Context) string {
+	return spellingOf(ctx).Shown[in.Name]
+}
+
 // shown is a value of in as the caller's door shows one: as it was
 // written, when the door says.
 func (in *Input) shown(ctx context.Context, v string) string {
@@ -227,7 +235,7 @@ func (in *Input) CheckNumber(ctx context.Context, v int64) error {
 // or Duration input); 0 is the server's default, or none, unless the
 // input is required.
 func (in *Input) CheckSeconds(ctx context.Context, d time.Duration) error {
-	if d == 0 && !in.Required {
+	if d == 0 && !in.Required && in.given(ctx) == "" { // a 0 typed is a value, not the input left out
 		return nil
 	}
 	unit := time.Second
@@ -250,11 +258,15 @@ func (in *Input) CheckSeconds(ctx context.Context, d time.Duration) error {
 	if in.Kind == Seconds && d%time.Second == 0 && !spellingOf(ctx).Quote {
 		v = strconv.FormatInt(int64(d/time.Second), 10) // counted as the door counts it
 	}
-	return in.refuse(ctx, in.shown(ctx, v))
+	err := in.refuse(ctx, in.shown(ctx, v))
+	if d == 0 && in.Unset != "" {
+		err.Hint = fmt.Sprintf("0 is no time: leave %s out for %s", in.name(ctx), in.Unset)
+	}
+	return err
 }
 
 // refuse refuses the value v, as the door shows it.
-func (in *Input) refuse(ctx context.Context, v string) error {
+func (in *Input) refuse(ctx context.Context, v string) *abxerr.Error {
 	e := abxerr.New(abxerr.InvalidInput, "invalid %s %s: must be between %s", in.name(ctx), v, in.Range())
 	if in.Hint != "" {
 		e.Hint = in.Hint
@@ -262,15 +274,16 @@ func (in *Input) refuse(ctx context.Context, v string) error {
 	return e
 }
 
-// CheckChoice reads a Choice in any case, with surrounding blanks; ""
-// stays "" unless the input is required.
+// CheckChoice reads a Choice in any case, with surrounding blanks, and
+// returns it as the catalogue spells it; "" stays "" unless the input is
+// required.
 func (in *Input) CheckChoice(ctx context.Context, v string) (string, error) {
-	c := strings.ToLower(strings.TrimSpace(v))
+	c := strings.TrimSpace(v)
 	if c == "" && !in.Required {
 		return "", nil
 	}
-	if slices.Contains(in.Enum, c) {
-		return c, nil
+	if i := slices.IndexFunc(in.Enum, func(e string) bool { return strings.EqualFold(e, c) }); i >= 0 {
+		return in.Enum[i], nil
 	}
 	e := abxerr.New(abxerr.InvalidInput, "invalid %s %s", in.name(ctx), in.shown(ctx, v))
 	e.Hint = fmt.Sprintf("use %s", strings.Join(in.Enum, ", "))

@@ -3,9 +3,14 @@ package sandboxes
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/abx-dev/abx/internal/provider"
 )
+
+// MinCreateLifetime is the shortest lifetime the server gives a new
+// sandbox (docs/protocol.md, "Lifetimes"), which a lease never goes below.
+const MinCreateLifetime = 30 * time.Second
 
 // Inputs many operations share.
 var (
@@ -14,7 +19,7 @@ var (
 	// A sandbox's lifetime, as the server bounds it (docs/protocol.md,
 	// "Lifetimes"): a new sandbox lives 30 s at least, a deadline set
 	// later 1 s at least, and none more than 30 days.
-	createLifetime = Input{Name: "timeout", Kind: Seconds, Min: 30, Max: 30 * 24 * 3600,
+	createLifetime = Input{Name: "timeout", Kind: Seconds, Min: int64(MinCreateLifetime / time.Second), Max: 30 * 24 * 3600,
 		Hint: "the server refuses lifetimes outside that range"}
 	lifetimeInput = Input{Name: "timeout", Kind: Seconds, Min: 1, Max: 30 * 24 * 3600,
 		Hint: "the server refuses lifetimes outside that range"}
@@ -22,7 +27,7 @@ var (
 	// longer than any command a caller waits for; what runs longer runs in
 	// the background, which no limit stops (docs/exec.md, "Time limits").
 	processTimeout = Input{Name: "timeout", Kind: Seconds, Min: 1, Max: 24 * 3600,
-		Hint: "a command that runs longer belongs in the background, which no time limit stops"}
+		Hint: "a command that runs longer belongs in the background, which no time limit stops", Unset: "no limit"}
 	templateInput = Input{Name: "template", Kind: Text, Required: true,
 		Hint: "name the template to start from, e.g. base or code-interpreter"}
 	envInput      = Input{Name: "env", Kind: Pairs}
@@ -30,10 +35,11 @@ var (
 	userInput     = Input{Name: "user", Kind: Text,
 		Hint: "give a Linux user name in the sandbox, such as user or root"}
 	pathInput    = Input{Name: "path", Kind: Text, Required: true, Hint: "give a path in the sandbox"}
-	commandInput = Input{Name: "command", Kind: Text, Required: true}
+	commandInput = Input{Name: "command", Kind: Text, Required: true, Hint: commandHint}
 	portInput    = Input{Name: "port", Kind: Number, Required: true, Min: 1, Max: 65535,
 		Hint: "give a port number between 1 and 65535"}
-	pidInput = Input{Name: "pid", Kind: Number, Required: true, Min: 1, Max: 1<<32 - 1}
+	pidInput = Input{Name: "pid", Kind: Number, Required: true, Min: 1, Max: 1<<32 - 1,
+		Hint: "give a process ID as a listing of the sandbox's processes shows it"}
 	// A directory listing's depth: 1 lists the directory's own entries,
 	// each level more the entries one level further down. envd's depth
 	// is unsigned and reads 0 as 1, so 0 or a negative number would list
@@ -59,6 +65,12 @@ var (
 	codeInput    = Input{Name: "code", Kind: Text, Required: true, Hint: "give the code to run"}
 	contextInput = Input{Name: "context", Kind: Text}
 )
+
+// A command that runs nothing is refused (CheckCommand): bash -c "" exits
+// 0, so a script's unset "$CMD" would pass for a command that succeeded.
+const commandHint = "give a command that runs something; a variable that holds it may be unset"
+
+var cwdInput = Input{Name: "cwd", Kind: Text}
 
 // catalogue is every operation abx offers, control plane and data plane,
 // then those it declares but does not offer yet (unoffered).
@@ -114,10 +126,15 @@ from the configuration (domain, protocol, base URL) without any request.`,
 		{Name: "sandbox.port", Capability: provider.PortsURL, Func: "Endpoint", ReadOnly: true,
 			Inputs: []Input{idInput, portInput}},
 		// A throwaway job: a sandbox made, a command run in it, the sandbox
-		// killed.
+		// killed. Its timeout bounds the job, from its start to the command's
+		// end; its env is the sandbox's; the lease is the sandbox's lifetime
+		// while the job runs (as a new sandbox's, 30 s at least); keep leaves
+		// it running afterwards, for that long (as a deadline set later).
 		{Name: "sandbox.run", Capability: provider.SandboxLifecycle, Func: "Run", Lifecycle: true,
-			Inputs: []Input{templateInput, commandInput, processTimeout, envInput,
-				{Name: "cwd", Kind: Text}, {Name: "lease", Kind: Seconds, Min: 30, Max: 30 * 24 * 3600,
+			Inputs: []Input{templateInput, commandInput, processTimeout, envInput, cwdInput, userInput,
+				{Name: "lease", Kind: Seconds, Min: 30, Max: 30 * 24 * 3600,
+					Hint: "the server refuses lifetimes outside that range", Unset: "the default lease"},
+				{Name: "keep", Kind: Seconds, Min: 1, Max: 30 * 24 * 3600,
 					Hint: "the server refuses lifetimes outside that range"}}},
 
 		// Files.
@@ -142,7 +159,7 @@ from the configuration (domain, protocol, base URL) without any request.`,
 
 		// Processes.
 		{Name: "process.exec", Capability: provider.ExecRun, Func: "Exec",
-			Inputs: []Input{idInput, commandInput, processTimeout, envInput, userInput, {Name: "cwd", Kind: Text}}},
+			Inputs: []Input{idInput, commandInput, processTimeout, envInput, userInput, cwdInput}},
 		{Name: "process.list", Capability: provider.ProcessManage, Func: "Processes", ReadOnly: true,
 			Inputs: []Input{idInput}},
 		{Name: "process.signal", Capability: provider.ProcessManage, Func: "Signal",
@@ -153,7 +170,7 @@ from the configuration (domain, protocol, base URL) without any request.`,
 		{Name: "process.attach", Capability: provider.ProcessManage, Func: "Attach",
 			Inputs: []Input{idInput, pidInput}},
 		{Name: "process.terminal", Capability: provider.PTY, Func: "Terminal",
-			Inputs: []Input{idInput, userInput}},
+			Inputs: []Input{idInput, userInput, envInput, cwdInput}},
 
 		// Code.
 		{Name: "code.run", Capability: provider.CodeInterpret, Func: "RunCode",

@@ -38,10 +38,9 @@ type Lease struct {
 // MinLease is the shortest lease: a new sandbox's shortest lifetime.
 const MinLease = MinCreateLifetime
 
-// DefaultLease is a throwaway sandbox's lease unless its holder says
-// otherwise (abx run's --lease, the MCP tool sandbox_run): long enough
-// that a renewal rides out a minute's network trouble, short enough that a
-// sandbox its holder lost ends soon.
+// DefaultLease is a throwaway sandbox's lease unless its job says
+// otherwise (Job.Lease): long enough that a renewal rides out a minute's
+// network trouble, short enough that a sandbox its holder lost ends soon.
 const DefaultLease = 60 * time.Second
 
 // Hold starts renewing the lease of sandbox id, made with lifetime d at
@@ -132,16 +131,15 @@ type Ending struct {
 	Gone bool
 }
 
-// Throwaway is one job in a sandbox of its own (abx run, the MCP tool
-// sandbox_run): req is made with the lease as its lifetime and held
-// (Hold) while work runs, then killed within EndBound, or with keep > 0
-// given that lifetime instead, whatever work did. (A lease shorter than a
-// new sandbox's shortest lifetime is made with that one, then renewed as
-// asked.) work gets the sandbox and a context that ends, with an error
-// of ErrLeaseLost as its cause, when the lease is lost: the sandbox may be
-// gone, and the job should stop. A sandbox that could not be made returns
-// create's error, and no Ending.
-func (s *Service) Throwaway(ctx context.Context, req provider.CreateRequest, lease, keep time.Duration,
+// throwaway is the sandbox of a throwaway job (Run): req is made with the
+// lease as its lifetime and held (Hold) while work runs, then killed
+// within EndBound, or with keep > 0 given that lifetime instead, whatever
+// work did. (A lease shorter than a new sandbox's shortest lifetime is
+// made with that one, then renewed as asked.) work gets the sandbox and a
+// context that ends, with an error of ErrLeaseLost as its cause, when the
+// lease is lost: the sandbox may be gone, and the job should stop. A
+// sandbox that could not be made returns create's error, and no Ending.
+func (s *Service) throwaway(ctx context.Context, req provider.CreateRequest, lease, keep time.Duration,
 	work func(ctx context.Context, sb *provider.Sandbox) error) (*Ending, error) {
 	start := time.Now()
 	req.Timeout = max(lease, MinCreateLifetime)

@@ -11,8 +11,8 @@ import (
 )
 
 // Create makes a sandbox. A timeout of 0 leaves the server's default;
-// another is a lifetime of MinCreateLifetime..MaxLifetime. An empty
-// template is refused (CheckTemplate), as Throwaway's is through it.
+// another is a lifetime the catalogue bounds (30 s to 30 days). An empty
+// template is refused, in the words Run's refusal has.
 func (s *Service) Create(ctx context.Context, req provider.CreateRequest) (*provider.Sandbox, error) {
 	op := Op("sandbox.create")
 	if err := s.begin(ctx, op); err != nil {
@@ -94,7 +94,7 @@ func (s *Service) Kill(ctx context.Context, id string) error {
 }
 
 // SetTimeout sets a sandbox's deadline to timeout from now
-// (MinLifetime..MaxLifetime): shorter or longer than it was.
+// (1 s to 30 days): shorter or longer than it was.
 func (s *Service) SetTimeout(ctx context.Context, id string, timeout time.Duration) error {
 	op := Op("sandbox.timeout")
 	p, err := s.on(ctx, op, id)

@@ -74,10 +74,3 @@ func CheckEnv(what string, env map[string]string) error {
 	return nil
 }
 
-// CheckPort refuses a port number outside 1..65535.
-func CheckPort(port int) error {
-	if port < 1 || port > 65535 {
-		return abxerr.New(abxerr.InvalidInput, "invalid port %d", port).WithHint("give a port number between 1 and 65535")
-	}
-	return nil
-}

@@ -208,15 +208,20 @@ func TestLifetimesAndProcessTimeoutsHaveTheirOwnBounds(t *testing.T) {
 	if e := abxerr.From(err); e.Code != abxerr.InvalidInput || !strings.Contains(e.Message, "between 1s and 24h") {
 		t.Errorf("run code for two days: %v", err)
 	}
+	limit := Op("process.exec").Input("timeout")
 	for _, d := range []time.Duration{time.Second, 24 * time.Hour} {
-		if err := CheckProcessTimeout("--timeout", d.String(), d); err != nil {
+		if err := limit.CheckSeconds(ctx, d); err != nil {
 			t.Errorf("%s: %v", d, err)
 		}
 	}
-	for _, d := range []time.Duration{0, 500 * time.Millisecond, 25 * time.Hour, 30 * 24 * time.Hour} {
-		if CheckProcessTimeout("--timeout", d.String(), d) == nil {
+	typed := WithSpelling(ctx, Spelling{Shown: map[string]string{"timeout": "0"}})
+	for _, d := range []time.Duration{500 * time.Millisecond, 25 * time.Hour, 30 * 24 * time.Hour} {
+		if limit.CheckSeconds(ctx, d) == nil {
 			t.Errorf("%s was taken as a process's time limit", d)
 		}
+	}
+	if limit.CheckSeconds(typed, 0) == nil {
+		t.Errorf("a 0 typed was taken as a process's time limit")
 	}
 	if got := p.log(); len(got) != 1 || got[0] != "timeout sb" {
 		t.Errorf("the provider heard %q, want the week's timeout only", got)

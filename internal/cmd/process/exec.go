@@ -9,11 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
-	"github.com/abx-dev/abx/internal/remoteproc"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -35,10 +32,6 @@ type ExecOptions struct {
 	Interactive bool
 	// TTY runs the command on a PTY of abx's terminal (docs/terminal.md).
 	TTY bool
-	// Throwaway is a command whose sandbox dies with it (abx run): on a
-	// terminal, the detach keys are keys like any other, for nothing
-	// would be left to get back to.
-	Throwaway bool
 	// Signals delivers Ctrl-C; nil uses the process's own.
 	Signals <-chan os.Signal
 }
@@ -103,18 +96,16 @@ written in the gap is missing, and still exits with the command's status.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
-			if opts.ID, opts.Env, err = commandTarget(args[0], env, opts.User); err != nil {
+			if opts.ID, opts.Env, err = commandTarget(args[0], env); err != nil {
 				return err
 			}
 			opts.Argv = args[1:]
-			if err := sandboxes.CheckCommand("the command", opts.Argv); err != nil {
-				return err.WithHint("give the command after --, as in 'abx exec ID -- ls -la'; a variable that holds it may be unset")
-			}
 			if opts.TTY && opts.Background {
 				return cmdutil.UsageError(cmd, "--tty needs a terminal to show: it cannot go with --background")
 			}
 			if cmd.Flags().Changed("timeout") {
-				if opts.Timeout, err = cmdutil.ParseProcessTimeout("--timeout", timeout); err != nil {
+				in := sandboxes.Op("process.exec").Input("timeout")
+				if opts.Timeout, err = cmdutil.ParseSeconds("--timeout", timeout, in, "for no limit"); err != nil {
 					return err
 				}
 			}
@@ -132,12 +123,12 @@ written in the gap is missing, and still exits with the command's status.
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.PassThrough(cmd)
 	cmdutil.Stream(cmd)
-	return cmdutil.Needs(cmd, provider.ExecRun)
+	return cmdutil.Does(cmd, "process.exec")
 }
 
-// commandTarget reads what exec and terminal share: the sandbox ID, the
-// --env variables and the --user.
-func commandTarget(id string, env []string, user string) (string, map[string]string, error) {
+// commandTarget reads what exec and terminal share: the sandbox ID and
+// the --env variables.
+func commandTarget(id string, env []string) (string, map[string]string, error) {
 	id, err := cmdutil.SandboxID(id)
 	if err != nil {
 		return "", nil, err
@@ -146,56 +137,39 @@ func commandTarget(id string, env []string, user string) (string, map[string]str
 	if err != nil {
 		return "", nil, err
 	}
-	return id, vars, sandboxes.CheckUser("--user", user)
+	return id, vars, nil
 }
 
-func (opts *ExecOptions) spec() remoteproc.Spec {
-	return remoteproc.Spec{Argv: opts.Argv, Cwd: opts.Cwd, Env: opts.Env, Timeout: opts.Timeout,
-		Interactive: opts.Interactive, Stdin: opts.IO.In, Signals: opts.Signals}
+// command is the command the options run, its output to the sink.
+func (opts *ExecOptions) command() sandboxes.Command {
+	return sandboxes.Command{Argv: opts.Argv, Cwd: opts.Cwd, User: opts.User, Env: opts.Env, Timeout: opts.Timeout,
+		Interactive: opts.Interactive, Stdin: opts.IO.In, Signals: opts.Signals, Background: opts.Background}
 }
 
 func runExec(ctx context.Context, opts *ExecOptions) error {
-	c, err := opts.Sandboxes.Envd(ctx, opts.ID, opts.User, provider.ExecRun)
-	if err != nil {
-		return err
-	}
+	cmd := opts.command()
 	if opts.Background {
-		pid, err := remoteproc.Background(ctx, c, opts.spec())
+		x, err := opts.Sandboxes.Exec(ctx, opts.ID, cmd, nil)
 		if err != nil {
 			return err
 		}
-		if opts.Interactive && !c.CanCloseStdin() {
+		if x.EndlessStdin {
 			// Said at the start: nothing abx does later can end its input.
-			opts.Printer.Note("envd %s cannot close a process's stdin: process %d reads what 'abx ps stdin' sends, but never the end of it (docs/exec.md, \"Input\")", c.Version, pid)
+			opts.Printer.Note("envd %s cannot close a process's stdin: process %d reads what 'abx ps stdin' sends, but never the end of it (docs/exec.md, \"Input\")", x.Envd, x.PID)
 		}
 		// exec's JSON is a stream of lines, in the background too.
 		return opts.Printer.Stream(output.StreamSpec{}).Row(struct {
 			PID uint32 `json:"pid"`
-		}{pid}, strconv.FormatUint(uint64(pid), 10))
+		}{x.PID}, strconv.FormatUint(uint64(x.PID), 10))
 	}
 	if opts.TTY {
 		if local, err := localTerminal(opts.IO); err == nil {
-			return runExecTTY(ctx, opts, c, local)
+			return runExecTTY(ctx, opts, cmd, local)
 		}
 		// As kubectl: the command runs, without a terminal.
 		fmt.Fprintln(opts.IO.ErrOut, "abx: stdin is not a terminal: running the command without a TTY")
 	}
 	out := newSink(opts.Printer, true)
-	x, err := remoteproc.Run(ctx, c, opts.spec(), out)
-	note, err := sandboxEnded(ctx, opts.Sandboxes, opts.ID, x, err)
-	if note != "" {
-		opts.Printer.Note("%s", note)
-	}
-	if x != nil {
-		if perr := out.ended(x); perr != nil && err == nil {
-			return perr
-		}
-	}
-	if err != nil {
-		return cutHint(err, opts.ID)
-	}
-	if x.Code != 0 {
-		return abxerr.Status(x.Code)
-	}
-	return nil
+	x, err := opts.Sandboxes.Exec(ctx, opts.ID, cmd, out)
+	return out.end(opts.ID, x, err)
 }

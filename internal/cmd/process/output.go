@@ -10,6 +10,7 @@ import (
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/remoteproc"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
 // The JSON Lines events of exec and ps attach (docs/json.md).
@@ -61,6 +62,7 @@ func (e dataEvent) MarshalJSON() ([]byte, error) {
 // sink hands a process's events to the printer's stream: for people its
 // bytes on abx's own stdout and stderr, for programs JSON Lines events.
 type sink struct {
+	p  *output.Printer
 	st *output.Stream
 	// announce prints the start event: exec's, not attach's, whose process
 	// started long ago.
@@ -69,12 +71,15 @@ type sink struct {
 	ev *dataEvent
 }
 
-var _ remoteproc.ReconnectSink = sink{}
+var (
+	_ remoteproc.ReconnectSink = sink{}
+	_ sandboxes.DiscardSink    = sink{}
+)
 
 // newSink starts the stream of a process's events; exec's JSON is always
 // JSON Lines.
 func newSink(p *output.Printer, announce bool) sink {
-	return sink{st: p.Stream(output.StreamSpec{}), announce: announce, ev: &dataEvent{}}
+	return sink{p: p, st: p.Stream(output.StreamSpec{}), announce: announce, ev: &dataEvent{}}
 }
 
 func (s sink) Started(pid uint32) error {
@@ -124,4 +129,33 @@ func cutHint(err error, id string) error {
 // ended tells programs how the process ended.
 func (s sink) ended(x *remoteproc.Exit) error {
 	return s.st.Event(endEvent{Type: "end", ExitCode: x.Code, Status: x.Status})
+}
+
+// Discarded says, before attaching, that a command started with
+// --background shows nothing: its output goes to /dev/null in the sandbox
+// (docs/exec.md, "Background commands").
+func (s sink) Discarded(pid uint32) error {
+	s.p.Note("process %d was started with --background: its output goes to /dev/null in the sandbox and was never kept, so only its end will show", pid)
+	return nil
+}
+
+// end says how a process abx followed in sandbox id ended, and returns
+// abx's outcome: the process's status passed through, or the failure,
+// with how to look at a process whose stream was cut.
+func (s sink) end(id string, x *sandboxes.Execution, err error) error {
+	if x != nil && x.SandboxEnded {
+		s.p.Note("abx: sandbox %s ended while the command ran (killed, or its timeout passed), and the command with it", id)
+	}
+	if x != nil && x.Exit != nil {
+		if perr := s.ended(x.Exit); perr != nil && err == nil {
+			return perr
+		}
+	}
+	if err != nil {
+		return cutHint(err, id)
+	}
+	if x.Exit.Code != 0 {
+		return abxerr.Status(x.Exit.Code)
+	}
+	return nil
 }

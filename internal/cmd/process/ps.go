@@ -9,10 +9,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
-	"github.com/abx-dev/abx/internal/remoteproc"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -57,24 +54,16 @@ or attach to their output.`,
 		},
 	}
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
-	return cmdutil.Needs(cmd, provider.ProcessManage)
+	return cmdutil.Does(cmd, "process.list")
 }
 
 func runPs(ctx context.Context, opts *PsOptions) error {
-	c, err := opts.Sandboxes.Envd(ctx, opts.ID, "", provider.ProcessManage)
+	list, err := opts.Sandboxes.Processes(ctx, opts.ID)
 	if err != nil {
 		return err
 	}
-	list, err := c.List(ctx)
-	if err != nil {
-		return envd.AsError(err)
-	}
-	if list == nil {
-		list = []envd.Process{}
-	}
 	pids := make([]string, len(list))
 	for i, p := range list {
-		list[i] = remoteproc.Shown(p)
 		pids[i] = strconv.FormatUint(uint64(p.PID), 10)
 	}
 	return opts.Printer.Print(list, pids, func() error {
@@ -90,16 +79,20 @@ func runPs(ctx context.Context, opts *PsOptions) error {
 	})
 }
 
-// target reads the ID and PID arguments of a ps subcommand.
+// target reads the ID and PID arguments of a ps subcommand: a PID is a
+// number (which ones a process may have is the operation's to say).
 func target(args []string) (string, uint32, error) {
 	id, err := cmdutil.SandboxID(args[0])
 	if err != nil {
 		return "", 0, err
 	}
 	n, err := strconv.ParseUint(args[1], 10, 32)
-	if err != nil || n == 0 {
+	if err != nil {
 		return "", 0, abxerr.New(abxerr.InvalidInput, "invalid PID %q", args[1]).
 			WithHint("give a process ID as shown by 'abx ps %s'", id)
 	}
 	return id, uint32(n), nil
 }
+
+// pidSpelling names a ps subcommand's PID argument in its errors.
+const pidSpelling = "pid=PID"

@@ -3,15 +3,11 @@ package process
 import (
 	"context"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
-	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -20,15 +16,15 @@ type PsKillOptions struct {
 	Printer   *output.Printer
 	Sandboxes *sandboxes.Service
 
-	ID   string
-	PID  uint32
-	Kill bool // SIGKILL instead of SIGTERM
+	ID  string
+	PID uint32
+	// Signal is TERM or KILL (SIGKILL, 9...), as --signal gave it.
+	Signal string
 }
 
 // NewCmdPsKill builds `abx ps kill`.
 func NewCmdPsKill(f *cmdutil.Factory, runF func(context.Context, *PsKillOptions) error) *cobra.Command {
 	opts := &PsKillOptions{Printer: f.Printer, Sandboxes: f.Sandboxes}
-	var signal string
 	cmd := &cobra.Command{
 		Use:   "kill ID PID [--signal TERM|KILL]",
 		Short: "Send SIGTERM (default) or SIGKILL to a process",
@@ -44,35 +40,19 @@ group; after SIGTERM the group has 2 s to end before it is killed.`,
 			if opts.ID, opts.PID, err = target(args); err != nil {
 				return err
 			}
-			switch strings.TrimPrefix(strings.ToUpper(signal), "SIG") {
-			case "TERM", "15":
-				opts.Kill = false
-			case "KILL", "9":
-				opts.Kill = true
-			default:
-				return abxerr.New(abxerr.InvalidInput, "invalid --signal %q", signal).
-					WithHint("envd delivers TERM (15) and KILL (9) only")
-			}
 			return cmdutil.Run(cmd, opts, runF, runPsKill)
 		},
 	}
-	cmd.Flags().StringVarP(&signal, "signal", "s", "TERM", "TERM or KILL")
+	cmd.Flags().StringVarP(&opts.Signal, "signal", "s", "TERM", "TERM or KILL")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.CompleteFlag(cmd, "signal", cmdutil.Choices("TERM", "KILL"))
-	return cmdutil.Needs(cmd, provider.ProcessManage)
+	return cmdutil.Does(cmd, "process.signal", pidSpelling)
 }
 
 func runPsKill(ctx context.Context, opts *PsKillOptions) error {
-	c, err := opts.Sandboxes.Envd(ctx, opts.ID, "", provider.ProcessManage)
+	sig, err := opts.Sandboxes.Signal(ctx, opts.ID, opts.PID, opts.Signal)
 	if err != nil {
 		return err
-	}
-	if err := c.Signal(ctx, opts.PID, opts.Kill); err != nil {
-		return envd.AsError(err)
-	}
-	sig := "SIGTERM"
-	if opts.Kill {
-		sig = "SIGKILL"
 	}
 	opts.Printer.Note("process %d sent %s", opts.PID, sig)
 	return opts.Printer.Print(struct {

@@ -13,8 +13,6 @@ import (
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/human"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
-	"github.com/abx-dev/abx/internal/remoteproc"
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
@@ -59,28 +57,16 @@ a reader of your own (for example a named pipe) to feed it later.`,
 	cmd.Flags().BoolVar(&opts.Close, "close", false, "close the process's stdin after sending")
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.Stream(cmd)
-	return cmdutil.Needs(cmd, provider.ProcessManage)
+	return cmdutil.Does(cmd, "process.stdin", pidSpelling)
 }
 
 func runPsStdin(ctx context.Context, opts *PsStdinOptions) error {
-	c, err := opts.Sandboxes.Envd(ctx, opts.ID, "", provider.ProcessManage)
-	if err != nil {
-		return err
-	}
-	if opts.Close {
-		// Refused before anything is sent: half the job would be worse.
-		if err := c.CheckCloseStdin(); err != nil {
-			return err
-		}
-	}
 	src := opts.IO.In
 	if opts.Data != nil {
 		src = bytes.NewReader(opts.Data)
 	}
-	sent, err := remoteproc.Feed(ctx, c, opts.PID, src)
-	if err == nil && opts.Close {
-		err = c.CloseStdin(ctx, opts.PID)
-	}
+	// abx's stdin is read once the operation has checked everything.
+	sent, err := opts.Sandboxes.Stdin(ctx, opts.ID, opts.PID, src, opts.Close)
 	if err != nil {
 		return stdinError(err, opts.PID)
 	}

@@ -2,13 +2,11 @@ package process
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmdutil"
+	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
@@ -59,10 +58,6 @@ var runNames = cmdutil.Names{"run"}
 
 // DefaultLease is --lease's default (sandboxes.DefaultLease).
 const DefaultLease = sandboxes.DefaultLease
-
-// fetchBound bounds the fetching of --get results once a signal or a lost
-// lease stopped the job, as sandboxes.EndBound bounds the sandbox's end.
-const fetchBound = sandboxes.EndBound
 
 // NewCmdRun builds `abx run`.
 func NewCmdRun(f *cmdutil.Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -109,19 +104,17 @@ start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := sandboxes.CheckTemplate(opts.Request.Template); err != nil {
-				return err
-			}
 			var err error
-			if opts.Lease, err = cmdutil.ParseLifetime("--lease", lease, sandboxes.MinLease); err != nil {
+			op := sandboxes.Op("sandbox.run")
+			if opts.Lease, err = cmdutil.ParseSeconds("--lease", lease, op.Input("lease"), "for the default lease"); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("timeout") {
-				if opts.Timeout, err = cmdutil.ParseProcessTimeout("--timeout", timeout); err != nil {
+				if opts.Timeout, err = cmdutil.ParseSeconds("--timeout", timeout, op.Input("timeout"), "for no limit"); err != nil {
 					return err
 				}
 			}
-			if opts.KeepFor, err = cmdutil.ParseLifetime("--keep-for", keepFor, sandboxes.MinLifetime); err != nil {
+			if opts.KeepFor, err = cmdutil.ParseSeconds("--keep-for", keepFor, op.Input("keep"), "for the default"); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("keep-for") && !opts.Keep {
@@ -133,17 +126,11 @@ start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",
 			if opts.Request.Env, err = cmdutil.ParseKeyValues("--env", env); err != nil {
 				return err
 			}
-			if err := sandboxes.CheckUser("--user", opts.User); err != nil {
-				return err
-			}
 			if opts.Puts, err = parseCopies("--put", puts, false); err != nil {
 				return err
 			}
 			if opts.Gets, err = parseCopies("--get", gets, true); err != nil {
 				return err
-			}
-			if err := sandboxes.CheckCommand("the command", args); err != nil {
-				return err.WithHint("give the command after --, as in 'abx run --template base -- ls -la'; a variable that holds it may be unset")
 			}
 			opts.Argv = args
 			return cmdutil.Run(cmd, opts, runF, runRun)
@@ -167,7 +154,9 @@ start, stdout, stderr and end events, {"type":"get",…}, then {"type":"killed",
 	cmdutil.CompleteFlag(cmd, "template", cmdutil.Choices("base\tcommon template name", "code-interpreter\tcommon template name"))
 	cmdutil.PassThrough(cmd)
 	cmdutil.Stream(cmd)
-	return cmdutil.Needs(cmd, provider.SandboxLifecycle)
+	// The template is named as every door names it: one wording for an
+	// empty one (docs/errors.md).
+	return cmdutil.Does(cmd, "sandbox.run", "template=template", "keep=--keep-for")
 }
 
 // parseCopies reads --put LOCAL:REMOTE (remoteFirst false) or --get
@@ -228,182 +217,102 @@ type (
 	}
 )
 
-// stopper turns Ctrl-C, SIGTERM and SIGHUP into a stop: the first cancels
-// the job's own steps and each is passed on to the command as exec's
-// Ctrl-C, so that a second one still kills it at once. A lost lease stops
-// the job the same way.
-type stopper struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	toExec chan os.Signal
-
-	mu     sync.Mutex
-	reason error
-}
-
-func newStopper(parent context.Context, signals <-chan os.Signal) (*stopper, func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
-	s := &stopper{ctx: ctx, cancel: cancel, toExec: make(chan os.Signal, 4)}
-	release := func() {}
+func runRun(ctx context.Context, opts *RunOptions) error {
+	signals := opts.Signals
 	if signals == nil {
+		// Ctrl-C, SIGTERM and SIGHUP stop the job, each reaching the
+		// command as exec's Ctrl-C: the root's own cancellation would be
+		// a second one, which kills it at once.
 		ch := make(chan os.Signal, 4)
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-		release = func() { signal.Stop(ch) }
+		defer signal.Stop(ch)
 		signals = ch
 	}
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case sig := <-signals:
-				s.stop(abxerr.New(abxerr.Interrupted, "interrupted"), sig)
-			case <-done:
-				return
-			}
-		}
-	}()
-	return s, func() { close(done); release() }
-}
-
-// stop records the first reason and passes a Ctrl-C to the command.
-func (s *stopper) stop(reason error, sig os.Signal) {
-	s.mu.Lock()
-	if s.reason == nil {
-		s.reason = reason
-	}
-	s.mu.Unlock()
-	s.cancel()
-	select {
-	case s.toExec <- sig:
-	default:
-	}
-}
-
-func (s *stopper) stopped() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.reason
-}
-
-func runRun(ctx context.Context, opts *RunOptions) error {
-	// The puts, the command and the gets reach the sandbox through one
-	// kept client: the sandbox is read once, not once a step.
-	opts.Sandboxes = opts.Sandboxes.Keeping(opts.Lease)
-	st, release := newStopper(ctx, opts.Signals)
-	defer release()
+	ctx = context.WithoutCancel(ctx)
 	out := opts.Printer.Stream(output.StreamSpec{})
-	start := time.Now()
+	sink := newSink(opts.Printer, true)
 	var keep time.Duration
 	if opts.Keep {
 		keep = opts.KeepFor
 	}
-	var cmdErr, getErr error
-	var id string
-	end, err := opts.Sandboxes.Throwaway(st.ctx, opts.Request, opts.Lease, keep, func(ctx context.Context, sb *provider.Sandbox) error {
-		id = sb.SandboxID
-		// A lost lease stops the job as a Ctrl-C does, with its own reason.
-		defer context.AfterFunc(ctx, func() {
-			if cause := context.Cause(ctx); errors.Is(cause, sandboxes.ErrLeaseLost) {
-				st.stop(cause, os.Interrupt)
-			}
-		})()
-		opts.Printer.Note("sandbox %s created (lease %s, renewed while abx runs)", id, opts.Lease)
-		if err := out.Event(createdEvent{Type: "created", SandboxID: id, Lease: int(opts.Lease / time.Second)}); err != nil {
-			return err
+	job := sandboxes.Job{Sandbox: opts.Request, Lease: opts.Lease, Keep: keep, Timeout: opts.Timeout, Sink: sink, Signals: signals,
+		Command: sandboxes.Command{Argv: opts.Argv, Cwd: opts.Cwd, User: opts.User, Interactive: opts.Interactive, Stdin: opts.IO.In}}
+	release, noTTY := func() {}, false
+	if opts.TTY {
+		if local, err := localTerminal(opts.IO); err == nil {
+			// No detach keys: the sandbox goes with the command, and
+			// nothing would be left to get back to.
+			job.Command.Env, job.Command.Terminal = sessionEnv(nil), &remoteproc.Terminal{}
+			release = session(ctx, opts.IO, local, job.Command.Terminal)
+			defer release()
+		} else {
+			noTTY = true
 		}
-		var ran bool
-		ran, cmdErr = opts.job(st, out, id, start)
-		getErr = opts.fetch(st, out, id, ran)
-		return nil
-	})
-	if end == nil {
-		if r := st.stopped(); r != nil {
-			return r
-		}
-		// As create says it: its own code and status, not 125.
-		e := *abxerr.From(err)
-		e.Exit = e.Code.ExitCode()
-		return &e
 	}
-	opts.ended(out, id, end)
+	var id string
+	job.Created = func(sb *provider.Sandbox) error {
+		id = sb.SandboxID
+		opts.Printer.Note("sandbox %s created (lease %s, renewed while abx runs)", id, opts.Lease)
+		if noTTY {
+			// As kubectl: the command runs, without a terminal.
+			fmt.Fprintln(opts.IO.ErrOut, "abx: stdin is not a terminal: running the command without a TTY")
+		}
+		return out.Event(createdEvent{Type: "created", SandboxID: id, Lease: int(opts.Lease / time.Second)})
+	}
+	if len(opts.Puts) > 0 {
+		job.Put = func(ctx context.Context, id string, c *envd.Client) error { return opts.put(ctx, out, id, c) }
+	}
+	job.Ended = func(x *sandboxes.Execution, err error) error {
+		release() // the terminal is the user's again before anything is said
+		if e := abxerr.From(err); job.Command.Terminal == nil || (e != nil && e.Code == abxerr.Timeout) {
+			return sink.end(id, x, err)
+		}
+		return sessionEnd(opts.IO, id, exitOf(x), err)
+	}
+	var getErr error
+	if len(opts.Gets) > 0 {
+		job.Get = func(ctx context.Context, id string, c *envd.Client) { getErr = opts.get(ctx, out, id, c) }
+	}
+	ran, err := opts.Sandboxes.Run(ctx, job)
+	if ran.End == nil {
+		return err // none was made: refused, stopped, or create's failure
+	}
+	opts.ended(out, id, ran.End)
 	switch {
-	case st.stopped() != nil:
-		return st.stopped()
 	case err != nil:
 		return err
-	case cmdErr != nil:
-		return cmdErr
 	case getErr != nil:
 		return getErr
-	case end.Kept:
-		return end.Err
+	case ran.End.Kept:
+		return ran.End.Err
 	}
 	return nil
 }
 
-// job copies the --put files in and runs the command, as exec does; ran
-// says whether the command was started (its results are then fetched,
-// whatever its end).
-func (opts *RunOptions) job(st *stopper, out *output.Stream, id string, start time.Time) (ran bool, err error) {
-	if len(opts.Puts) > 0 {
-		cp, err := opts.Sandboxes.Copier(st.ctx, id, opts.User)
+// put copies the --put files in: a directory with its tree, a file as
+// itself.
+func (opts *RunOptions) put(ctx context.Context, out *output.Stream, id string, c *envd.Client) error {
+	// Run checked exec.run: the modes of what is copied are kept.
+	cp := cmdutil.Metered(opts.IO, transfer.ForSandbox(c, id, true))
+	for _, p := range opts.Puts {
+		res, err := cp.CopyUp(ctx, p.Local, p.Remote, true)
+		cmdutil.NoteSkipped(opts.Printer, res)
 		if err != nil {
-			return false, err
+			return err
 		}
-		cp = cmdutil.Metered(opts.IO, cp)
-		for _, p := range opts.Puts {
-			// A directory goes with its tree, a file as itself.
-			res, err := cp.CopyUp(st.ctx, p.Local, p.Remote, true)
-			cmdutil.NoteSkipped(opts.Printer, res)
-			if err != nil {
-				return false, err
-			}
-			opts.Printer.Note("put %s into %s:%s", cmdutil.Carried(res), id, res.Remote)
-			if err := out.Event(copyEvent{Type: "put", Local: res.Local, Remote: res.Remote, Files: res.Files, Links: res.Links}); err != nil {
-				return false, err
-			}
+		opts.Printer.Note("put %s into %s:%s", cmdutil.Carried(res), id, res.Remote)
+		if err := out.Event(copyEvent{Type: "put", Local: res.Local, Remote: res.Remote, Files: res.Files, Links: res.Links}); err != nil {
+			return err
 		}
 	}
-	if st.stopped() != nil {
-		return false, st.stopped()
-	}
-	eo := &ExecOptions{IO: opts.IO, Printer: opts.Printer, Sandboxes: opts.Sandboxes, ID: id, Argv: opts.Argv,
-		Cwd: opts.Cwd, User: opts.User, Interactive: opts.Interactive, TTY: opts.TTY, Signals: st.toExec,
-		Throwaway: true}
-	if opts.Timeout > 0 {
-		left := opts.Timeout - time.Since(start)
-		if left < time.Second {
-			return false, abxerr.New(abxerr.Timeout, "the job did not finish within %s: the command was not started", opts.Timeout)
-		}
-		eo.Timeout = left
-	}
-	// The command's own context is never cancelled here: a stop reaches
-	// it as exec's Ctrl-C (toExec), so that it ends as exec's does.
-	err = runExec(context.WithoutCancel(st.ctx), eo)
-	if errors.Is(err, remoteproc.ErrTimedOut) {
-		// The command had what was left of the bound: say the bound given.
-		err = &abxerr.Error{Code: abxerr.Timeout, Cause: err,
-			Message: fmt.Sprintf("the job did not finish within %s (--timeout): the command was killed", opts.Timeout)}
-	}
-	return true, err
+	return nil
 }
 
-// fetch copies the --get results out: after a failing command too, and
-// within fetchBound once stopped. A path the command did not make is said
-// in a note.
-func (opts *RunOptions) fetch(st *stopper, out *output.Stream, id string, ran bool) error {
-	if len(opts.Gets) == 0 || !ran {
-		return nil
-	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(st.ctx))
-	defer cancel()
-	// Once stopped, before the fetch or during it, it has fetchBound left.
-	defer context.AfterFunc(st.ctx, func() { time.AfterFunc(fetchBound, cancel) })()
-	cp, err := opts.Sandboxes.Copier(ctx, id, opts.User)
-	if err != nil {
-		return err
-	}
-	cp = cmdutil.Metered(opts.IO, cp)
+// get copies the --get results out; a path the command did not make is
+// said in a note, and so is every other failure, the first of which it
+// returns.
+func (opts *RunOptions) get(ctx context.Context, out *output.Stream, id string, c *envd.Client) error {
+	cp := cmdutil.Metered(opts.IO, transfer.ForSandbox(c, id, false))
 	var first error
 	for _, g := range opts.Gets {
 		res, err := cp.CopyDown(ctx, g.Remote, g.Local, true)

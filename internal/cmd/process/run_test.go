@@ -81,7 +81,8 @@ func TestRunStopsWhenTheLeaseIsLost(t *testing.T) {
 }
 
 // A stop that comes while a result is being fetched bounds that fetch
-// too: a sandbox that stopped answering holds abx fetchBound at most.
+// too: a sandbox that stopped answering holds abx sandboxes.EndBound at
+// most.
 func TestRunBoundsAFetchStoppedMidway(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, "0.2.10")
@@ -100,8 +101,8 @@ func TestRunBoundsAFetchStoppedMidway(t *testing.T) {
 	var err error
 	select {
 	case err = <-errc:
-	case <-time.After(fetchBound + 10*time.Second):
-		t.Fatalf("abx did not return within %s of the stop (the fetch is bound to %s)", fetchBound+10*time.Second, fetchBound)
+	case <-time.After(sandboxes.EndBound + 10*time.Second):
+		t.Fatalf("abx did not return within %s of the stop (the fetch is bound to %s)", sandboxes.EndBound+10*time.Second, sandboxes.EndBound)
 	}
 	if abxerr.From(err).Code != abxerr.Interrupted {
 		t.Fatalf("error %v\n%s", err, out.ErrOut)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -15,10 +16,8 @@ import (
 	"github.com/abx-dev/abx/internal/cmdutil"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
-	"github.com/abx-dev/abx/internal/provider"
 	"github.com/abx-dev/abx/internal/remoteproc"
 	"github.com/abx-dev/abx/internal/sandboxes"
-	"github.com/abx-dev/abx/internal/shell"
 	"github.com/abx-dev/abx/internal/tty"
 )
 
@@ -80,7 +79,7 @@ terminal on stdin (pipe input with 'abx exec -i' instead).`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
-			if opts.ID, opts.Env, err = commandTarget(args[0], env, opts.User); err != nil {
+			if opts.ID, opts.Env, err = commandTarget(args[0], env); err != nil {
 				return err
 			}
 			opts.Argv = args[1:]
@@ -106,7 +105,7 @@ terminal on stdin (pipe input with 'abx exec -i' instead).`,
 	cmd.ValidArgsFunction = cmdutil.CompleteSandbox(f, nil)
 	cmdutil.PassThrough(cmd)
 	cmdutil.Stream(cmd)
-	return cmdutil.Needs(cmd, provider.PTY)
+	return cmdutil.Does(cmd, "process.terminal")
 }
 
 // localTerminal is abx's stdin as a terminal, or the usage error that says
@@ -139,16 +138,18 @@ func runTerminal(ctx context.Context, opts *TerminalOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := opts.Sandboxes.Envd(ctx, opts.ID, opts.User, provider.PTY)
-	if err != nil {
-		return err
-	}
-	x, err := session(ctx, opts.IO, local, c, remoteproc.Terminal{
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM)
+	defer stop()
+	t := &remoteproc.Terminal{
 		Spec: remoteproc.Spec{Argv: shellOr(opts.Argv), Cwd: opts.Cwd, Env: sessionEnv(opts.Env)},
 		PID:  opts.Attach,
 		// Detach: the process runs on; --attach gets back to it.
 		Detach: detachKeys,
-	})
+	}
+	release := session(ctx, opts.IO, local, t)
+	defer release()
+	x, err := opts.Sandboxes.Terminal(ctx, opts.ID, opts.User, t)
+	release()
 	if errors.Is(err, remoteproc.ErrNoTerminal) {
 		e := *abxerr.From(err)
 		e.Hint = fmt.Sprintf("run 'abx ps attach %s %d' to follow its output", opts.ID, opts.Attach)
@@ -194,14 +195,13 @@ func shellOr(argv []string) []string {
 	return []string{"/bin/bash", "-i", "-l"}
 }
 
-// session runs t on the local terminal: raw from the process's start to
-// the session's end, however it ends (the process's end, a detach, a
-// broken connection, SIGTERM or SIGHUP to abx, a panic), and the same
-// size as the local one.
-func session(ctx context.Context, io *output.Streams, local *tty.Term, c *envd.Client, t remoteproc.Terminal) (*remoteproc.Exit, error) {
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM)
-	defer stop()
-	defer local.Restore()
+// session readies t to run on the local terminal: raw from the process's
+// start, the same size as the local one, its resizes followed. release
+// gives the terminal back (its mode restored, its resizes no longer
+// followed) once the session ended, however it ended (the process's end, a
+// detach, a broken connection, a signal, a panic); once, whoever calls it
+// first.
+func session(ctx context.Context, io *output.Streams, local *tty.Term, t *remoteproc.Terminal) (release func()) {
 	// The resizes are followed until the session ends, and no longer: the
 	// local terminal is the caller's again then.
 	rctx, rstop := context.WithCancel(ctx)
@@ -215,7 +215,6 @@ func session(ctx context.Context, io *output.Streams, local *tty.Term, c *envd.C
 			}
 		}
 	}()
-	defer func() { rstop(); <-forwarded }()
 	cols, rows := local.Size()
 	screen := newScreenLine(io.Out)
 	t.Size, t.Keys, t.Screen, t.Resizes = size(cols, rows), io.In, screen, sizes
@@ -230,7 +229,14 @@ func session(ctx context.Context, io *output.Streams, local *tty.Term, c *envd.C
 		// under it, so that what is typed next follows a prompt.
 		return screen.redraw()
 	}
-	return t.Run(ctx, c)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			rstop()
+			<-forwarded
+			local.Restore()
+		})
+	}
 }
 
 // size is a terminal size as envd takes it.
@@ -241,17 +247,21 @@ func size(cols, rows int) envd.Size {
 
 // runExecTTY is `abx exec -t`: the command line, as exec runs it (bash's
 // login shell), on a PTY of the local terminal.
-func runExecTTY(ctx context.Context, opts *ExecOptions, c *envd.Client, local *tty.Term) error {
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		defer cancel()
+func runExecTTY(ctx context.Context, opts *ExecOptions, cmd sandboxes.Command, local *tty.Term) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM)
+	defer stop()
+	cmd.Env, cmd.Terminal = sessionEnv(opts.Env), &remoteproc.Terminal{Detach: detachKeys}
+	release := session(ctx, opts.IO, local, cmd.Terminal)
+	defer release()
+	x, err := opts.Sandboxes.Exec(ctx, opts.ID, cmd, nil)
+	release()
+	return sessionEnd(opts.IO, opts.ID, exitOf(x), err)
+}
+
+// exitOf is how a command ended, nil when it was not seen to end.
+func exitOf(x *sandboxes.Execution) *remoteproc.Exit {
+	if x == nil {
+		return nil
 	}
-	argv := []string{"/bin/bash", "-l", "-c", shell.Line(opts.Argv)}
-	t := remoteproc.Terminal{Spec: remoteproc.Spec{Argv: argv, Cwd: opts.Cwd, Env: sessionEnv(opts.Env)}}
-	if !opts.Throwaway {
-		t.Detach = detachKeys
-	}
-	x, err := session(ctx, opts.IO, local, c, t)
-	return sessionEnd(opts.IO, opts.ID, x, err)
+	return x.Exit
 }

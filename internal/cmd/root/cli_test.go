@@ -96,6 +96,22 @@ func TestBadInputIsRefusedBeforeAnyRequest(t *testing.T) {
 		// lifetime: a day at most.
 		{"exec timeout of two days", []string{"exec", "sb-1", "--timeout", "2d", "--", "true"}, `invalid --timeout "2d": must be between 1s and 24h`},
 		{"run-code timeout of two days", []string{"run-code", "sb-1", "--timeout", "48h", "1"}, `invalid --timeout "48h": must be between 1s and 24h`},
+		// The process operations' refusals, in the words the command line
+		// takes them in.
+		{"exec empty command", []string{"exec", "sb-1", "--", " "}, "the command is empty; give a command that runs something"},
+		{"exec user with a colon", []string{"exec", "sb-1", "-u", "a:b", "--", "true"}, `invalid --user "a:b"`},
+		{"exec cwd with NUL", []string{"exec", "sb-1", "--cwd", "a\x00b", "--", "true"}, `invalid --cwd`},
+		{"exec env with NUL", []string{"exec", "sb-1", "-e", "A=\x00", "--", "true"}, `invalid --env A: its value holds NUL`},
+		{"ps kill a signal envd cannot send", []string{"ps", "kill", "sb-1", "42", "-s", "HUP"}, `invalid --signal "HUP"; envd delivers TERM (15) and KILL (9) only`},
+		{"ps kill pid 0", []string{"ps", "kill", "sb-1", "0"}, `invalid PID "0": must be between 1 and 4294967295`},
+		{"ps stdin pid 0", []string{"ps", "stdin", "sb-1", "0", "x"}, `invalid PID "0"`},
+		{"ps attach pid 0", []string{"ps", "attach", "sb-1", "0"}, `invalid PID "0"`},
+		{"run lease below the floor", []string{"run", "--template", "base", "--lease", "10s", "--", "true"}, `invalid --lease "10s": must be between 30s and 30 days`},
+		{"run lease zero", []string{"run", "--template", "base", "--lease", "0", "--", "true"}, `invalid --lease "0": must be between 30s and 30 days; 0 is no time: leave --lease out for the default lease`},
+		{"run timeout of two days", []string{"run", "--template", "base", "--timeout", "2d", "--", "true"}, `invalid --timeout "2d": must be between 1s and 24h`},
+		{"run keep-for zero", []string{"run", "--template", "base", "--keep", "--keep-for", "0", "--", "true"}, `invalid --keep-for "0": must be between 1s and 30 days`},
+		{"run empty command", []string{"run", "--template", "base", "--", ""}, "the command is empty"},
+		{"run user with a newline", []string{"run", "--template", "base", "-u", "a\nb", "--", "true"}, "invalid --user"},
 		{"missing template", []string{"create"}, "error[E1002]: the template is required; name the template to start from, e.g. base or code-interpreter\n"},
 		{"blank template to run", []string{"run", "--template", " ", "--", "true"}, "error[E1002]: the template is required; name the template to start from, e.g. base or code-interpreter\n"},
 		{"metadata without =", []string{"create", "--template", "base", "--metadata", "owner"}, `invalid --metadata "owner": want KEY=VALUE`},
@@ -257,7 +273,8 @@ func TestUnsupportedCapabilitiesFailWithE8004(t *testing.T) {
 // commands that pass a remote status through (docs/exit-codes.md); either
 // way the error's code says E1xxx and nothing was sent.
 func usageExit(args []string) int {
-	if args[0] == "run-code" && (len(args) < 2 || args[1] != "contexts") || args[0] == "exec" || args[0] == "run" {
+	if args[0] == "run-code" && (len(args) < 2 || args[1] != "contexts") || args[0] == "exec" || args[0] == "run" ||
+		args[0] == "ps" && len(args) > 1 && args[1] == "attach" {
 		return 125
 	}
 	return 2

@@ -253,10 +253,6 @@ func (g *globals) apply(f *cmdutil.Factory, cmd *cobra.Command, args []string) e
 		cmd.SetContext(sandboxes.WithSpelling(ctx, cmdutil.Spelling(cmd, args)))
 		return nil
 	}
-	if c := cmdutil.Capability(cmd); c != "" {
-		// The operations' own check, before the command reads its input.
-		return f.Sandboxes.Check(c)
-	}
 	return nil
 }
 
