@@ -73,4 +73,3 @@ func CheckEnv(what string, env map[string]string) error {
 	}
 	return nil
 }
-
