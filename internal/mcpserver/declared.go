@@ -12,13 +12,23 @@ import (
 	"github.com/abx-dev/abx/internal/sandboxes"
 )
 
+// addDeclaredTools registers the tool of every operation the catalogue
+// declares whole with one (sandboxes.Door.Tool), in the catalogue's
+// order: an operation declared so needs no line here.
+func (s *server) addDeclaredTools(srv *mcp.Server) {
+	for _, op := range sandboxes.Catalogue() {
+		if op.Door != nil && op.Door.Tool != "" && op.Call != nil {
+			s.addDeclared(srv, op)
+		}
+	}
+}
+
 // addDeclared registers the tool of an operation the catalogue declares
 // whole (sandboxes.Door): its arguments are the operation's inputs, named
 // as the tools name them (spelling), its result the operation's, its text
 // the declaration's line. It is listed in the catalog wherever it is
 // added, as every tool is.
-func (s *server) addDeclared(srv *mcp.Server, name string) {
-	op := sandboxes.Op(name)
+func (s *server) addDeclared(srv *mcp.Server, op *sandboxes.Operation) {
 	d := op.Door
 	info := ToolInfo{Name: d.Tool, Operation: op.Name, ReadOnly: op.ReadOnly, Lifecycle: op.Lifecycle}
 	s.catalog = append(s.catalog, info)

@@ -38,7 +38,6 @@ func (s *server) addLifecycleTools(srv *mcp.Server) {
 		Description: "Resume a paused sandbox, which then lives for the server's default timeout (300 s). Resuming a running sandbox is refused by the server.",
 		Annotations: &mcp.ToolAnnotations{Title: "Resume a sandbox", DestructiveHint: ptr(false)},
 	}, s.resume)
-	s.addDeclared(srv, "sandbox.url")
 }
 
 func (s *server) setTimeout(ctx context.Context, _ *mcp.CallToolRequest, in SetTimeoutArgs) (*mcp.CallToolResult, *ChangeResult, error) {
