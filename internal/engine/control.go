@@ -56,22 +56,26 @@ func (e *Engine) routes() []served {
 		{Route{"/v3/templates/", "templates.build"}, nil},
 		{Route{"GET /sandboxes/{id}/logs", "sandbox.logs"}, nil},
 		{Route{"GET /v2/sandboxes/{id}/logs", "sandbox.logs"}, nil},
-		{Route{"POST /sandboxes/{id}/refreshes", "sandbox.refresh"}, nil},
-		{Route{"POST /sandboxes/{id}/snapshots", "sandbox.snapshot"}, nil},
-		{Route{"/snapshots", "sandbox.snapshot"}, nil},
-		{Route{"/snapshots/", "sandbox.snapshot"}, nil},
+		{Route{"/snapshots", "snapshots"}, nil},
+		{Route{"/snapshots/", "snapshots"}, nil},
 		{Route{"/volumes", "volumes"}, nil},
 		{Route{"/volumes/", "volumes"}, nil},
 	}
 }
 
-// routes are those above, then the routes of the operations the catalogue
-// declares whole (declared.go).
+// routes are those above, then the route each operation of the catalogue
+// declares (sandboxes.Door.Route): served from its declaration when abx
+// offers it (declared.go), refused until then. Offering an operation so
+// changes its declaration only.
 func (e *Engine) allRoutes() []served {
 	all := e.routes()
 	for _, op := range sandboxes.Catalogue() {
-		if op.Door != nil && op.Door.Route != "" && op.Call != nil {
+		switch {
+		case op.Door == nil || op.Door.Route == "":
+		case op.Call != nil:
 			all = append(all, served{Route{op.Door.Route, op.Name}, e.declared(op)})
+		default:
+			all = append(all, served{Route{op.Door.Route, op.Name}, nil})
 		}
 	}
 	return all

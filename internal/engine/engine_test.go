@@ -126,15 +126,17 @@ func TestTheTokenGuardsEverything(t *testing.T) {
 func TestUnsupportedRoutesSaySo(t *testing.T) {
 	t.Parallel()
 	fx := start(t)
-	for _, path := range []string{"/templates", "/v2/templates/x", "/sandboxes/x/logs", "/volumes"} {
-		status, body := fx.do(t, "GET", path, token, "")
+	for _, route := range []string{"GET /templates", "GET /v2/templates/x", "GET /sandboxes/x/logs", "GET /volumes",
+		"POST /sandboxes/x/refreshes", "GET /snapshots"} {
+		method, path, _ := strings.Cut(route, " ")
+		status, body := fx.do(t, method, path, token, "{}")
 		var e struct {
 			Code    int
 			Message string
 			AbxCode string
 		}
 		if err := json.Unmarshal([]byte(body), &e); err != nil || status != 501 || e.AbxCode != "E8004" {
-			t.Errorf("%s: %d %s", path, status, body)
+			t.Errorf("%s: %d %s", route, status, body)
 		}
 	}
 }

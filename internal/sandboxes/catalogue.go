@@ -189,13 +189,18 @@ from the configuration (domain, protocol, base URL) without any request.`,
 // Operations of E2B's API that abx does not offer yet: declared so that
 // a door that meets one (the engine's routes) refuses it by name, with the
 // capability it would need where the family has one (`abx capabilities`
-// lists it). They have no function.
+// lists it). They have no function. One
+// of a single route declares it (Door.Route), which the engine refuses
+// until the operation is offered; families of routes (templates, volumes)
+// are the engine's table's.
 var unoffered = []*Operation{
 	{Name: "templates.list", Capability: provider.TemplatesRead, ReadOnly: true},
 	{Name: "templates.build", Capability: provider.TemplatesBuild},
 	{Name: "sandbox.logs", ReadOnly: true},
-	{Name: "sandbox.refresh", Capability: provider.SandboxTimeout},
-	{Name: "sandbox.snapshot"},
+	{Name: "sandbox.refresh", Capability: provider.SandboxTimeout, Door: &Door{Route: "POST /sandboxes/{id}/refreshes"}},
+	{Name: "sandbox.snapshot", Door: &Door{Route: "POST /sandboxes/{id}/snapshots"}},
+	// The snapshots themselves: listed, deleted.
+	{Name: "snapshots"},
 	{Name: "volumes", Capability: provider.StorageMount},
 	{Name: "files.upload-url", Capability: provider.FilesTransfer},
 	{Name: "files.download-url", Capability: provider.FilesTransfer, ReadOnly: true},

@@ -29,7 +29,9 @@ type Door struct {
 	Tool, ToolDoc, Title string
 	// Route is its route of E2B's API ("POST /sandboxes/{id}/snapshots"),
 	// answered with Status and the result as JSON; "" for none. A path
-	// value is the input of its name.
+	// value is the input of its name. An operation abx does not offer yet
+	// (no Call) may declare its route alone: the engine refuses it
+	// (E8004) until the operation is offered.
 	Route  string
 	Status int
 	// Result is a value of the result's type (a nil pointer will do): the
