@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,6 +81,36 @@ type ServeOptions struct {
 	bodyIdle time.Duration
 }
 
+// toolList names the server's tools as its own list has them
+// (mcpserver.Tools), so that a tool the server gains is named here with
+// no edit, wrapped as the help around it is.
+func toolList() string {
+	var words []string
+	tools := mcpserver.Tools()
+	for i, t := range tools {
+		switch i {
+		case len(tools) - 1:
+			words = append(words, "and", t.Name, "(docs/mcp.md).")
+		case len(tools) - 2:
+			words = append(words, t.Name)
+		default:
+			words = append(words, t.Name+",")
+		}
+	}
+	b := strings.Builder{}
+	line := "Tools:"
+	for _, w := range words {
+		if len(line)+1+len(w) > 90 {
+			b.WriteString(line + "\n")
+			line = w
+			continue
+		}
+		line += " " + w
+	}
+	b.WriteString(line)
+	return b.String()
+}
+
 // NewCmdServe builds `abx mcp serve`.
 func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{IO: f.IO, Factory: f}
@@ -92,15 +123,14 @@ carries abx's warnings. It reads the provider's configuration as every command d
 first tool call. A missing or bad configuration does not stop it: every tool answers a
 tool error that says what to set, so that the host shows the reason.
 
-Tools: sandbox_create, sandbox_list, sandbox_info, sandbox_kill, sandbox_set_timeout,
-sandbox_pause, sandbox_resume, sandbox_url, sandbox_metrics, exec, sandbox_run (a whole job
-in a throwaway sandbox), process_list, process_kill, files_read, files_write, files_list and
-run_code (docs/mcp.md). --sandbox ID pins the server to one sandbox: the tools that create,
-list, kill, pause or resume sandboxes, and sandbox_run, are not offered, and the others take
-no sandbox_id (one given is refused as an unknown argument). --tools
-offers only the tools it names, --read-only only the tools that change nothing. Each stream of a command's output, and a file read, is capped
-at --max-output bytes; exec kills a command after 10 minutes unless its timeout_seconds
-says otherwise. Errors are tool errors with abx's code (E3001 not found, E4001 the key was
+` + toolList() + `
+
+sandbox_run runs a whole job in a throwaway sandbox. --sandbox ID pins the server to one
+sandbox: the tools that create, list, kill, pause or resume sandboxes, and sandbox_run,
+are not offered, and the others take no sandbox_id (one given is refused as an unknown
+argument). --tools offers only the tools it names, --read-only only the tools that change
+nothing. Each stream of a command's output, and a file read, is capped at --max-output
+bytes; exec kills a command after 10 minutes unless its timeout_seconds says otherwise. Errors are tool errors with abx's code (E3001 not found, E4001 the key was
 refused, E8004 unsupported); secrets never appear in them.
 
 One JSON-RPC message a line: a line that is not one is answered with a JSON-RPC error
