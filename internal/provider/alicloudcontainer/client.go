@@ -61,8 +61,23 @@ type reply struct {
 // call sends one API request and decodes a JSON answer into out (when out
 // is not nil: an empty body is then E5004). Any status outside ok is
 // turned into an *abxerr.Error. The call, its retries included, has the
-// configured request timeout.
+// configured request timeout. It is tried again as an idempotent call is
+// (retry.go).
 func (c *Client) call(ctx context.Context, method, path string, query url.Values, in, out any, ok ...int) (reply, error) {
+	r, _, err := c.send(ctx, true, method, path, query, in, out, ok)
+	return r, err
+}
+
+// callOnce is call for a request that must not run twice, since each one
+// the server acts on makes one more thing (a sandbox, a snapshot): it is
+// tried again only when it never left this machine. unanswered says that
+// it left and the connection broke before an answer: the thing may have
+// been made, which the caller says in its words.
+func (c *Client) callOnce(ctx context.Context, method, path string, query url.Values, in, out any, ok ...int) (r reply, unanswered bool, err error) {
+	return c.send(ctx, false, method, path, query, in, out, ok)
+}
+
+func (c *Client) send(ctx context.Context, idempotent bool, method, path string, query url.Values, in, out any, ok []int) (reply, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
 
@@ -74,25 +89,17 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return reply{}, err
+			return reply{}, false, err
 		}
 		body = b
 	}
-	// Creating a sandbox is the one call that must not run twice.
-	creates := method == http.MethodPost && path == "/sandboxes"
 	var last try
-	r, err := c.withRetries(ctx, method, path, !creates, func() try {
+	r, err := c.withRetries(ctx, method, path, idempotent, func() try {
 		last = c.attempt(ctx, method, path, u, body, out, ok)
 		return last
 	})
-	if err != nil && creates && last.sent && last.status == 0 && ctx.Err() == nil && abxerr.From(err).Code == abxerr.Network {
-		e := abxerr.From(err)
-		e.Message = "the connection broke after the create request was sent: the sandbox may have been created (" + e.Message + ")"
-		e.Hint = "" // what to do is the door's to say, in its own words
-		e.Next = abxerr.StepFindCreated
-		return r, e
-	}
-	return r, err
+	unanswered := err != nil && last.sent && last.status == 0 && ctx.Err() == nil && abxerr.From(err).Code == abxerr.Network
+	return r, unanswered, err
 }
 
 // attempt sends the request once.

@@ -17,8 +17,9 @@ import (
 // The retry policy (docs/reliability.md, "Retries"): an idempotent call is
 // tried again after a connection error or a 429, 502, 503 or 504, with
 // capped exponential backoff and jitter, waiting what Retry-After asks, and
-// never past the call's deadline. Creating a sandbox is not idempotent: it
-// is tried again only when its request never left this machine.
+// never past the call's deadline. Creating a sandbox is not idempotent
+// (callOnce): it is tried again only when its request never left this
+// machine.
 const (
 	retryFirstWait = 250 * time.Millisecond
 	retryMaxWait   = 5 * time.Second

@@ -38,7 +38,15 @@ func (c *Client) Create(ctx context.Context, req provider.CreateRequest) (*provi
 		body.AllowInternetAccess = &no
 	}
 	var w *wireSandbox
-	if _, err := c.call(ctx, http.MethodPost, "/sandboxes", nil, body, &w, http.StatusCreated, http.StatusOK); err != nil {
+	_, unanswered, err := c.callOnce(ctx, http.MethodPost, "/sandboxes", nil, body, &w, http.StatusCreated, http.StatusOK)
+	if unanswered {
+		e := abxerr.From(err)
+		e.Message = "the connection broke after the create request was sent: the sandbox may have been created (" + e.Message + ")"
+		e.Hint = "" // what to do is the door's to say, in its own words
+		e.Next = abxerr.StepFindCreated
+		return nil, e
+	}
+	if err != nil {
 		return nil, missingTemplate(err, req.Template)
 	}
 	if err := w.check(http.MethodPost, "/sandboxes"); err != nil {
