@@ -18,6 +18,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/sdktest"
+	"github.com/abx-dev/abx/internal/mcpserver"
 )
 
 // mcpSDKSteps is how many steps testdata/mcpsdk/mcp.test.mjs reports: a
@@ -55,7 +56,15 @@ func TestMCPServeWithTheOfficialSDK(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", run)
 	cmd.Dir = filepath.Dir(run)
-	cmd.Env = slices.Concat(env, []string{"ABX=" + abx, "MCP_URL=" + url, "MCP_TOKEN=" + token})
+	var tools, readOnly []string
+	for _, tl := range mcpserver.Tools() {
+		tools = append(tools, tl.Name)
+		if tl.ReadOnly {
+			readOnly = append(readOnly, tl.Name)
+		}
+	}
+	cmd.Env = slices.Concat(env, []string{"ABX=" + abx, "MCP_URL=" + url, "MCP_TOKEN=" + token,
+		"TOOLS=" + strings.Join(tools, ","), "READ_ONLY_TOOLS=" + strings.Join(readOnly, ",")})
 	out, err := cmd.CombinedOutput()
 	if bytes.Contains(out, []byte("DATA RACE")) {
 		t.Errorf("a server spawned on stdio found a data race:\n%s", out)

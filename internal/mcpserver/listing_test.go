@@ -1,12 +1,58 @@
 package mcpserver_test
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/abx-dev/abx/internal/mcpserver"
+	"github.com/abx-dev/abx/internal/sandboxes"
 )
+
+// tool is what a tool is listed with: its arguments, its annotations, the
+// fields of its output schema.
+type tool struct {
+	args                              []string
+	readOnly, destructive, idempotent bool
+	output                            []string
+}
+
+// toolWords are the tools' names of the catalogue's inputs (docs/mcp.md).
+var toolWords = map[string]string{"id": "sandbox_id", "timeout": "timeout_seconds", "env": "envs"}
+
+// declaredTools are the tools built from the catalogue's declarations
+// (sandboxes.Door), as their declarations say they are listed.
+func declaredTools() map[string]tool {
+	out := map[string]tool{}
+	for _, op := range sandboxes.Catalogue() {
+		d := op.Door
+		if d == nil || d.Tool == "" || op.Call == nil {
+			continue
+		}
+		w := tool{readOnly: op.ReadOnly, destructive: d.Destructive, idempotent: d.Idempotent}
+		for _, in := range op.Inputs {
+			if n := toolWords[in.Name]; n != "" {
+				w.args = append(w.args, n)
+			} else {
+				w.args = append(w.args, in.Name)
+			}
+		}
+		rt := reflect.TypeOf(d.Result)
+		if rt.Kind() == reflect.Pointer {
+			rt = rt.Elem()
+		}
+		for i := range rt.NumField() {
+			if name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+				w.output = append(w.output, name)
+			}
+		}
+		out[d.Tool] = w
+	}
+	return out
+}
 
 func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 	t.Parallel()
@@ -19,11 +65,8 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 	for _, tl := range res.Tools {
 		tools[tl.Name] = tl
 	}
-	want := map[string]struct {
-		args                              []string
-		readOnly, destructive, idempotent bool
-		output                            []string
-	}{
+	// The tools written by hand; then those built from a declaration.
+	want := map[string]tool{
 		"sandbox_create": {args: []string{"template", "timeout_seconds", "metadata", "envs"}, output: []string{"sandboxID", "templateID", "state"}},
 		"sandbox_list":   {args: []string{"state", "metadata"}, readOnly: true, output: []string{"sandboxes"}},
 		"sandbox_info":   {args: []string{"sandbox_id"}, readOnly: true, output: []string{"sandboxID", "endAt"}},
@@ -36,7 +79,6 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 		"sandbox_set_timeout": {args: []string{"sandbox_id", "timeout_seconds"}, output: []string{"sandboxID", "timeout"}},
 		"sandbox_pause":       {args: []string{"sandbox_id"}, idempotent: true, output: []string{"sandboxID", "state"}},
 		"sandbox_resume":      {args: []string{"sandbox_id"}, output: []string{"sandboxID", "state"}},
-		"sandbox_url":         {args: []string{"sandbox_id", "port"}, readOnly: true, output: []string{"url", "port"}},
 		"sandbox_metrics":     {args: []string{"sandbox_id"}, readOnly: true, output: []string{"sandboxID", "state", "cpuUsedPct", "memUsed", "diskTotal"}},
 		"process_list":        {args: []string{"sandbox_id"}, readOnly: true, output: []string{"processes"}},
 		"process_kill":        {args: []string{"sandbox_id", "pid", "signal"}, destructive: true, idempotent: true, output: []string{"pid", "signal"}},
@@ -44,6 +86,9 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 			output: []string{"stdout", "stderr", "results", "error", "truncated"}},
 		"sandbox_run": {args: []string{"template", "command", "files", "collect", "cwd", "envs", "timeout_seconds"},
 			output: []string{"sandboxID", "exitCode", "stdout", "stderr", "files", "killed"}},
+	}
+	for name, w := range declaredTools() {
+		want[name] = w
 	}
 	if len(tools) != len(want) {
 		t.Errorf("tools %v, want %d", tools, len(want))
@@ -120,15 +165,27 @@ func TestToolsAndReadOnlyChooseTheTools(t *testing.T) {
 	if got := toolNames(t, serve(t, opts)); !slices.Equal(got, []string{"exec", "files_read"}) {
 		t.Errorf("--tools exec,files_read: %v", got)
 	}
+	// Which tools are read-only, and which of the lifecycle, the listing
+	// above holds; here, that the options choose by it.
+	var readOnly, pinnedReadOnly []string
+	for _, tl := range mcpserver.Tools() {
+		if tl.ReadOnly {
+			readOnly = append(readOnly, tl.Name)
+			if !tl.Lifecycle {
+				pinnedReadOnly = append(pinnedReadOnly, tl.Name)
+			}
+		}
+	}
+	slices.Sort(readOnly)
+	slices.Sort(pinnedReadOnly)
 	opts = unconfigured()
 	opts.ReadOnly = true
-	want := []string{"files_list", "files_read", "process_list", "sandbox_info", "sandbox_list", "sandbox_metrics", "sandbox_url"}
-	if got := toolNames(t, serve(t, opts)); !slices.Equal(got, want) {
-		t.Errorf("--read-only: %v, want %v", got, want)
+	if got := toolNames(t, serve(t, opts)); !slices.Equal(got, readOnly) || !slices.Contains(got, "files_read") {
+		t.Errorf("--read-only: %v, want %v", got, readOnly)
 	}
 	opts.Sandbox = "sb-1"
-	if got := toolNames(t, serve(t, opts)); !slices.Equal(got, []string{"files_list", "files_read", "process_list", "sandbox_info", "sandbox_metrics", "sandbox_url"}) {
-		t.Errorf("--read-only --sandbox: %v", got)
+	if got := toolNames(t, serve(t, opts)); !slices.Equal(got, pinnedReadOnly) || slices.Contains(got, "sandbox_list") {
+		t.Errorf("--read-only --sandbox: %v, want %v", got, pinnedReadOnly)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
+	"github.com/abx-dev/abx/internal/mcpserver"
 )
 
 func TestListenIsCheckedBeforeAnythingIsBound(t *testing.T) {
@@ -164,7 +165,7 @@ func TestServeOverHTTPWithTheToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cs.Close() }()
-	if got := toolNames(t, cs); len(got) != 17 {
+	if got := toolNames(t, cs); len(got) != len(mcpserver.Tools()) {
 		t.Errorf("%d tools over HTTP: %v", len(got), got)
 	}
 	id := create(t, cs, "base")
