@@ -49,10 +49,7 @@ func values(op *sandboxes.Operation, r *http.Request, body map[string]any) (sand
 			v[in.Name] = p
 			continue
 		}
-		field := in.Name
-		if n := spelling.Names[in.Name]; n != "" {
-			field = n
-		}
+		field := FieldName(in)
 		a, given := body[field]
 		if !given || a == nil {
 			continue
@@ -91,4 +88,13 @@ func values(op *sandboxes.Operation, r *http.Request, body map[string]any) (sand
 		}
 	}
 	return v, nil
+}
+
+// FieldName is the field of a route's JSON body an input is, as E2B's API
+// names it (also for the generated reference).
+func FieldName(in *sandboxes.Input) string {
+	if n := spelling.Names[in.Name]; n != "" {
+		return n
+	}
+	return in.Name
 }

@@ -42,7 +42,7 @@ func (s *server) addDeclared(srv *mcp.Server, op *sandboxes.Operation) {
 		if in.Name == "id" && s.opts.Sandbox != "" {
 			continue // a pinned server's tools take no sandbox_id
 		}
-		arg := argName(in)
+		arg := ArgName(in)
 		schema.Properties[arg] = &jsonschema.Schema{Type: jsonType(in.Kind), Description: in.Usage}
 		if in.Kind == sandboxes.Pairs {
 			schema.Properties[arg].AdditionalProperties = &jsonschema.Schema{Type: "string"}
@@ -84,7 +84,7 @@ func (s *server) values(op *sandboxes.Operation, args map[string]any) (sandboxes
 	v := sandboxes.Values{}
 	for i := range op.Inputs {
 		in := &op.Inputs[i]
-		a, given := args[argName(in)]
+		a, given := args[ArgName(in)]
 		if in.Name == "id" {
 			id, err := s.sandboxID(stringOf(a))
 			if err != nil {
@@ -100,13 +100,13 @@ func (s *server) values(op *sandboxes.Operation, args map[string]any) (sandboxes
 		case sandboxes.Number:
 			n, ok := a.(float64)
 			if !ok || n != float64(int64(n)) {
-				return nil, abxerr.New(abxerr.InvalidInput, "invalid %s: not a whole number", argName(in))
+				return nil, abxerr.New(abxerr.InvalidInput, "invalid %s: not a whole number", ArgName(in))
 			}
 			v[in.Name] = int64(n)
 		case sandboxes.Seconds:
 			n, ok := a.(float64)
 			if !ok || n != float64(int64(n)) {
-				return nil, abxerr.New(abxerr.InvalidInput, "invalid %s: not a whole number of seconds", argName(in))
+				return nil, abxerr.New(abxerr.InvalidInput, "invalid %s: not a whole number of seconds", ArgName(in))
 			}
 			v[in.Name] = time.Duration(n) * time.Second
 		case sandboxes.Flag:
@@ -127,8 +127,9 @@ func (s *server) values(op *sandboxes.Operation, args map[string]any) (sandboxes
 	return v, nil
 }
 
-// argName is the argument a tool takes an input as.
-func argName(in *sandboxes.Input) string {
+// ArgName is the argument a tool takes an input as (also for the
+// generated reference).
+func ArgName(in *sandboxes.Input) string {
 	if n := spelling.Names[in.Name]; n != "" {
 		return n
 	}

@@ -82,6 +82,9 @@ func run(mdDir, manDir string) error {
 			return err
 		}
 	}
+	if err := writeOperations(mdDir); err != nil {
+		return err
+	}
 	return writeFile(filepath.Join(mdDir, "README.md"), []byte(index(commands, topics)))
 }
 
@@ -244,6 +247,8 @@ One page per command and help topic, generated from abx's own help: the same tex
 		depth := strings.Count(c.CommandPath(), " ")
 		fmt.Fprintf(&b, "%s- [%s](%s.md): %s\n", strings.Repeat("  ", depth), c.CommandPath(), mdBase(c), c.Short)
 	}
+	b.WriteString("\nThe operations whose doors are built from their declaration, with their command, their\n" +
+		"MCP tool and their route of E2B's API: [operations.md](operations.md).\n")
 	b.WriteString("\n## Help topics\n\n")
 	for _, t := range topics {
 		fmt.Fprintf(&b, "- [abx help %s](%s.md): %s\n", t.Name(), topicBase(t, "_"), t.Short)
