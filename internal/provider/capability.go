@@ -59,6 +59,34 @@ var AllCapabilities = []CapabilityInfo{
 	{Sessions, "long-lived sessions"},
 }
 
+// optional are the capabilities a provider has by implementing an
+// optional interface of this package (one not every provider has, as
+// DataPlane): each is registered beside its interface (optionalCapability),
+// and a provider's descriptor lists those its client implements
+// (Optional), so that such a capability is never declared without its
+// method nor its method written without the capability declared.
+var optional = map[Capability]func(impl any) bool{}
+
+// optionalCapability registers c as had by whatever has reports; it is
+// called as a package-level variable's value, beside the interface.
+func optionalCapability(c Capability, has func(impl any) bool) bool {
+	optional[c] = has
+	return true
+}
+
+// Optional lists, in display order, the optional capabilities impl (a
+// provider's client, a typed nil will do) has by the interfaces it
+// implements.
+func Optional(impl any) []Capability {
+	var out []Capability
+	for _, c := range AllCapabilities {
+		if has := optional[c.Name]; has != nil && has(impl) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
 // Check refuses a capability the provider does not declare, with E8004.
 func (d *Descriptor) Check(c Capability) error {
 	if d.Supports(c) {

@@ -3,6 +3,7 @@ package sandboxes
 import (
 	"context"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/abx-dev/abx/internal/provider"
@@ -76,7 +77,29 @@ var cwdInput = Input{Name: "cwd", Kind: Text}
 // then those it declares but does not offer yet (unoffered).
 var catalogue []*Operation
 
-func init() { catalogue = append(operations(), unoffered...) }
+func init() {
+	catalogue = append(operations(), declared...)
+	for _, op := range unoffered {
+		if !slices.ContainsFunc(declared, func(d *Operation) bool { return d.Name == op.Name }) {
+			catalogue = append(catalogue, op)
+		}
+	}
+}
+
+// declared are the operations declared in files of their own, beside
+// their functions (declare).
+var declared []*Operation
+
+// declare adds operations to the catalogue from the file that holds their
+// function, as the value of a package-level variable (`var _ =
+// declare(...)`), which is set before the catalogue is made: an operation
+// is then one file of this package, its declaration and its function
+// together. One that E2B's API has and abx did not offer replaces its
+// entry of unoffered.
+func declare(ops ...*Operation) bool {
+	declared = append(declared, ops...)
+	return true
+}
 
 // operations are the operations abx offers. (A function, not a variable's
 // value: their calls name the functions that look them up.)

@@ -66,11 +66,13 @@ func Descriptor() *provider.Descriptor {
 		Name:     Name,
 		Summary:  "OpenKruise Agents sandbox-manager on Alibaba Cloud ACS/ACK",
 		Settings: Settings,
-		Capabilities: []provider.Capability{
+		// What every provider has, what envd gives its sandboxes, and the
+		// optional capabilities of the interfaces the client implements.
+		Capabilities: append([]provider.Capability{
 			provider.SandboxLifecycle, provider.SandboxTimeout, provider.SandboxPause,
 			provider.ExecRun, provider.ExecStream, provider.ProcessManage, provider.FilesRW,
 			provider.FilesWatch, provider.PTY, provider.SandboxMetrics, provider.CodeInterpret, provider.PortsURL,
-		},
+		}, provider.Optional((*Client)(nil))...),
 		NewConfig: func() provider.Config { return &Config{} },
 		Open: func(c provider.Config, deps provider.Deps) (provider.Provider, error) {
 			return New(*c.(*Config), deps)
