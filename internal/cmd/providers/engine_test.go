@@ -25,8 +25,8 @@ func TestNewCmdServe(t *testing.T) {
 		{Name: "envd's port", Argv: []string{"--public-port", "49983"}, WantErr: "invalid --public-port: port 49983 cannot be public"},
 		{Name: "the interpreter's port", Argv: []string{"--public-port", "3000", "--public-port", "49999"},
 			WantErr: "invalid --public-port: port 49999 cannot be public"},
-		{Name: "out of range", Argv: []string{"--public-port", "70000"}, WantErr: `invalid --public-port "70000": must be between 1 and 65535`},
-		{Name: "zero", Argv: []string{"--public-port", "0"}, WantErr: `invalid --public-port "0": must be between 1 and 65535`},
+		{Name: "out of range", Argv: []string{"--public-port", "70000"}, WantErr: `invalid --public-port 70000: must be between 1 and 65535`},
+		{Name: "zero", Argv: []string{"--public-port", "0"}, WantErr: `invalid --public-port 0: must be between 1 and 65535`},
 	}
 	factorytest.Parse(t, cases, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdServe(f, func(_ context.Context, o *ServeOptions) error {
