@@ -5,8 +5,10 @@ package process
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
 )
 
 // The emulator's sandbox processes start this test binary as their init.
@@ -14,5 +16,8 @@ import (
 // side by side.
 func TestMain(m *testing.M) {
 	cmdtest.RaiseParallel()
+	// A stream no attempt takes up again fails at the end of a window of
+	// a few seconds rather than the shortest idle bound a user may set.
+	alicloudcontainer.MinIdleTimeout = time.Second
 	os.Exit(m.Run())
 }

@@ -49,6 +49,9 @@ type RunOptions struct {
 	TTY         bool
 	// Signals are Ctrl-C, SIGTERM and SIGHUP; nil: the process's own.
 	Signals <-chan os.Signal
+
+	// fetchWithin stands in for fetchBound, in tests; zero: fetchBound.
+	fetchWithin time.Duration
 }
 
 // Copy is one --put (Local to Remote) or --get (Remote to Local).
@@ -398,7 +401,11 @@ func (opts *RunOptions) fetch(st *stopper, out *output.Stream, id string, ran bo
 	ctx, cancel := context.WithCancel(context.WithoutCancel(st.ctx))
 	defer cancel()
 	// Once stopped, before the fetch or during it, it has fetchBound left.
-	defer context.AfterFunc(st.ctx, func() { time.AfterFunc(fetchBound, cancel) })()
+	bound := fetchBound
+	if opts.fetchWithin > 0 {
+		bound = opts.fetchWithin
+	}
+	defer context.AfterFunc(st.ctx, func() { time.AfterFunc(bound, cancel) })()
 	c, err := opts.Sandboxes.Envd(ctx, id, opts.User, provider.FilesRW)
 	if err != nil {
 		return err

@@ -26,7 +26,11 @@ func TestRunRidesOutACutOfTheAPI(t *testing.T) {
 	s := newSandbox(t, "0.2.10")
 	p := s.behind(t)
 	p.Add(faultproxy.Rule{Method: "POST", Path: timeoutRPC, Times: 2, Fault: faultproxy.Reset()})
-	opts, out := s.runIn(t, "sleep 14; echo done")
+	// A lease shorter than a new sandbox's lifetime, renewed every 5 s: the
+	// refused renewals come at 5 s and 6 s, the one through at 7 s, well
+	// within the lease, and while the command still runs.
+	opts, out := s.runIn(t, "sleep 9; echo done")
+	opts.Lease = 15 * time.Second
 	err := start(t, func() error { return runRun(t.Context(), opts) })()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.ErrOut)
@@ -89,6 +93,8 @@ func TestRunBoundsAFetchStoppedMidway(t *testing.T) {
 	p.Add(faultproxy.Rule{Method: "GET", Path: `/files$`, Fault: faultproxy.Hold(10 * time.Minute)})
 	opts, out := s.runIn(t, "echo result > /tmp/result")
 	opts.Gets = []Copy{{Remote: "/tmp/result", Local: t.TempDir()}}
+	// The bound works the same at any length: a second, not fetchBound.
+	opts.fetchWithin = time.Second
 	signals := make(chan os.Signal, 1)
 	opts.Signals = signals
 	errc := make(chan error, 1)
@@ -100,8 +106,8 @@ func TestRunBoundsAFetchStoppedMidway(t *testing.T) {
 	var err error
 	select {
 	case err = <-errc:
-	case <-time.After(fetchBound + 10*time.Second):
-		t.Fatalf("abx did not return within %s of the stop (the fetch is bound to %s)", fetchBound+10*time.Second, fetchBound)
+	case <-time.After(within):
+		t.Fatalf("abx did not return within %s of the stop (the fetch is bound to %s)", within, opts.fetchWithin)
 	}
 	if abxerr.From(err).Code != abxerr.Interrupted {
 		t.Fatalf("error %v\n%s", err, out.ErrOut)
