@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
+	"github.com/abx-dev/abx/internal/testparallel"
 )
 
 // The emulator's sandbox processes start this test binary as their init.
 // The tests wait on sandbox processes far more than they compute: they run
 // side by side.
 func TestMain(m *testing.M) {
-	cmdtest.RaiseParallel()
+	testparallel.Raise()
 	// A stream no attempt takes up again fails at the end of a window of
 	// a few seconds rather than the shortest idle bound a user may set.
 	alicloudcontainer.MinIdleTimeout = time.Second
