@@ -15,6 +15,7 @@ import (
 // every start (docs/performance.md). The linker's -dumpdep marks such a
 // caller <ReflectMethod>.
 func TestLinkerPrunesMethods(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not installed")
 	}

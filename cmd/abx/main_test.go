@@ -18,12 +18,12 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/abx-dev/abx/internal/cmd/root"
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/emulator/reqlog"
 	"github.com/abx-dev/abx/internal/fakenet"
+	"github.com/abx-dev/abx/internal/testparallel"
 )
 
 // The scripts in testdata/script are user stories: real command lines run
@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 	if _, isCommand := commands[filepath.Base(os.Args[0])]; !isCommand {
 		// The stories wait on servers, child processes and the sandboxes'
 		// clocks far more than they compute: run them side by side.
-		cmdtest.RaiseParallel()
+		testparallel.Raise()
 	}
 	testscript.Main(m, commands)
 }
@@ -69,6 +69,8 @@ func (c *clock) now() time.Time {
 var repoRoot, _ = filepath.Abs("../..")
 
 func TestScripts(t *testing.T) {
+	// Side by side with the package's other tests, which wait too.
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

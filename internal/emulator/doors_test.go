@@ -47,6 +47,7 @@ func send(t *testing.T, method, url, host string, header map[string]string, key 
 // Host or to a page elsewhere, before the request reaches the manager or
 // a sandbox.
 func TestGatewayServesThisMachinesNamesOnly(t *testing.T) {
+	t.Parallel()
 	e, err := Start(Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +93,7 @@ func TestGatewayServesThisMachinesNamesOnly(t *testing.T) {
 // A gateway with a domain (the stories' abx.test, served over TLS for
 // *.abx.test) answers that domain's names too, and no name merely like it.
 func TestGatewayServesItsDomain(t *testing.T) {
+	t.Parallel()
 	m := manager.New(manager.Options{APIKey: "k", Domain: "abx.test"})
 	g := NewGateway(m, t.TempDir(), "")
 	ts := httptest.NewServer(g)
@@ -117,6 +119,7 @@ func TestGatewayServesItsDomain(t *testing.T) {
 // another listener of the same gateway bears its mark and is refused the
 // same way; either answer is the gateway's 508.
 func TestGatewayRefusesALoop(t *testing.T) {
+	t.Parallel()
 	e, err := Start(Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -157,6 +160,7 @@ func TestGatewayRefusesALoop(t *testing.T) {
 // Forwards to a sandbox's ports are bounded: past MaxForwards at once the
 // gateway answers 503 at once, and serves again when one ends.
 func TestGatewayBoundsForwardsAtOnce(t *testing.T) {
+	t.Parallel()
 	f := newGatewayFixture(t)
 	f.g.MaxForwards = 2
 	id, _ := f.create("base")
@@ -212,6 +216,7 @@ func TestGatewayBoundsForwardsAtOnce(t *testing.T) {
 // time each get their answer, and the gateway closes them, without
 // waiting for the bodies.
 func TestGatewayAnswersSlowBodiesWithoutTheKeyAtOnce(t *testing.T) {
+	t.Parallel()
 	e, err := Start(Options{})
 	if err != nil {
 		t.Fatal(err)

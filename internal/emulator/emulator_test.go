@@ -56,6 +56,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 func TestTimeoutsExpireWithoutARequest(t *testing.T) {
+	t.Parallel()
 	// At 100× a 30 s timeout passes in 0.3 s.
 	e, err := Start(Options{TimeScale: 100})
 	if err != nil {
@@ -78,6 +79,7 @@ func TestTimeoutsExpireWithoutARequest(t *testing.T) {
 }
 
 func TestStateSurvivesARestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	e, err := Start(Options{StateDir: dir})
 	if err != nil {
@@ -149,6 +151,7 @@ func TestStateSurvivesARestart(t *testing.T) {
 }
 
 func TestTemporaryStateDirIsRemoved(t *testing.T) {
+	t.Parallel()
 	e, err := Start(Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +166,7 @@ func TestTemporaryStateDirIsRemoved(t *testing.T) {
 }
 
 func TestLoopbackOnly(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"0.0.0.0:0", "192.0.2.1:0", "example.com:0"} {
 		if _, err := Start(Options{Addr: addr}); err == nil || !strings.Contains(err.Error(), "loopback") {
 			t.Errorf("%s: %v", addr, err)

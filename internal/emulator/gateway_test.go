@@ -69,6 +69,7 @@ func (f *gatewayFixture) create(template string) (string, string) {
 }
 
 func TestCodeInterpreterPort(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
 	}
@@ -129,6 +130,7 @@ func TestCodeInterpreterPort(t *testing.T) {
 // its Host to another is refused: which one was meant cannot be told, and
 // the path may be a client's, appended to a forwarder's rule.
 func TestARouteThatDisagreesIsRefused(t *testing.T) {
+	t.Parallel()
 	f := newGatewayFixture(t)
 	id, token := f.create("base")
 	other, _ := f.create("base")

@@ -128,6 +128,7 @@ func gone(t *testing.T, since time.Time, marks []string, port int) {
 // does: killed, expired, or with the emulator.
 func TestASandboxEndsWithEveryProcessOfIt(t *testing.T) {
 	jailtest.Need(t)
+	t.Parallel()
 	for n, how := range []string{"killed", "expired", "emulator stopped"} {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel()
@@ -161,6 +162,7 @@ func TestASandboxEndsWithEveryProcessOfIt(t *testing.T) {
 // way.
 func TestAPausedSandboxRunsNothing(t *testing.T) {
 	jailtest.Need(t)
+	t.Parallel()
 	for _, how := range []string{"resume", "connect", "auto-pause"} {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel()

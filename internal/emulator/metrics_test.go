@@ -14,6 +14,7 @@ import (
 // metrics reads it, to the sandbox's access token only; paused, the
 // gateway answers 502 as for any envd call.
 func TestMetricsThroughTheGateway(t *testing.T) {
+	t.Parallel()
 	f := newGatewayFixture(t)
 	id, token := f.create("base")
 	h := http.Header{}

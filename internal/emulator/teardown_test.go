@@ -90,6 +90,7 @@ func stuckProcess(t *testing.T, e *Emulator, id string) (release func()) {
 // A sandbox whose processes take seconds to stop is killed, or expires:
 // while its teardown runs, the manager and the gateway answer everyone else.
 func TestASlowTeardownBlocksNobody(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"killed", "expired"} {
 		t.Run(how, func(t *testing.T) {
 			e := startEmulator(t, Options{Isolation: IsolationNone})
@@ -143,6 +144,7 @@ func TestASlowTeardownBlocksNobody(t *testing.T) {
 
 // Close returns after the teardowns of killed sandboxes, however slow.
 func TestCloseWaitsForTeardowns(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, Options{StateDir: t.TempDir(), Isolation: IsolationNone})
 	slow := createSandbox(t, e, `{"templateID":"base"}`)
 	release := stuckProcess(t, e, slow)

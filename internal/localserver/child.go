@@ -28,20 +28,28 @@ type child struct {
 	// foreground tells whether a Ctrl-C came from abx's terminal, which
 	// sent it to the child too (tty.Foreground).
 	foreground func() bool
+	// grace is childGrace, or less in tests.
+	grace time.Duration
 }
 
 // run runs the child and exits as it did, as a shell's job: its status,
 // 128+n when signal n ended it, 127 or 126 when it could not start.
 //
-// The child decides what a signal does, and abx waits for it: a Ctrl-C
-// typed on abx's terminal reached the child already (the terminal signals
-// the whole foreground group), so abx passes on only a SIGINT sent to abx
-// alone. A SIGTERM is passed on, and a child that has not ended childGrace
-// later is killed, so that abx, and the server it runs, end within a bound.
+// A Ctrl-C typed on abx's terminal reached the child already (the
+// terminal signals the whole foreground group): the child decides what it
+// does, and abx waits for it, as a shell waits for its job (a REPL goes
+// on). A SIGINT or SIGTERM sent to abx alone is passed on, and a child
+// that has not ended childGrace later is killed, so that abx, and the
+// server it runs, end within a bound: a shell script that gets a SIGINT
+// alone while it waits for a command goes on once the command ends of
+// itself, and would run to its end.
 func (ch child) run(io *output.Streams) error {
 	c := exec.Command(ch.argv[0], ch.argv[1:]...)
 	c.Env = append(os.Environ(), ch.env...)
 	c.Stdin, c.Stdout, c.Stderr = io.In, io.Out, io.ErrOut
+	// Streams that are not files are copied; a process the child left
+	// behind may hold their pipes open after the child ended.
+	c.WaitDelay = ch.graceOr()
 	if err := c.Start(); err != nil {
 		return cannotStart(ch.argv[0], err)
 	}
@@ -62,7 +70,8 @@ func (ch child) run(io *output.Streams) error {
 	return nil
 }
 
-// relay passes the signals abx gets on to p until done.
+// relay passes the signals abx gets on to p until done, and kills p the
+// grace after the first one sent to abx alone.
 func (ch child) relay(p *os.Process, done <-chan struct{}) {
 	var kill <-chan time.Time
 	for {
@@ -74,14 +83,21 @@ func (ch child) relay(p *os.Process, done <-chan struct{}) {
 				continue // the terminal sent it to p as well
 			}
 			_ = p.Signal(sig)
-			if sig != os.Interrupt && kill == nil {
-				kill = time.After(childGrace)
+			if kill == nil {
+				kill = time.After(ch.graceOr())
 			}
 		case <-kill:
 			_ = p.Kill()
 			return
 		}
 	}
+}
+
+func (ch child) graceOr() time.Duration {
+	if ch.grace > 0 {
+		return ch.grace
+	}
+	return childGrace
 }
 
 // cannotStart says why a program did not start as a shell says it, and

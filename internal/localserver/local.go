@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/output"
@@ -47,6 +48,8 @@ type Local struct {
 	// tty.Foreground, in tests; nil: the real ones.
 	signals    <-chan os.Signal
 	foreground func() bool
+	// grace stands in for childGrace, in tests; zero: childGrace.
+	grace time.Duration
 }
 
 // Serve starts the server, prints the lines that point programs at it
@@ -114,7 +117,7 @@ func (l Local) Exec(ctx context.Context, io *output.Streams, argv []string) erro
 		return abxerr.New(abxerr.Interrupted, "interrupted before %s ran", argv[0])
 	default:
 	}
-	ch := child{argv: argv, env: append(s.Env(), selfOnPath()...), signals: sigs, foreground: foreground}
+	ch := child{argv: argv, env: append(s.Env(), selfOnPath()...), signals: sigs, foreground: foreground, grace: l.grace}
 	runErr := ch.run(io)
 	select {
 	case <-s.Done(): // it failed while the program ran: the program may say why too

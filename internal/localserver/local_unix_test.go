@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/output"
@@ -71,9 +72,10 @@ func needBash(t *testing.T) {
 }
 
 // trapping is a child that reports each of INT and TERM it gets on
-// stdout and exits 42 at INT, 43 at TERM, unless told to go on at INT.
-const trapping = `trap 'echo got INT; [ "$1" = on ] || exit 42' INT
-trap 'echo got TERM; exit 43' TERM
+// stdout and exits 42 at INT, 43 at TERM, unless told to go on at INT
+// ("on") or at both ("always").
+const trapping = `trap 'echo got INT; case "$1" in on|always) ;; *) exit 42 ;; esac' INT
+trap 'echo got TERM; [ "$1" = always ] || exit 43' TERM
 echo ready
 while :; do sleep 0.05; done`
 
@@ -122,6 +124,71 @@ func TestExecPassesOnTheSignalsSentToAbxAlone(t *testing.T) {
 		if !strings.HasPrefix(string(rest), "got ") {
 			t.Errorf("%v: the child said %q", sig, rest)
 		}
+	}
+}
+
+// A signal sent to abx alone asks it to end within a bound, whatever the
+// child does with it: one that goes on (a shell that waits for a command
+// goes on after a SIGINT sent to it alone, when the command did not end of
+// it) is killed the grace later, and abx exits as the kill ended it.
+func TestExecEndsAChildThatGoesOnAfterASignal(t *testing.T) {
+	t.Parallel()
+	needBash(t)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		sigs := make(chan os.Signal, 1)
+		s := &fakeServer{done: make(chan struct{})}
+		l := testLocal(s, sigs, false)
+		l.grace = 50 * time.Millisecond
+		out, done := runTrapping(t, l, "always")
+		// Passing the signal on is TestExecPassesOnTheSignalsSentToAbxAlone's;
+		// the kill may come before the child's trap.
+		go func() { _, _ = io.Copy(io.Discard, out) }()
+		sigs <- sig
+		select {
+		case err := <-done:
+			if got := abxerr.Exit(err, true); got != 128+int(syscall.SIGKILL) {
+				t.Errorf("%v: exit %d, want %d (%v)", sig, got, 128+int(syscall.SIGKILL), err)
+			}
+		case <-time.After(time.Minute): // a hang guard
+			t.Fatalf("%v: abx still waits for a child that went on", sig)
+		}
+	}
+}
+
+// A shell script that gets a SIGINT alone while it waits for a command
+// goes on when the command ends of itself (it never got the signal), here
+// to a long sleep: abx kills it the grace later, whichever the script was
+// doing when the signal came.
+func TestExecEndsAScriptThatGoesOnAfterASigint(t *testing.T) {
+	t.Parallel()
+	needBash(t)
+	sigs := make(chan os.Signal, 1)
+	s := &fakeServer{done: make(chan struct{})}
+	l := testLocal(s, sigs, false)
+	l.grace = 50 * time.Millisecond
+	streams, _, _, _ := output.Test(false)
+	r, w := ioPipe(t)
+	streams.Out = w
+	done := make(chan error, 1)
+	go func() {
+		done <- l.Exec(context.Background(), streams, []string{"bash", "-c", `sh -c 'echo ready; sleep 0.5'; exec sleep 600`})
+		_ = w.Close()
+	}()
+	out := bufio.NewReader(r)
+	if line, err := out.ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the child said %q (%v)", line, err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	sigs <- os.Interrupt
+	select {
+	case err := <-done:
+		// 137 when the script went on; 130 when the signal came before
+		// it waited.
+		if got := abxerr.Exit(err, true); got != 137 && got != 130 {
+			t.Errorf("exit %d, want 137 or 130 (%v)", got, err)
+		}
+	case <-time.After(time.Minute): // a hang guard
+		t.Fatal("abx still waits for a script that went on")
 	}
 }
 

@@ -216,8 +216,9 @@ func (t *Terminal) send(ctx context.Context, c *envd.Client, pid uint32, keys []
 var ErrKeysRefused = errors.New("the process refused the keys")
 
 // refusedWait is how long a session waits for its stream's end once envd
-// refused its keys for good.
-const refusedWait = 3 * time.Second
+// refused its keys for good. It is a variable only so that tests which
+// wait it out can lower it before they start.
+var refusedWait = 3 * time.Second
 
 // keysRefused is the error of a session whose keys envd refused.
 func keysRefused(pid uint32, err error) error {

@@ -28,7 +28,7 @@ func NewCmdExec(f *cmdutil.Factory, runF func(context.Context, *ExecOptions) err
 and every process its sandboxes started, and exit with CMD's exit status (128+n if a
 signal ended it; 127 if CMD is not there, 126 if it cannot run, as a shell says). A Ctrl-C
 typed on the terminal reaches CMD with abx; one or a SIGTERM sent to abx alone is passed
-on to CMD. This is how a script that uses abx is tested without a cluster. Each
+on to CMD, which is killed if it has not ended 5 s later. This is how a script that uses abx is tested without a cluster. Each
 run starts empty, in a temporary state dir, unless --state-dir names one.`,
 		Example: `  abx emulator exec -- ./examples/quickstart.sh
   abx emulator exec -- bash -c 'abx create --template base -q'

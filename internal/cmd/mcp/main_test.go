@@ -6,11 +6,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/testparallel"
 )
 
 // The emulator's sandbox processes start this test binary as their init.
 func TestMain(m *testing.M) {
-	cmdtest.RaiseParallel()
+	testparallel.Raise()
 	os.Exit(m.Run())
 }

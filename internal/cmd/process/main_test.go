@@ -5,9 +5,11 @@ package process
 import (
 	"os"
 	"testing"
+	"time"
 
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
+	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
 	"github.com/abx-dev/abx/internal/sandboxes"
+	"github.com/abx-dev/abx/internal/testparallel"
 )
 
 // The emulator's sandbox processes start this test binary as their init.
@@ -16,7 +18,10 @@ import (
 // that a lease that is lost runs out in seconds, not in half a minute
 // (TestRunStopsWhenTheLeaseIsLost).
 func TestMain(m *testing.M) {
-	cmdtest.RaiseParallel()
+	testparallel.Raise()
+	// A stream no attempt takes up again fails at the end of a window of
+	// a few seconds rather than the shortest idle bound a user may set.
+	alicloudcontainer.MinIdleTimeout = time.Second
 	sandboxes.Op("sandbox.run").Input("lease").Min = 1
 	os.Exit(m.Run())
 }

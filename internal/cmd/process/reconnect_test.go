@@ -276,7 +276,6 @@ func TestExecSandboxGoneDuringTheCut(t *testing.T) {
 		up.ServeHTTP(w, r)
 	})})
 	opts, _ := s.execIn(t, "", "while :; do echo tick; sleep 0.2; done")
-	begun := time.Now()
 	err = start(t, func() error { return runExec(t.Context(), opts) })()
 	// The stream could not be taken up again, and the one read of the
 	// sandbox says why: it is gone.
@@ -284,9 +283,6 @@ func TestExecSandboxGoneDuringTheCut(t *testing.T) {
 	if e.Code != abxerr.NotFound || abxerr.Exit(err, true) != abxerr.ExitOwnFailure ||
 		e.Message != "sandbox "+s.id+" ended while the command ran (killed, or its timeout passed): how the command ended is unknown" {
 		t.Fatalf("error %v (%s), want the sandbox's end, exit 125", err, e.Code)
-	}
-	if took := time.Since(begun); took > 15*time.Second {
-		t.Errorf("took %s: a 502 is not waited out", took)
 	}
 	if n := p.Count("", connectRPC); n != 1 {
 		t.Errorf("%d Connect calls after the 502, want 1", n)
@@ -357,13 +353,13 @@ func TestExecCtrlCDuringReconnect(t *testing.T) {
 }
 
 // A stream that no attempt takes up again within the window (the idle
-// bound, 10 s here) fails with the cut, the last failure's code and how
+// bound, 4 s here) fails with the cut, the last failure's code and how
 // to look at the process, which still runs.
 func TestExecGivesUpAfterTheWindow(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, "0.2.10")
 	p := s.behind(t)
-	s.env["ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT"] = "10s"
+	s.env["ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT"] = "4s"
 	p.Add(faultproxy.Rule{Path: startRPC, Fault: faultproxy.CutAfter(time.Second)})
 	p.Add(faultproxy.Rule{Path: connectRPC, Fault: faultproxy.Status(http.StatusServiceUnavailable, "upstream connect error")})
 	a := sleepMark()
@@ -373,11 +369,11 @@ func TestExecGivesUpAfterTheWindow(t *testing.T) {
 	if !errors.Is(err, remoteproc.ErrCut) || e.Code != abxerr.Network || abxerr.Exit(err, true) != abxerr.ExitOwnFailure {
 		t.Fatalf("error %v (%s), want a cut stream, E5001, exit 125", err, e.Code)
 	}
-	if !regexp.MustCompile(`^the stream of process \d+ was cut after \d+\.\ds \(.+\), and abx could not reattach: no stream within 10\.\ds: `).MatchString(e.Message) {
+	if !regexp.MustCompile(`^the stream of process \d+ was cut after \d+\.\ds \(.+\), and abx could not reattach: no stream within 4\.\ds: `).MatchString(e.Message) {
 		t.Errorf("message %q", e.Message)
 	}
 	if n := p.Count("", connectRPC); n < 3 || n > 20 {
-		t.Errorf("%d attempts in 10 s, want a backoff", n)
+		t.Errorf("%d attempts in 4 s, want a backoff", n)
 	}
 	waitSleepers(t, 1, a) // left running, as the hint says
 }

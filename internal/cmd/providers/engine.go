@@ -261,8 +261,8 @@ func NewCmdEngineExec(f *cmdutil.Factory, runF func(context.Context, *EngineExec
 		Long: `Start the engine, run CMD with E2B_API_URL, E2B_SANDBOX_URL, E2B_API_KEY and E2B_DOMAIN
 pointing at it, stop the engine and exit with CMD's status (128+n if signal n ended it;
 127 if CMD is not there, 126 if it cannot run, as a shell says). A Ctrl-C typed on the
-terminal reaches CMD with abx; one or a SIGTERM sent to abx alone is passed on to CMD.
-The engine's rules are serve's: its token on every request, --public-port for a
+terminal reaches CMD with abx; one or a SIGTERM sent to abx alone is passed on to CMD,
+which is killed if it has not ended 5 s later. The engine's rules are serve's: its token on every request, --public-port for a
 sandbox's web app.`,
 		Example: `  abx provider engine exec -- node my-agent.mjs
   abx provider engine exec -- e2b sandbox list`,

@@ -5,14 +5,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abx-dev/abx/internal/cmdutil/cmdtest"
 	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
+	"github.com/abx-dev/abx/internal/testparallel"
 )
 
 // These tests wait on fake servers, child processes and deadlines far more
 // than they compute: run them side by side.
 func TestMain(m *testing.M) {
-	cmdtest.RaiseParallel()
+	testparallel.Raise()
 	// The stalled-stream cases wait out an idle bound of testIdle rather
 	// than the shortest a user may set.
 	alicloudcontainer.MinIdleTimeout = time.Second

@@ -14,6 +14,7 @@ import (
 // A version manager's shim is asked once which interpreter it runs; every
 // kernel after that starts the interpreter itself.
 func TestShimIsAskedOnce(t *testing.T) {
+	t.Parallel()
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 is not installed")

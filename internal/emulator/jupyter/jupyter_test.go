@@ -196,6 +196,7 @@ func (f *fixture) createContext(body string) string {
 }
 
 func TestVariablesPersistAndExecutionsCount(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	first := f.run(code("x = 6*7"))
 	if count(first) != 1 || len(first) != 1 {
@@ -238,6 +239,7 @@ func TestVariablesPersistAndExecutionsCount(t *testing.T) {
 }
 
 func TestOutputStreamsAsTheCodeRuns(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	gate := filepath.Join(f.home, "gate") // the kernel sees it in its home
 	ls := f.open(context.Background(), code(`import os, time
@@ -273,6 +275,7 @@ os.write(1, b"raw\n")`))
 }
 
 func TestErrorsStopTheCellWithIPythonsTraceback(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	got := f.run(code("print('before')\n1/0\nprint('after')"))
 	last := got[len(got)-1]
@@ -305,6 +308,7 @@ func TestErrorsStopTheCellWithIPythonsTraceback(t *testing.T) {
 }
 
 func TestResultsFollowTheDisplayProtocol(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	got := f.run(code(`import struct, zlib
 
@@ -346,6 +350,7 @@ Dot()`))
 }
 
 func TestEnvVarsLastOneExecution(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	got := f.run(map[string]any{"code": "import os; os.environ['ABX_TEST_VAR']", "env_vars": map[string]string{"ABX_TEST_VAR": "v1"}})
 	if res := find(got, "result"); res.str("text") != "v1" {
@@ -358,6 +363,7 @@ func TestEnvVarsLastOneExecution(t *testing.T) {
 }
 
 func TestRequestErrors(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	for _, c := range []struct {
 		method, path, body string
@@ -384,6 +390,7 @@ func TestRequestErrors(t *testing.T) {
 }
 
 func TestContexts(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	if err := os.MkdirAll(filepath.Join(f.home, "proj"), 0o755); err != nil {
 		t.Fatal(err)
@@ -451,6 +458,7 @@ func TestContexts(t *testing.T) {
 }
 
 func TestRestartEndsTheRunningExecution(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	id := f.createContext(`{}`)
 	ls := f.open(context.Background(), inContext(id, "import time\nwhile True: time.sleep(0.01)"))
@@ -470,6 +478,7 @@ func TestRestartEndsTheRunningExecution(t *testing.T) {
 // The real server has no authentication: a request without a token is
 // served, one with a token is logged with it.
 func TestNoTokenIsAskedFor(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	for _, c := range []struct{ method, path, body, want string }{
 		{"GET", "/health", "", `"OK"`},
@@ -500,6 +509,7 @@ func TestNoTokenIsAskedFor(t *testing.T) {
 }
 
 func TestDisconnectLetsTheCodeRunOn(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	f.run(code("n = 5"))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -517,6 +527,7 @@ func TestDisconnectLetsTheCodeRunOn(t *testing.T) {
 }
 
 func TestCloseKillsTheKernels(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	marker := "6012." + strconv.Itoa(os.Getpid())
 	got := f.run(code(`import subprocess; sleeper = subprocess.Popen(["sleep", "` + marker + `"])`))
@@ -563,6 +574,7 @@ func running(marker string) bool {
 }
 
 func TestKeepalive(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{Keepalive: 20 * time.Millisecond})
 	ls := f.open(context.Background(), code("import time; time.sleep(0.3)"))
 	seen := false

@@ -27,6 +27,7 @@ func texts(ls []line, kind string) string {
 // the result (undefined included), an error is its name, message and
 // stack.
 func TestJavaScriptKernel(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: the emulator's JavaScript kernel runs it")
 	}
@@ -80,6 +81,7 @@ func TestJavaScriptKernel(t *testing.T) {
 // The Bash kernel, as the template's bash_kernel answers: one shell per
 // context, output merged on stdout, a failing status an error with no name.
 func TestBashKernel(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	bash := func(c string) []line { return f.run(inLanguage("bash", c)) }
 

@@ -34,6 +34,7 @@ var figureText = regexp.MustCompile(`^<Figure size \d+x\d+ with 1 Axes>$`)
 // the cell's value is its PNG (and, as in IPython, displayed again as the
 // cell ends, since pyplot still holds it).
 func TestMatplotlibFiguresComeBackAsPNG(t *testing.T) {
+	t.Parallel()
 	f := start(t, Options{})
 	if e := find(f.run(code("import matplotlib.pyplot as plt")), "error"); e != nil {
 		t.Skipf("the sandbox's python3 has no matplotlib (%s: %s): Debian's python3-matplotlib provides it", e.str("name"), e.str("value"))

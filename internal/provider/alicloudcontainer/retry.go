@@ -20,10 +20,11 @@ import (
 // never past the call's deadline. Creating a sandbox is not idempotent
 // (callOnce): it is tried again only when its request never left this
 // machine.
-const (
-	retryFirstWait = 250 * time.Millisecond
-	retryMaxWait   = 5 * time.Second
-)
+// retryFirstWait is a variable only so that tests which wait out backoffs
+// can lower it before they start.
+var retryFirstWait = 250 * time.Millisecond
+
+const retryMaxWait = 5 * time.Second
 
 // try is the outcome of one attempt of a call.
 type try struct {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -53,19 +54,23 @@ func failing(n int32, status int, header http.Header, count *atomic.Int32) http.
 // Idempotent calls ride out transient answers; --debug says each try.
 func TestIdempotentCallsRetryTransientAnswers(t *testing.T) {
 	t.Parallel()
+	// Each waits out its backoff: side by side.
 	for _, status := range []int{429, 502, 503, 504} {
-		var count atomic.Int32
-		var log strings.Builder
-		c := retryClient(t, failing(2, status, nil, &count), 3, 30*time.Second, &log)
-		if err := c.Kill(context.Background(), "sbx-1"); err != nil {
-			t.Fatalf("%d: %v", status, err)
-		}
-		if count.Load() != 3 {
-			t.Errorf("%d: %d requests, want 3", status, count.Load())
-		}
-		if n := strings.Count(log.String(), "DELETE /sandboxes/sbx-1: try "); n != 2 {
-			t.Errorf("%d: the log tells %d retries:\n%s", status, n, log.String())
-		}
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			t.Parallel()
+			var count atomic.Int32
+			var log strings.Builder
+			c := retryClient(t, failing(2, status, nil, &count), 3, 30*time.Second, &log)
+			if err := c.Kill(context.Background(), "sbx-1"); err != nil {
+				t.Fatalf("%d: %v", status, err)
+			}
+			if count.Load() != 3 {
+				t.Errorf("%d: %d requests, want 3", status, count.Load())
+			}
+			if n := strings.Count(log.String(), "DELETE /sandboxes/sbx-1: try "); n != 2 {
+				t.Errorf("%d: the log tells %d retries:\n%s", status, n, log.String())
+			}
+		})
 	}
 }
 

@@ -1,0 +1,15 @@
+package files
+
+import (
+	"os"
+	"testing"
+
+	"github.com/abx-dev/abx/internal/testparallel"
+)
+
+// These tests wait on the emulator's sandboxes far more than they
+// compute: run them side by side.
+func TestMain(m *testing.M) {
+	testparallel.Raise()
+	os.Exit(m.Run())
+}

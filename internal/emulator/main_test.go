@@ -1,0 +1,16 @@
+package emulator
+
+import (
+	"os"
+	"testing"
+
+	"github.com/abx-dev/abx/internal/testparallel"
+)
+
+// The sandboxes' processes start this test binary as their init. The
+// tests wait on sandboxes and their clocks far more than they compute:
+// they run side by side.
+func TestMain(m *testing.M) {
+	testparallel.Raise()
+	os.Exit(m.Run())
+}
