@@ -74,7 +74,7 @@ func (s *server) run(ctx context.Context, req *mcp.CallToolRequest, in RunArgs) 
 			res.SandboxID = sb.SandboxID
 			return nil
 		},
-		Ended: func(x *sandboxes.Execution, err error) error {
+		Ended: func(x *sandboxes.Execution, _ error) error {
 			if x != nil && x.Exit != nil {
 				res.ExitCode, res.Status = x.Exit.Code, x.Exit.Status
 			}

@@ -91,7 +91,7 @@ type Input struct {
 	Usage      string
 }
 
-// Operation returns the declared operation named name; it panics on a name
+// Op returns the declared operation named name; it panics on a name
 // the catalogue does not have, which is a bug of the door that names it.
 func Op(name string) *Operation {
 	for _, op := range catalogue {
@@ -294,7 +294,7 @@ func (in *Input) CheckChoice(ctx context.Context, v string) (string, error) {
 }
 
 // CheckText refuses a required text that is empty or blank.
-func (in *Input) CheckText(ctx context.Context, v string) error {
+func (in *Input) CheckText(_ context.Context, v string) error {
 	if !in.Required || strings.TrimSpace(v) != "" {
 		return nil
 	}

@@ -1,7 +1,6 @@
 package sandboxes
 
 import (
-	"context"
 	"math"
 	"slices"
 	"time"
@@ -123,27 +122,6 @@ func operations() []*Operation {
 			Inputs: []Input{idInput}},
 		{Name: "sandbox.resume", Capability: provider.SandboxPause, Func: "Resume", Lifecycle: true,
 			Inputs: []Input{idInput, lifetimeInput}},
-		{Name: "sandbox.url", Capability: provider.PortsURL, Func: "PortURL", ReadOnly: true,
-			Inputs: []Input{positional(idInput, "the sandbox's ID"), positional(portInput, "the port in the sandbox")},
-			Door: &Door{Group: "sandboxes", Use: "url ID PORT",
-				Short: "Print the public URL of a port of a sandbox",
-				Long: `Print the URL at which PORT of a sandbox is reached through the gateway. It is computed
-from the configuration (domain, protocol, base URL) without any request.`,
-				Example: `  abx url "$id" 8080
-  curl "$(abx url "$id" 8080)/health"`,
-				Tool:    "sandbox_url",
-				ToolDoc: "The public URL of a port of a sandbox, through the gateway. Computed from the configuration, without a request.",
-				Title:   "URL of a sandbox's port",
-				Result:  (*PortAddress)(nil),
-				Line:    func(r any) string { return r.(*PortAddress).URL },
-			},
-			Call: func(ctx context.Context, s *Service, in Values) (any, error) {
-				u, err := s.PortURL(ctx, in.Text("id"), int(in.Number("port")))
-				if err != nil {
-					return nil, err
-				}
-				return &PortAddress{SandboxID: in.Text("id"), Port: int(in.Number("port")), URL: u}, nil
-			}},
 		{Name: "sandbox.metrics", Capability: provider.SandboxMetrics, Func: "Sample", ReadOnly: true,
 			Inputs: []Input{idInput}},
 		{Name: "sandbox.port", Capability: provider.PortsURL, Func: "Endpoint", ReadOnly: true,
@@ -227,13 +205,6 @@ var unoffered = []*Operation{
 	{Name: "volumes", Capability: provider.StorageMount},
 	{Name: "files.upload-url", Capability: provider.FilesTransfer},
 	{Name: "files.download-url", Capability: provider.FilesTransfer, ReadOnly: true},
-}
-
-// PortAddress is where a port of a sandbox is reached (sandbox.url).
-type PortAddress struct {
-	SandboxID string `json:"sandboxID"`
-	Port      int    `json:"port"`
-	URL       string `json:"url" jsonschema:"where the port is reached through the gateway"`
 }
 
 // positional is in as a built command's argument, with its description.

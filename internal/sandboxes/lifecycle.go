@@ -159,16 +159,3 @@ func (s *Service) Connect(ctx context.Context, id string, timeout time.Duration)
 	}
 	return c, err
 }
-
-// PortURL is the URL of a port of the sandbox, computed without a request.
-func (s *Service) PortURL(ctx context.Context, id string, port int) (string, error) {
-	op := Op("sandbox.url")
-	p, err := s.on(ctx, op, id)
-	if err != nil {
-		return "", err
-	}
-	if err := op.Input("port").CheckNumber(ctx, int64(port)); err != nil {
-		return "", err
-	}
-	return p.PortURL(id, port)
-}

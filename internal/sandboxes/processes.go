@@ -257,10 +257,10 @@ func (s *Service) onProcess(ctx context.Context, op *Operation, id string, pid u
 }
 
 // Stdin sends what data holds to a process's stdin, read in pieces as it
-// comes, and closes that stdin after it when close is set; it returns the
+// comes, and closes that stdin after it when closeIt is set; it returns the
 // bytes sent. An envd that cannot close a process's stdin is refused
 // before anything is read or sent.
-func (s *Service) Stdin(ctx context.Context, id string, pid uint32, data io.Reader, close bool) (int, error) {
+func (s *Service) Stdin(ctx context.Context, id string, pid uint32, data io.Reader, closeIt bool) (int, error) {
 	op := Op("process.stdin")
 	if err := s.onProcess(ctx, op, id, pid); err != nil {
 		return 0, err
@@ -269,14 +269,14 @@ func (s *Service) Stdin(ctx context.Context, id string, pid uint32, data io.Read
 	if err != nil {
 		return 0, err
 	}
-	if close {
+	if closeIt {
 		// Refused before anything is sent: half the job would be worse.
 		if err := c.CheckCloseStdin(); err != nil {
 			return 0, err
 		}
 	}
 	sent, err := remoteproc.Feed(ctx, c, pid, data)
-	if err == nil && close {
+	if err == nil && closeIt {
 		err = c.CloseStdin(ctx, pid)
 	}
 	if err != nil {

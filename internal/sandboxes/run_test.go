@@ -80,29 +80,29 @@ func (s *steps) Stderr([]byte) error { return nil }
 
 // job is a job of the base template running line, whose steps record
 // themselves in st: a file put in, the command's end, a file got out.
-func (st *steps) job(line string) Job {
+func (s *steps) job(line string) Job {
 	return Job{Sandbox: provider.CreateRequest{Template: "base", Env: map[string]string{"GREETING": "hi"}},
-		Command: Command{Argv: []string{line}}, Sink: st,
-		Created: func(*provider.Sandbox) error { st.add("created"); return nil },
+		Command: Command{Argv: []string{line}}, Sink: s,
+		Created: func(*provider.Sandbox) error { s.add("created"); return nil },
 		Put: func(ctx context.Context, _ string, c *envd.Client) error {
-			st.add("put")
+			s.add("put")
 			return c.Write(ctx, "in.txt", strings.NewReader("put\n"))
 		},
 		Ended: func(x *Execution, err error) error {
 			if x != nil && x.Exit != nil {
-				st.add("ended " + x.Exit.Status)
+				s.add("ended " + x.Exit.Status)
 			} else {
-				st.add("ended: " + string(abxerr.From(err).Code))
+				s.add("ended: " + string(abxerr.From(err).Code))
 			}
 			return nil
 		},
 		Get: func(ctx context.Context, _ string, c *envd.Client) {
 			var b bytes.Buffer
 			if _, err := c.Read(ctx, "out.txt", &b); err != nil {
-				st.add("get: " + string(abxerr.From(err).Code))
+				s.add("get: " + string(abxerr.From(err).Code))
 				return
 			}
-			st.add("got " + strings.TrimSpace(b.String()))
+			s.add("got " + strings.TrimSpace(b.String()))
 		},
 	}
 }

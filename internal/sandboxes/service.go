@@ -69,14 +69,6 @@ func (s *Service) Ready() error {
 	return err
 }
 
-// open checks the capability, then opens the provider.
-func (s *Service) open(c provider.Capability) (provider.Provider, error) {
-	if err := s.Check(c); err != nil {
-		return nil, err
-	}
-	return s.Provider()
-}
-
 // target checks the capability and the sandbox ID, then opens the
 // provider: what every operation on one sandbox starts with.
 func (s *Service) target(c provider.Capability, id string) (provider.Provider, error) {

@@ -64,7 +64,11 @@ type faultCase struct {
 	// line must match.
 	want    int
 	wantErr string
-	// bound is how long the command may take at most (default 20 s).
+	// bound is how long the command may take at most: a case's own is the
+	// deadline it holds abx to (an idle bound, --request-timeout, plus
+	// slack); the default, 2 minutes, is a hang guard sized for a loaded
+	// machine under -race, where a case that reads 200 MB takes half a
+	// minute.
 	bound time.Duration
 	// stdin replaces the command's empty stdin.
 	stdin io.Reader
@@ -108,7 +112,7 @@ func runFault(t *testing.T, f *faulty, c faultCase) result {
 	args := withID(c.args)
 	bound := c.bound
 	if bound == 0 {
-		bound = 20 * time.Second
+		bound = 2 * time.Minute
 	}
 	io, _, out, errOut := output.Test(false)
 	if c.stdin != nil {

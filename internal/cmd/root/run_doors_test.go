@@ -41,7 +41,7 @@ func TestRunAndSandboxRunAreOneJob(t *testing.T) {
 	} {
 		r := run(t, e, false, tc.argv...)
 		cli := regexp.MustCompile(`(?m)^error\[(E\d+)\]: (.*?)(?:; (.*))?$`).FindStringSubmatch(r.stderr)
-		if cli == nil || cli[1] != tc.code {
+		if len(cli) < 2 || cli[1] != tc.code {
 			t.Errorf("%s: abx run said %q, want %s", tc.name, r.stderr, tc.code)
 			continue
 		}
