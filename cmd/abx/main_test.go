@@ -23,7 +23,7 @@ import (
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/emulator/reqlog"
 	"github.com/abx-dev/abx/internal/fakenet"
-	"github.com/abx-dev/abx/internal/testparallel"
+	"github.com/abx-dev/abx/internal/testrun"
 )
 
 // The scripts in testdata/script are user stories: real command lines run
@@ -35,8 +35,10 @@ func TestMain(m *testing.M) {
 	}
 	if _, isCommand := commands[filepath.Base(os.Args[0])]; !isCommand {
 		// The stories wait on servers, child processes and the sandboxes'
-		// clocks far more than they compute: run them side by side.
-		testparallel.Raise()
+		// clocks far more than they compute: run them side by side; the
+		// abx they start (this binary, built with -race too) exits at once.
+		testrun.Parallel()
+		testrun.QuickExits()
 	}
 	testscript.Main(m, commands)
 }

@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
-	"github.com/abx-dev/abx/internal/testparallel"
+	"github.com/abx-dev/abx/internal/testrun"
 )
 
 // The emulator's sandbox processes start this test binary as their init.
 // The tests wait on sandbox processes far more than they compute: they run
 // side by side.
 func TestMain(m *testing.M) {
-	testparallel.Raise()
+	testrun.Parallel()
+	testrun.QuickExits()
 	// A stream no attempt takes up again fails at the end of a window of
 	// a few seconds rather than the shortest idle bound a user may set.
 	alicloudcontainer.MinIdleTimeout = time.Second
