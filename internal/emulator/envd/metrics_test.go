@@ -52,7 +52,7 @@ func getMetrics(t *testing.T, url, tok string) (int, http.Header, []byte) {
 
 func sample(t *testing.T, c *client.Client) *client.Metrics {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
 	defer cancel()
 	m, err := c.Metrics(ctx)
 	if err != nil {
