@@ -43,6 +43,15 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, commands)
 }
 
+// hasMatplotlib tells whether the sandboxes' python3 (their standard PATH)
+// has matplotlib. It is asked once: a story asks at every line it guards,
+// and each asking imports matplotlib, a second of a processor.
+var hasMatplotlib = sync.OnceValue(func() bool {
+	cmd := exec.Command("/bin/sh", "-c", "exec python3 -c 'import matplotlib'")
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	return cmd.Run() == nil
+})
+
 // testKey is the fake's API key; decoyKey must never be sent anywhere.
 const (
 	testKey  = "sk-test-5f1c2d"
@@ -81,10 +90,7 @@ func TestScripts(t *testing.T) {
 			case "isolated":
 				return jail.Available() == nil, nil
 			case "matplotlib":
-				// The sandboxes' python3 (their standard PATH) has it.
-				cmd := exec.Command("python3", "-c", "import matplotlib")
-				cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-				return cmd.Run() == nil, nil
+				return hasMatplotlib(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
