@@ -12,11 +12,11 @@ import (
 	"strings"
 )
 
-// Parallel lets at least 8 parallel tests run at once, more than the
+// Parallel lets at least 16 parallel tests run at once, more than the
 // default GOMAXPROCS. Call it from TestMain before m.Run; an explicit
 // -test.parallel still decides, as m.Run parses the command line after.
 func Parallel() {
-	_ = flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0))))
+	_ = flag.Set("test.parallel", strconv.Itoa(max(16, runtime.GOMAXPROCS(0))))
 }
 
 // QuickExits has the programs this test binary starts exit at once when
