@@ -97,14 +97,14 @@ func TestBashCompletionInTmux(t *testing.T) {
 	tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "abx", "bash", "--norc", "--noprofile")
 	waitPane := func(what, want string) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := time.Now().Add(2 * time.Minute) // a hang guard
 		for {
 			pane := tmux("capture-pane", "-p", "-t", "abx")
 			if strings.Contains(pane, want) {
 				return
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("after 30s the pane shows no %s (%q):\n%s", what, want, pane)
+				t.Fatalf("after 2 minutes the pane shows no %s (%q):\n%s", what, want, pane)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}

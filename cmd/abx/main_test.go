@@ -23,7 +23,7 @@ import (
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/emulator/reqlog"
 	"github.com/abx-dev/abx/internal/fakenet"
-	"github.com/abx-dev/abx/internal/testparallel"
+	"github.com/abx-dev/abx/internal/testrun"
 )
 
 // The scripts in testdata/script are user stories: real command lines run
@@ -35,11 +35,22 @@ func TestMain(m *testing.M) {
 	}
 	if _, isCommand := commands[filepath.Base(os.Args[0])]; !isCommand {
 		// The stories wait on servers, child processes and the sandboxes'
-		// clocks far more than they compute: run them side by side.
-		testparallel.Raise()
+		// clocks far more than they compute: run them side by side; the
+		// abx they start (this binary, built with -race too) exits at once.
+		testrun.Parallel()
+		testrun.QuickExits()
 	}
 	testscript.Main(m, commands)
 }
+
+// hasMatplotlib tells whether the sandboxes' python3 (their standard PATH)
+// has matplotlib. It is asked once: a story asks at every line it guards,
+// and each asking imports matplotlib, a second of a processor.
+var hasMatplotlib = sync.OnceValue(func() bool {
+	cmd := exec.Command("/bin/sh", "-c", "exec python3 -c 'import matplotlib'")
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	return cmd.Run() == nil
+})
 
 // testKey is the fake's API key; decoyKey must never be sent anywhere.
 const (
@@ -79,10 +90,7 @@ func TestScripts(t *testing.T) {
 			case "isolated":
 				return jail.Available() == nil, nil
 			case "matplotlib":
-				// The sandboxes' python3 (their standard PATH) has it.
-				cmd := exec.Command("python3", "-c", "import matplotlib")
-				cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-				return cmd.Run() == nil, nil
+				return hasMatplotlib(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

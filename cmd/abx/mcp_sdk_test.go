@@ -81,7 +81,7 @@ func serveMCPHTTP(t *testing.T, abx string, env []string) (url, token string) {
 	cmd := exec.CommandContext(ctx, abx, "mcp", "serve", "--listen", "127.0.0.1:0")
 	cmd.Env = env
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 10 * time.Second
+	cmd.WaitDelay = time.Minute
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {

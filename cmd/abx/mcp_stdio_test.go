@@ -37,7 +37,7 @@ func startStdioServer(t *testing.T, env map[string]string) *stdioServer {
 		s.cmd.Env = append(s.cmd.Env, k+"="+v)
 	}
 	s.cmd.Stderr = &s.stderr
-	s.cmd.WaitDelay = 10 * time.Second
+	s.cmd.WaitDelay = time.Minute
 	var err error
 	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)

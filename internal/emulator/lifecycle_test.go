@@ -36,7 +36,7 @@ func envdOf(t *testing.T, e *Emulator, id string) *client.Client {
 func sh(t *testing.T, c *client.Client, line string) string {
 	t.Helper()
 	var out strings.Builder
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
 	defer cancel()
 	end, err := c.Start(ctx, client.Command{Cmd: "/bin/bash", Args: []string{"-c", line}},
 		func(ev client.Event) error { out.Write(ev.Stdout); out.Write(ev.Stderr); return nil })
@@ -240,7 +240,7 @@ func TestASandboxSeesItsOwnProcesses(t *testing.T) {
 	}
 	c := envdOf(t, e, a)
 	var pid uint32
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
 	defer cancel()
 	_, err := c.Start(ctx, client.Command{Cmd: "/bin/bash", Args: []string{"-c", "echo $$"}}, func(ev client.Event) error {
 		if ev.Started != nil {

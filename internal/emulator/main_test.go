@@ -4,13 +4,14 @@ import (
 	"os"
 	"testing"
 
-	"github.com/abx-dev/abx/internal/testparallel"
+	"github.com/abx-dev/abx/internal/testrun"
 )
 
 // The sandboxes' processes start this test binary as their init. The
 // tests wait on sandboxes and their clocks far more than they compute:
 // they run side by side.
 func TestMain(m *testing.M) {
-	testparallel.Raise()
+	testrun.Parallel()
+	testrun.QuickExits()
 	os.Exit(m.Run())
 }

@@ -25,18 +25,19 @@ import (
 	"github.com/abx-dev/abx/internal/engine"
 	"github.com/abx-dev/abx/internal/fakenet"
 	"github.com/abx-dev/abx/internal/sandboxes"
-	"github.com/abx-dev/abx/internal/testparallel"
+	"github.com/abx-dev/abx/internal/testrun"
 )
 
 // The emulator's sandbox processes start this test binary as their init.
 // Under the name abx it is the command line (sdktest.SelfAsABX). The
 // tests wait on the official clients and the sandboxes far more than they
-// compute: they run side by side.
+// compute: they run side by side, and the abx they start exits at once.
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "abx" {
 		os.Exit(root.Main())
 	}
-	testparallel.Raise()
+	testrun.Parallel()
+	testrun.QuickExits()
 	os.Exit(m.Run())
 }
 

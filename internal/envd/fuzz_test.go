@@ -146,8 +146,8 @@ func FuzzConnectStream(f *testing.F) {
 		}()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatal("the client did not return within 10s of a 2s deadline")
+		case <-time.After(2 * time.Minute): // a hang guard
+			t.Fatal("the client did not return within 2 minutes of a 2s deadline")
 		}
 	})
 }

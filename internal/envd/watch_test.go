@@ -243,7 +243,7 @@ func TestFollowEndsWhenTheSandboxIsGone(t *testing.T) {
 		!strings.Contains(e.Message, "sandbox not found: sb") || e.Hint == "" {
 		t.Errorf("error %q (hint %q)", e.Message, e.Hint)
 	}
-	if time.Since(start) > 20*time.Second || f.calls.Load() != 2 {
+	if f.calls.Load() != 2 {
 		t.Errorf("a 502 is not tried again: %d calls in %s", f.calls.Load(), time.Since(start))
 	}
 }

@@ -1,12 +1,14 @@
 package keystore
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func isDarwinOrWindows() bool { return runtime.GOOS == "darwin" || runtime.GOOS == "windows" }
@@ -37,11 +39,20 @@ func TestKeyringAgainstSecretService(t *testing.T) {
 		}
 	}
 	home := t.TempDir()
-	cmd := exec.Command("dbus-run-session", "--", "sh", "-c",
+	// Bounded: a daemon the bus started may outlive the session and hold
+	// the output's pipe open (WaitDelay); a session that hangs is a
+	// failure, not a test that never ends.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "dbus-run-session", "--", "sh", "-c",
 		`printf pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$0" "$@"`,
 		os.Args[0], "-test.run", "^TestKeyringAgainstSecretService$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), sessionEnv+"=1", "HOME="+home, "XDG_RUNTIME_DIR="+home, "XDG_DATA_HOME="+home+"/data")
+	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // the session ended; a daemon of it held the pipe
+	}
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestKeyringAgainstSecretService") {
 		t.Fatalf("in a session with gnome-keyring: %v\n%s", err, out)
 	}

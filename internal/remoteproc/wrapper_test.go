@@ -42,6 +42,10 @@ func wrapped(t *testing.T, line string, stdin string) (*exec.Cmd, *bytes.Buffer,
 	return cmd, &stdout, &stderr
 }
 
+// within bounds every wait of the wrapper's tests: a hang guard, generous
+// for a loaded machine under -race.
+const within = 2 * time.Minute
+
 // exitOfWait is the wrapper's status as a shell gives it (128+n for a
 // signal).
 func exitOfWait(t *testing.T, cmd *exec.Cmd, within time.Duration) int {
@@ -85,10 +89,10 @@ func sleepers(mark string) []string {
 	return out
 }
 
-// waitSleepers waits (up to 20 s) until n 'sleep MARK' run.
+// waitSleepers waits (up to within) until n 'sleep MARK' run.
 func waitSleepers(t *testing.T, mark string, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if len(sleepers(mark)) == n {
 			return
 		}
@@ -99,17 +103,17 @@ func waitSleepers(t *testing.T, mark string, n int) {
 func TestWrapperPassesOutputInputAndStatusThrough(t *testing.T) {
 	t.Parallel()
 	cmd, stdout, stderr := wrapped(t, `read -r line; echo "out $line"; echo err >&2; exit 7`, "typed\n")
-	if code := exitOfWait(t, cmd, 20*time.Second); code != 7 || stdout.String() != "out typed\n" || stderr.String() != "err\n" {
+	if code := exitOfWait(t, cmd, within); code != 7 || stdout.String() != "out typed\n" || stderr.String() != "err\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 7, %q, %q", code, stdout, stderr, "out typed\n", "err\n")
 	}
 	// A command stopped for a while is waited for, not taken for ended.
 	cmd, stdout, _ = wrapped(t, `(sleep 0.5; kill -CONT $$) & kill -STOP $$; echo after; exit 4`, "")
-	if code := exitOfWait(t, cmd, 20*time.Second); code != 4 || stdout.String() != "after\n" {
+	if code := exitOfWait(t, cmd, within); code != 4 || stdout.String() != "after\n" {
 		t.Errorf("exit %d, stdout %q; want 4, %q", code, stdout, "after\n")
 	}
 	// A command that kills itself reports the signal as bash does.
 	cmd, _, stderr = wrapped(t, `kill -TERM $$`, "")
-	if code := exitOfWait(t, cmd, 20*time.Second); code != 143 || stderr.Len() != 0 {
+	if code := exitOfWait(t, cmd, within); code != 143 || stderr.Len() != 0 {
 		t.Errorf("exit %d, stderr %q; want 143 and nothing", code, stderr)
 	}
 }
@@ -134,7 +138,7 @@ func TestWrapperSendsTERMToTheWholeGroup(t *testing.T) {
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
-			if code := exitOfWait(t, cmd, 20*time.Second); code != tc.want {
+			if code := exitOfWait(t, cmd, within); code != tc.want {
 				t.Errorf("exit %d, want %d", code, tc.want)
 			}
 			waitSleepers(t, a, 0)
@@ -157,7 +161,7 @@ func TestWrapperKilledTakesTheGroupWithIt(t *testing.T) {
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	if code := exitOfWait(t, cmd, 20*time.Second); code != 137 {
+	if code := exitOfWait(t, cmd, within); code != 137 {
 		t.Errorf("exit %d, want 137", code)
 	}
 	waitSleepers(t, a, 0)
@@ -170,7 +174,7 @@ func TestWrapperLeavesChildrenOfANormalEnd(t *testing.T) {
 	t.Parallel()
 	a := sleepMark()
 	cmd, _, _ := wrapped(t, "sleep "+a+" >/dev/null 2>&1 & echo started", "")
-	if code := exitOfWait(t, cmd, 20*time.Second); code != 0 {
+	if code := exitOfWait(t, cmd, within); code != 0 {
 		t.Errorf("exit %d, want 0", code)
 	}
 	waitSleepers(t, a, 1)
@@ -200,7 +204,7 @@ func TestWrapperKilledWhileStartingTakesTheGroupWithIt(t *testing.T) {
 		if err := cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
-		if code := exitOfWait(t, cmd, 20*time.Second); code != 137 {
+		if code := exitOfWait(t, cmd, within); code != 137 {
 			t.Errorf("exit %d, want 137", code)
 		}
 	}

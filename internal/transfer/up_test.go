@@ -108,7 +108,7 @@ func TestPutInterruptedLeavesTheDestinationAsItWas(t *testing.T) {
 		if codeOf(t, err) != abxerr.Interrupted {
 			t.Errorf("error %v, want E7001", err)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(2 * time.Minute): // a hang guard
 		t.Fatal("Put did not stop when interrupted")
 	}
 	if want := map[string]string{"/home/user/out.txt": "old\n"}; !reflect.DeepEqual(r.files, want) {

@@ -4,12 +4,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/abx-dev/abx/internal/testparallel"
+	"github.com/abx-dev/abx/internal/testrun"
 )
 
 // These tests wait on fake servers, child processes and deadlines far more
 // than they compute: run them side by side.
 func TestMain(m *testing.M) {
-	testparallel.Raise()
+	testrun.Parallel()
+	testrun.QuickExits()
 	os.Exit(m.Run())
 }

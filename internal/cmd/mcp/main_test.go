@@ -6,11 +6,12 @@ import (
 	"os"
 	"testing"
 
-	"github.com/abx-dev/abx/internal/testparallel"
+	"github.com/abx-dev/abx/internal/testrun"
 )
 
 // The emulator's sandbox processes start this test binary as their init.
 func TestMain(m *testing.M) {
-	testparallel.Raise()
+	testrun.Parallel()
+	testrun.QuickExits()
 	os.Exit(m.Run())
 }

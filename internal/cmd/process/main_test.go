@@ -9,7 +9,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
 	"github.com/abx-dev/abx/internal/sandboxes"
-	"github.com/abx-dev/abx/internal/testparallel"
+	"github.com/abx-dev/abx/internal/testrun"
 )
 
 // The emulator's sandbox processes start this test binary as their init.
@@ -18,7 +18,8 @@ import (
 // that a lease that is lost runs out in seconds, not in half a minute
 // (TestRunStopsWhenTheLeaseIsLost).
 func TestMain(m *testing.M) {
-	testparallel.Raise()
+	testrun.Parallel()
+	testrun.QuickExits()
 	// A stream no attempt takes up again fails at the end of a window of
 	// a few seconds rather than the shortest idle bound a user may set.
 	alicloudcontainer.MinIdleTimeout = time.Second

@@ -39,7 +39,7 @@ func testStreams() (*output.Streams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer
 }
 
 func runWith(io *output.Streams, e env, args ...string) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
 	defer cancel()
 	return Run(ctx, io, func(k string) string { return e[k] }, args)
 }

@@ -80,7 +80,7 @@ func TestPassThroughCommandsShareOneExitPolicy(t *testing.T) {
 				if argv[len(argv)-2] != "--" {
 					args = append(args, fl.flags...)
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
 				defer cancel()
 				if fl.cancel {
 					go func() { time.Sleep(300 * time.Millisecond); cancel() }()

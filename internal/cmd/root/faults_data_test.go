@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -118,7 +117,7 @@ func TestFaultsPagination(t *testing.T) {
 	var cursor atomic.Int64
 	// A thousand pages, each a request through the proxy: bounded, not
 	// quick, on a loaded machine under -race.
-	runFault(t, f, faultCase{name: "endless fresh cursors", args: []string{"list", "-o", "json"}, bound: time.Minute,
+	runFault(t, f, faultCase{name: "endless fresh cursors", args: []string{"list", "-o", "json"}, bound: 3 * guard,
 		rules: []faultproxy.Rule{{Method: "GET", Path: list, Fault: faultproxy.Func(func(w http.ResponseWriter, _ *http.Request, _ http.Handler) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("X-Next-Token", fmt.Sprint("c", cursor.Add(1)))

@@ -81,7 +81,7 @@ func TestFaultsCodeInterpreterStream(t *testing.T) {
 			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Reset()}}},
 		{name: "cut", args: []string{"run-code", "ID", "for i in range(100): print(i)"}, want: 125, wantErr: brokeError,
 			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Cut(20)}}},
-		{name: "stalled", args: []string{"run-code", "ID", "import time; time.sleep(300)"}, env: idle, bound: 20 * time.Second,
+		{name: "stalled", args: []string{"run-code", "ID", "import time; time.sleep(300)"}, env: idle,
 			want: 125, wantErr: `^error\[E5001\]: .*the sandbox sent nothing for 4s`,
 			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Stall(0)}}},
 	})
@@ -95,21 +95,20 @@ func TestFaultsStalledStreams(t *testing.T) {
 	t.Parallel()
 	idle := testIdle
 	stalled := `^error\[E5001\]: the sandbox sent nothing for 4s`
-	bound := 20 * time.Second
 	out := t.TempDir()
 	big := filepath.Join(t.TempDir(), "big.bin")
 	if err := os.WriteFile(big, make([]byte, 32<<20), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cases := []faultCase{
-		{name: "exec", args: []string{"exec", "ID", "--", "echo started; sleep 300"}, env: idle, bound: bound,
+		{name: "exec", args: []string{"exec", "ID", "--", "echo started; sleep 300"}, env: idle,
 			rules: []faultproxy.Rule{{Path: startPath, Fault: faultproxy.Stall(40)}}, want: 125, wantErr: stalled},
-		{name: "exec answering nothing", args: []string{"exec", "ID", "--", "true"}, env: idle, bound: bound,
+		{name: "exec answering nothing", args: []string{"exec", "ID", "--", "true"}, env: idle,
 			rules: []faultproxy.Rule{{Path: startPath, Fault: faultproxy.StallBefore()}}, want: 125, wantErr: stalled},
-		{name: "ps attach", args: []string{"ps", "attach", "ID", "PID"}, env: idle, bound: bound,
+		{name: "ps attach", args: []string{"ps", "attach", "ID", "PID"}, env: idle,
 			rules: []faultproxy.Rule{{Path: envdPath + `process\.Process/Connect$`, Fault: faultproxy.Stall(10)}}, want: 125, wantErr: stalled},
 		{name: "files read with a request timeout", args: []string{"files", "read", "ID", "/home/user/big", "--out", filepath.Join(out, "big"), "--request-timeout", "2s"},
-			env: idle, bound: bound, rules: []faultproxy.Rule{{Method: "GET", Path: filesPath, Fault: faultproxy.Stall(1000)}}, want: 1, wantErr: stalled,
+			env: idle, rules: []faultproxy.Rule{{Method: "GET", Path: filesPath, Fault: faultproxy.Stall(1000)}}, want: 1, wantErr: stalled,
 			check: func(t *testing.T, _ *faulty, _ result) {
 				if left, _ := os.ReadDir(out); len(left) != 0 {
 					t.Errorf("a stalled download left %v", left)
@@ -117,10 +116,10 @@ func TestFaultsStalledStreams(t *testing.T) {
 			}},
 		// A server that stops taking an upload's body stalls it as well.
 		{name: "files write to a server that stops reading", args: []string{"files", "write", "ID", "/home/user/up.bin", "--from", big},
-			env: idle, bound: bound, want: 1, wantErr: stalled,
+			env: idle, want: 1, wantErr: stalled,
 			rules: []faultproxy.Rule{{Method: "POST", Path: filesPath, Fault: faultproxy.Hold(8 * time.Second)}}},
 		// A quiet command is not a stalled stream: envd's keepalives keep it.
-		{name: "quiet command", args: []string{"exec", "ID", "--", "sleep 7; echo done"}, env: idle, bound: bound,
+		{name: "quiet command", args: []string{"exec", "ID", "--", "sleep 7; echo done"}, env: idle,
 			check: func(t *testing.T, _ *faulty, r result) {
 				if r.stdout != "done\n" {
 					t.Errorf("stdout %q", r.stdout)

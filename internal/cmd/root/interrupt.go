@@ -14,6 +14,7 @@ import (
 // signals costs a thread and three goroutines, a fair share of a command
 // that never waits, such as version, url or help; such a command ends as
 // a signal's default action ends it, which is what it would do anyway.
+// Unless SIGINT was ignored when abx started (catchIfIgnored).
 type interruptContext struct {
 	context.Context // the parent, until catching starts
 
@@ -65,6 +66,18 @@ func (c *interruptContext) streams() {
 	if k.pipes == nil {
 		k.pipes = make(chan os.Signal, 1) // a full channel drops the signal: nothing waits on it
 		signal.Notify(k.pipes, syscall.SIGPIPE)
+	}
+}
+
+// catchIfIgnored starts catching at once when abx was started with SIGINT
+// ignored, as a script's background job is (`abx files watch ... &`): an
+// ignored signal is dropped by the kernel, so a Ctrl-C sent before the
+// command first waits would be lost for good, and a command that runs
+// until Ctrl-C would run on. With the default action it would have ended
+// abx; caught, it ends the command as Ctrl-C does.
+func (c *interruptContext) catchIfIgnored(ignored func(os.Signal) bool) {
+	if ignored(os.Interrupt) {
+		c.start()
 	}
 }
 

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/provider/alicloudcontainer"
-	"github.com/abx-dev/abx/internal/testparallel"
+	"github.com/abx-dev/abx/internal/testrun"
 )
 
 // These tests wait on fake servers, child processes and deadlines far more
 // than they compute: run them side by side.
 func TestMain(m *testing.M) {
-	testparallel.Raise()
+	testrun.Parallel()
+	testrun.QuickExits()
 	// The stalled-stream cases wait out an idle bound of testIdle rather
 	// than the shortest a user may set.
 	alicloudcontainer.MinIdleTimeout = time.Second

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ import (
 func Main() int {
 	ctx := newInterruptContext(context.Background())
 	defer ctx.stop()
+	ctx.catchIfIgnored(signal.Ignored)
 	return Run(ctx, output.System(), nil, os.Args[1:])
 }
 

@@ -345,7 +345,7 @@ func TestTerminalMismatchesAsEnvd0210(t *testing.T) {
 
 // startRaw starts a process and returns its first event, or the error.
 func startRaw(c processconnect.ProcessClient, req *pb.StartRequest) (*pb.ProcessEvent, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
 	defer cancel()
 	stream, err := c.Start(ctx, connect.NewRequest(req))
 	if err != nil {

@@ -69,7 +69,7 @@ func TestReadyReaderOnATerminal(t *testing.T) {
 	}
 	buf := make([]byte, 64)
 	got := ""
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a hang guard
 	for len(got) < 3*len("line\r\n") && time.Now().Before(deadline) {
 		got += string(buf[:promptly(t, func() int { return rest(buf) })])
 	}
@@ -97,7 +97,7 @@ func promptly(t *testing.T, read func() int) int {
 	select {
 	case n := <-done:
 		return n
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // a hang guard: the read waits for good
 		t.Fatal("the read waited")
 		return 0
 	}

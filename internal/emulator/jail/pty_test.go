@@ -49,13 +49,13 @@ func (tm *terminal) String() string {
 	return tm.out.String()
 }
 
-// waitOutput waits (10 s at most) until the terminal has shown want.
+// waitOutput waits (2 minutes at most, a hang guard) until the terminal has shown want.
 func (tm *terminal) waitOutput(t *testing.T, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for !strings.Contains(tm.String(), want) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no %q on the terminal within 10 s; it shows %q", want, tm.String())
+			t.Fatalf("no %q on the terminal within 2 minutes; it shows %q", want, tm.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -132,8 +132,8 @@ read b; echo "got $b"; exit 3`
 		if !errors.Is(err, unix.EIO) {
 			t.Errorf("the master's end: %v", err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Error("the master did not end within 10 s of the command's")
+	case <-time.After(2 * time.Minute): // a hang guard
+		t.Error("the master did not end within 2 minutes of the command's")
 	}
 }
 

@@ -536,7 +536,7 @@ func TestCloseKillsTheKernels(t *testing.T) {
 	}
 	// The sleeper has been exec'd when Popen returns; its /proc entry may
 	// take a moment to read as such on a loaded machine.
-	for deadline := time.Now().Add(5 * time.Second); !running(marker); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !running(marker); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			// What the kernel knows of it tells a sleeper that died from one
 			// that is not seen.
@@ -547,7 +547,7 @@ func TestCloseKillsTheKernels(t *testing.T) {
 	f.srv.Close()
 	// Whatever the kernel started ends with it (in the sandbox's view,
 	// with the kernel's PID namespace; else with its process group).
-	for deadline := time.Now().Add(5 * time.Second); running(marker); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); running(marker); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("sleep %s still running", marker)
 		}
