@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -37,11 +38,14 @@ const (
 	startRPC     = `process\.Process/Start$`
 	connectRPC   = `process\.Process/Connect$`
 	sendInputRPC = `process\.Process/SendInput$`
-	// counting prints a line every 200 ms for 6 s, then exits 7.
-	// With the cuts of the tests below (the first stream and the first
-	// reattached one, 2 s each), the last stream is whole: a reattach late
-	// on a busy machine loses lines of the gap, never the end.
-	counting = "for i in $(seq 1 30); do echo line $i; sleep 0.2; done; exit 7"
+	// counting prints "line N" every 100 ms until the test lets it end (a
+	// file go-on in its home, made once the stream that must see the end
+	// is up), then "end", and exits 7: however slowly a busy machine
+	// reattaches, the last stream sees the end.
+	counting = `i=0; until [ -e "$HOME/go-on" ]; do i=$((i+1)); echo line $i; sleep 0.1; done; echo end; exit 7`
+	// cutAt is how much of a stream the proxy passes before it cuts it:
+	// the stream's first event and a few lines, whenever they come.
+	cutAt = 120
 )
 
 // behind puts a fault proxy between abx and the sandbox's cluster.
@@ -77,40 +81,61 @@ func wantStatus(t *testing.T, err error, n int) {
 }
 
 // wantCounted checks the counting command's output across cuts: whole
-// lines in order, none twice, up to the last one, which came after the
-// last cut (lines written during a gap may be missing).
+// lines in order, none twice, up to its last word, "end", which came after
+// the last cut (lines written during a gap may be missing).
 func wantCounted(t *testing.T, out string) {
 	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if lines[len(lines)-1] != "end" {
+		t.Fatalf("output %q does not reach the end", out)
+	}
 	last := 0
-	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+	for _, l := range lines[:len(lines)-1] {
 		n, err := strconv.Atoi(strings.TrimPrefix(l, "line "))
 		if err != nil || n <= last {
 			t.Fatalf("output %q: %q out of order", out, l)
 		}
 		last = n
 	}
-	if last != 30 {
-		t.Fatalf("output %q does not reach line 30", out)
-	}
+}
+
+// endOnceUp lets the counting command end once the next stream of its
+// output through p is up: the one that must see the end.
+func (s *sandbox) endOnceUp(t *testing.T, p *faultproxy.Proxy) {
+	t.Helper()
+	up := make(chan struct{})
+	p.Add(faultproxy.Rule{Path: connectRPC, Times: 1, Fault: faultproxy.Up(up)})
+	goOn := filepath.Join(s.dir, s.id, "home", "user", "go-on")
+	go func() {
+		select {
+		case <-up:
+			if err := os.WriteFile(goOn, nil, 0o644); err != nil {
+				t.Errorf("letting the command end: %v", err)
+			}
+		case <-t.Context().Done():
+		}
+	}()
 }
 
 func md5hex(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }
 
 var reattached = regexp.MustCompile(`(?m)^abx: the stream of process \d+ was cut after \d+\.\ds \(.+\); reattached \d+\.\ds later: output written in between may be missing$`)
 
-// exec's stream is cut every 2 s while the command runs 6 s: its output
-// goes on after each cut, and abx exits with the command's 7.
-// cutTwice is a sandbox behind a proxy that cuts the first stream and
-// the first reattached one 2 s after they begin.
+// cutTwice is a sandbox behind a proxy that cuts the counting command's
+// first stream and the first reattached one once each carried a few
+// lines, and lets the command end once the third is up.
 func cutTwice(t *testing.T) *sandbox {
 	t.Helper()
 	s := newSandbox(t, "0.2.10")
 	p := s.behind(t)
-	p.Add(faultproxy.Rule{Path: startRPC, Times: 1, Fault: faultproxy.CutAfter(2 * time.Second)})
-	p.Add(faultproxy.Rule{Path: connectRPC, Times: 1, Fault: faultproxy.CutAfter(2 * time.Second)})
+	p.Add(faultproxy.Rule{Path: startRPC, Times: 1, Fault: faultproxy.Cut(cutAt)})
+	p.Add(faultproxy.Rule{Path: connectRPC, Times: 1, Fault: faultproxy.Cut(cutAt)})
+	s.endOnceUp(t, p)
 	return s
 }
 
+// exec's stream is cut twice while the command runs: its output goes on
+// after each cut, and abx exits with the command's 7.
 func TestExecStreamSurvivesCuts(t *testing.T) {
 	t.Parallel()
 	t.Run("people", func(t *testing.T) {
@@ -186,7 +211,8 @@ func TestPsAttachInteractiveSurvivesCuts(t *testing.T) {
 	pid := s.backgroundShown(t, counting)
 	p := s.behind(t)
 	// Two cuts; the third stream sees the end.
-	p.Add(faultproxy.Rule{Path: connectRPC, Times: 2, Fault: faultproxy.CutAfter(2 * time.Second)})
+	p.Add(faultproxy.Rule{Path: connectRPC, Times: 2, Fault: faultproxy.Cut(cutAt)})
+	s.endOnceUp(t, p)
 	f, out := factorytest.NewFactory(false, s.env, "")
 	err := start(t, func() error {
 		return runPsAttach(t.Context(), &PsAttachOptions{IO: f.IO, Printer: f.Printer, Sandboxes: f.Sandboxes, ID: s.id, PID: pid})

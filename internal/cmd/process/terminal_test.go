@@ -16,8 +16,8 @@ import (
 	"github.com/abx-dev/abx/internal/emulator/faultproxy"
 )
 
-// A terminal session's stream is cut every 2 s while its command runs
-// 6 s: the screen goes on after each cut, stderr says so, and abx exits
+// A terminal session's stream is cut twice while its command runs: the
+// screen goes on after each cut, stderr says so, and abx exits
 // with the command's 7.
 func TestTerminalSurvivesCuts(t *testing.T) {
 	t.Parallel()

@@ -323,6 +323,23 @@ func pass(up http.Handler, w http.ResponseWriter, r *http.Request) {
 	up.ServeHTTP(w, r)
 }
 
+// Up passes the answer whole and closes up once its headers passed: for
+// a test that acts once a stream is established, however long that takes
+// on a busy machine.
+func Up(up chan<- struct{}) Fault {
+	return func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		headed := make(chan struct{})
+		go func() {
+			select {
+			case <-headed:
+				close(up)
+			case <-r.Context().Done():
+			}
+		}()
+		pass(next, &limitWriter{ResponseWriter: w, left: math.MaxInt64, full: make(chan struct{}), headed: headed}, r)
+	}
+}
+
 // Func answers with f; for faults a test builds itself.
 func Func(f func(w http.ResponseWriter, r *http.Request, up http.Handler)) Fault { return f }
 
