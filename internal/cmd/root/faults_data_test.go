@@ -45,7 +45,10 @@ func TestFaultsBadServerData(t *testing.T) {
 			want:  1, wantErr: bad + ".*larger than 8 MiB"},
 		{name: "exec message of 200 MB", args: []string{"exec", "ID", "--", "true"},
 			rules: []faultproxy.Rule{{Path: startPath, Fault: hugeMessage("application/connect+proto", true)}}, want: 125, wantErr: bad + ".*larger than 32 MiB"},
-		{name: "ListDir of 200 MB", args: []string{"files", "ls", "ID", "/"},
+		// Reading 32 MiB through the proxy under -race on a busy machine
+		// may take longer than the default request timeout: the case is
+		// about the size, so the timeout is the hang guard's.
+		{name: "ListDir of 200 MB", args: []string{"files", "ls", "ID", "/", "--request-timeout", "2m"},
 			rules: []faultproxy.Rule{{Path: envdPath + `filesystem\.Filesystem/ListDir$`, Fault: hugeMessage("application/proto", false)}}, want: 1, wantErr: bad + ".*larger than 32 MiB"},
 	}
 	runFaults(t, f, cases)
