@@ -42,6 +42,17 @@ type DeclaredOptions struct {
 // arguments, in order, its other inputs its flags, each read as its kind
 // reads (syntax only: the operation checks every bound).
 func NewCmdDeclared(f *Factory, op *sandboxes.Operation, runF func(context.Context, *DeclaredOptions) error) *cobra.Command {
+	cmd, args := newDeclared(f, op, runF)
+	spell := make([]string, 0, len(args))
+	for i, in := range args {
+		spell = append(spell, in.Name+"="+strings.ToLower(in.Name)+"#"+strconv.Itoa(i))
+	}
+	return Does(cmd, op.Name, spell...)
+}
+
+// newDeclared is NewCmdDeclared's command before it names its operation,
+// with its positional inputs.
+func newDeclared(f *Factory, op *sandboxes.Operation, runF func(context.Context, *DeclaredOptions) error) (*cobra.Command, []*sandboxes.Input) {
 	opts := &DeclaredOptions{Printer: f.Printer, Sandboxes: f.Sandboxes, Operation: op}
 	d := op.Door
 	var args []*sandboxes.Input
@@ -52,7 +63,7 @@ func NewCmdDeclared(f *Factory, op *sandboxes.Operation, runF func(context.Conte
 			names = append(names, strings.ToUpper(in.Name))
 		}
 	}
-	flags := map[string]*[]string{} // each flag's values, as given
+	var flags []*inputFlag
 	cmd := &cobra.Command{
 		Use:     d.Use,
 		Short:   d.Short,
@@ -66,9 +77,9 @@ func NewCmdDeclared(f *Factory, op *sandboxes.Operation, runF func(context.Conte
 					return err
 				}
 			}
-			for name, given := range flags {
-				for _, s := range *given {
-					if err := read(opts.Values, op.Input(name), "--"+name, s); err != nil {
+			for _, fl := range flags {
+				for _, s := range fl.given {
+					if err := read(opts.Values, fl.in, "--"+fl.in.Name, s); err != nil {
 						return err
 					}
 				}
@@ -78,19 +89,58 @@ func NewCmdDeclared(f *Factory, op *sandboxes.Operation, runF func(context.Conte
 	}
 	for i := range op.Inputs {
 		in := &op.Inputs[i]
-		if !in.Positional {
-			// Repeatable: pairs gather, every other kind keeps the last.
-			flags[in.Name] = cmd.Flags().StringArray(in.Name, nil, in.Usage)
+		if in.Positional {
+			continue
+		}
+		fl := &inputFlag{in: in}
+		flags = append(flags, fl)
+		pf := cmd.Flags().VarPF(fl, in.Name, "", in.Usage)
+		if in.Kind == sandboxes.Flag {
+			pf.NoOptDefVal = "true"
+		}
+		if in.Kind == sandboxes.Choice {
+			_ = cmd.RegisterFlagCompletionFunc(in.Name, cobra.FixedCompletions(in.Enum, cobra.ShellCompDirectiveNoFileComp))
 		}
 	}
 	if len(args) > 0 && args[0].Name == "id" {
 		cmd.ValidArgsFunction = CompleteSandbox(f, nil)
 	}
-	spell := make([]string, 0, len(args))
-	for i, in := range args {
-		spell = append(spell, in.Name+"="+strings.ToLower(in.Name)+"#"+strconv.Itoa(i))
+	return cmd, args
+}
+
+// inputFlag is the flag of a declared input: it keeps each value as
+// typed, for read, since the input's kind reads it; pairs gather, every
+// other kind keeps the last. Its type in the help is the one the house's
+// hand-written flags show: bool (shown as none), int, stringArray for
+// pairs, string for the rest (a duration reads "45s" or "2m").
+type inputFlag struct {
+	in    *sandboxes.Input
+	given []string
+}
+
+func (f *inputFlag) String() string {
+	if len(f.given) == 0 {
+		return ""
 	}
-	return Does(cmd, op.Name, spell...)
+	return f.given[len(f.given)-1]
+}
+
+func (f *inputFlag) Set(s string) error {
+	f.given = append(f.given, s)
+	return nil
+}
+
+func (f *inputFlag) Type() string {
+	switch f.in.Kind {
+	case sandboxes.Flag:
+		return "bool"
+	case sandboxes.Number:
+		return "int"
+	case sandboxes.Pairs:
+		return "stringArray"
+	default:
+		return "string"
+	}
 }
 
 // read reads one input as written on the command line into v.
@@ -104,6 +154,12 @@ func read(v sandboxes.Values, in *sandboxes.Input, what, s string) error {
 		v[in.Name] = n
 	case sandboxes.Seconds:
 		d, err := ParseSeconds(what, s, in, "for its default")
+		if err != nil {
+			return err
+		}
+		v[in.Name] = d
+	case sandboxes.Duration:
+		d, err := readDuration(what, s)
 		if err != nil {
 			return err
 		}

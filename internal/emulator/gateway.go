@@ -330,7 +330,7 @@ func (g *Gateway) forwarder() http.Handler {
 		if n <= 0 {
 			n = DefaultMaxForwards
 		}
-		g.forwards = loopback.Limit(n, loopback.Duplex(proxy))
+		g.forwards = loopback.NewLimit(n).Handler(loopback.Duplex(proxy))
 	})
 	return g.forwards
 }

@@ -75,7 +75,7 @@ func (e *Engine) dataPlane(w http.ResponseWriter, r *http.Request, id string, po
 		e.refuse(w, abxerr.HTTPStatus(err), err)
 		return
 	}
-	e.forwards.ServeHTTP(w, r.WithContext(ctx))
+	e.forwards.Serve(w, func() { e.forward(w, r.WithContext(ctx)) })
 }
 
 // refuse answers from the headers alone, in E2B's envelope, and closes the

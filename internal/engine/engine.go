@@ -82,7 +82,7 @@ type Engine struct {
 	hop      loopback.Hop
 	mux      *http.ServeMux
 	guarded  http.Handler // the doors, then serve
-	forwards http.Handler // forward, bounded
+	forwards loopback.Limit // of forward
 	log      io.Writer
 	logMu    sync.Mutex
 
@@ -126,7 +126,7 @@ func New(opts Options) *Engine {
 	if maxForwards <= 0 {
 		maxForwards = DefaultMaxForwards
 	}
-	e.forwards = loopback.Limit(maxForwards, http.HandlerFunc(e.forward))
+	e.forwards = loopback.NewLimit(maxForwards)
 	names := loopback.Names{e.domain}
 	if opts.AnyHost {
 		e.guarded = originGuard(names, http.HandlerFunc(e.serve))

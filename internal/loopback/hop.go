@@ -46,19 +46,30 @@ func (h Hop) Seen(header http.Header) bool {
 	return false
 }
 
-// Limit serves at most n requests at once with next; the others are
-// answered 503 at once (with Retry-After), so that no flood of requests,
-// looped or not, takes the server's files and memory.
-func Limit(n int, next http.Handler) http.Handler {
-	slots := make(chan struct{}, n)
+// Limit serves at most n requests at once; the others are answered 503
+// at once (with Retry-After), so that no flood of requests, looped or not,
+// takes the server's files and memory.
+type Limit chan struct{}
+
+// NewLimit is a Limit of n requests.
+func NewLimit(n int) Limit { return make(Limit, n) }
+
+// Serve runs serve, which answers w, when a slot is free, and answers 503
+// otherwise.
+func (l Limit) Serve(w http.ResponseWriter, serve func()) {
+	select {
+	case l <- struct{}{}:
+		defer func() { <-l }()
+		serve()
+	default:
+		w.Header().Set("Retry-After", "1")
+		Refuse(w, http.StatusServiceUnavailable, "abx: too many requests at once; try again")
+	}
+}
+
+// Handler serves next within the limit.
+func (l Limit) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case slots <- struct{}{}:
-			defer func() { <-slots }()
-			next.ServeHTTP(w, r)
-		default:
-			w.Header().Set("Retry-After", "1")
-			Refuse(w, http.StatusServiceUnavailable, "abx: too many requests at once; try again")
-		}
+		l.Serve(w, func() { next.ServeHTTP(w, r) })
 	})
 }

@@ -35,11 +35,14 @@ func TestHopSeesItsOwnMarkOnly(t *testing.T) {
 func TestLimitAnswersTheRestAtOnce(t *testing.T) {
 	t.Parallel()
 	in, release := make(chan struct{}), make(chan struct{})
-	h := Limit(2, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		in <- struct{}{}
-		<-release
-		w.WriteHeader(204)
-	}))
+	limit := NewLimit(2)
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		limit.Serve(w, func() {
+			in <- struct{}{}
+			<-release
+			w.WriteHeader(204)
+		})
+	})
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Add(1)

@@ -185,7 +185,62 @@ func (c *checked) doors(t *testing.T) []door {
 			out = append(out, d)
 		}
 	}
+	return append(out, c.routeVars()...)
+}
+
+// routeVars finds the engine's routes declared as variables of their own
+// (the data plane's: var dataPlaneRoute = Route{pattern, op}): each is a
+// door served by every function that admits its operation (reads its
+// Operation; a listing of the routes reads the whole).
+func (c *checked) routeVars() []door {
+	var out []door
+	for _, f := range c.files {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, v := range vs.Values {
+					lit, ok := v.(*ast.CompositeLit)
+					if !ok || typeName(c.info, lit) != module+"internal/engine.Route" || len(lit.Elts) != 2 {
+						continue
+					}
+					op, ok := constString(c.info, lit.Elts[1])
+					if !ok {
+						continue
+					}
+					route := c.info.Defs[vs.Names[i]]
+					named := false
+					for obj, fd := range c.decls {
+						if readsOperation(c.info, fd, route) {
+							named = true
+							out = append(out, door{where: fset.Position(lit.Pos()).String(), op: op, serve: obj})
+						}
+					}
+					if !named {
+						out = append(out, door{where: fset.Position(lit.Pos()).String(), op: op})
+					}
+				}
+			}
+		}
+	}
 	return out
+}
+
+// readsOperation says whether fd reads route.Operation.
+func readsOperation(info *types.Info, fd *ast.FuncDecl, route types.Object) bool {
+	found := false
+	ast.Inspect(fd, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Operation" {
+			if id, ok := sel.X.(*ast.Ident); ok && info.Uses[id] == route {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // reaches lists the methods of *Service that from calls, through the
