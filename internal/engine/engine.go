@@ -81,7 +81,7 @@ type Engine struct {
 	bodyIdle time.Duration
 	hop      loopback.Hop
 	mux      *http.ServeMux
-	guarded  http.Handler // the doors, then serve
+	guarded  http.Handler   // the doors, then serve
 	forwards loopback.Limit // of forward
 	log      io.Writer
 	logMu    sync.Mutex
