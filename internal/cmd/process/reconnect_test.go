@@ -105,12 +105,28 @@ func (s *sandbox) endOnceUp(t *testing.T, p *faultproxy.Proxy) {
 	t.Helper()
 	up := make(chan struct{})
 	p.Add(faultproxy.Rule{Path: connectRPC, Times: 1, Fault: faultproxy.Up(up)})
-	goOn := filepath.Join(s.dir, s.id, "home", "user", "go-on")
+	s.goOnWhen(t, up)
+}
+
+// goOnWhen makes the file go-on in the home of each sandbox of s's
+// cluster (a throwaway job's among them) once when is closed: the word a
+// test's command waits for to go on.
+func (s *sandbox) goOnWhen(t *testing.T, when <-chan struct{}) {
+	t.Helper()
 	go func() {
 		select {
-		case <-up:
-			if err := os.WriteFile(goOn, nil, 0o644); err != nil {
-				t.Errorf("letting the command end: %v", err)
+		case <-when:
+			homes, err := filepath.Glob(filepath.Join(s.dir, "*", "home", "user"))
+			if err == nil && len(homes) == 0 {
+				err = errors.New("no sandbox has a home")
+			}
+			for _, home := range homes {
+				if err == nil {
+					err = os.WriteFile(filepath.Join(home, "go-on"), nil, 0o644)
+				}
+			}
+			if err != nil {
+				t.Errorf("letting the command go on: %v", err)
 			}
 		case <-t.Context().Done():
 		}

@@ -25,8 +25,16 @@ func TestRunRidesOutACutOfTheAPI(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, "0.2.10")
 	p := s.behind(t)
+	// A lease of 12 s: renewals from 4 s on, the two refused a second
+	// apart, the third through some 6 s before the lease would run out.
+	// The command ends once that renewal was answered.
 	p.Add(faultproxy.Rule{Method: "POST", Path: timeoutRPC, Times: 2, Fault: faultproxy.Reset()})
-	opts, out := s.runIn(t, "sleep 14; echo done")
+	renewed := make(chan struct{})
+	p.Add(faultproxy.Rule{Method: "POST", Path: timeoutRPC, Times: 1, Fault: faultproxy.Up(renewed)})
+	s.goOnWhen(t, renewed)
+	opts, out := s.runIn(t, `until [ -e "$HOME/go-on" ]; do sleep 0.1; done; echo done`)
+	opts.Lease = 12 * time.Second
+	opts.Request.Timeout = opts.Lease
 	err := start(t, func() error { return runRun(t.Context(), opts) })()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.ErrOut)
