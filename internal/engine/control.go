@@ -49,6 +49,7 @@ func (e *Engine) routes() []served {
 		{Route{"GET /sandboxes/{id}/metrics", "sandbox.metrics"}, e.metrics},
 		{Route{"GET /sandboxes/metrics", "sandbox.metrics"}, e.metricsOfMany},
 		{Route{"/templates", "templates.list"}, nil},
+		{Route{"GET /templates/", "templates.list"}, nil},
 		{Route{"/templates/", "templates.build"}, nil},
 		{Route{"/v2/templates", "templates.build"}, nil},
 		{Route{"/v2/templates/", "templates.build"}, nil},
@@ -123,6 +124,15 @@ func (e *Engine) route() {
 			serve(w, r.WithContext(ctx))
 		})
 	}
+	// A route of no operation, E2B's or not: E2B's API grows, and a client
+	// that meets a route abx has not heard of is told so in E2B's
+	// envelope, never by Go's plain-text 404, which the SDKs read as "the
+	// sandbox was not found".
+	e.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		e.writeError(w, http.StatusNotImplemented, abxerr.New(abxerr.Unsupported,
+			"abx's engine does not serve %s %q", r.Method, r.URL.Path).
+			WithHint("the routes it serves and refuses are in docs/engine.md"))
+	})
 }
 
 // fail answers an error of the operations with the status abx's server

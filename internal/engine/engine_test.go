@@ -131,8 +131,21 @@ func TestTheTokenGuardsEverything(t *testing.T) {
 func TestUnsupportedRoutesSaySo(t *testing.T) {
 	t.Parallel()
 	fx := start(t)
-	for _, route := range []string{"GET /templates", "GET /v2/templates/x", "GET /sandboxes/x/logs", "GET /volumes",
-		"POST /sandboxes/x/refreshes", "GET /snapshots"} {
+	for route, says := range map[string]string{
+		"GET /templates":               "templates.read",
+		"GET /templates/base":          "templates.read",
+		"DELETE /templates/base":       "templates.build",
+		"GET /v2/templates/x":          "templates.build",
+		"GET /sandboxes/x/logs":        "sandbox.logs",
+		"GET /volumes":                 "storage.mount",
+		"POST /sandboxes/x/refreshes":  "sandbox.refresh",
+		"GET /snapshots":               "snapshots",
+		"POST /sandboxes/x/fork":       "sandbox.fork",
+		"PUT /sandboxes/x/network":     "sandbox.network",
+		"POST /sandboxes/x/teleport":   `does not serve POST \"/sandboxes/x/teleport\"`,
+		"PATCH /sandboxes/x":           `does not serve PATCH \"/sandboxes/x\"`,
+		"GET /no/such/route/of/e2b/at": "does not serve GET",
+	} {
 		method, path, _ := strings.Cut(route, " ")
 		status, body := fx.do(t, method, path, token, "{}")
 		var e struct {
@@ -140,8 +153,9 @@ func TestUnsupportedRoutesSaySo(t *testing.T) {
 			Message string
 			AbxCode string
 		}
-		if err := json.Unmarshal([]byte(body), &e); err != nil || status != 501 || e.AbxCode != "E8004" {
-			t.Errorf("%s: %d %s", route, status, body)
+		if err := json.Unmarshal([]byte(body), &e); err != nil || status != 501 || e.Code != 501 || e.AbxCode != "E8004" ||
+			!strings.Contains(body, says) {
+			t.Errorf("%s: %d %s, want 501 E8004 naming %s", route, status, body, says)
 		}
 	}
 }

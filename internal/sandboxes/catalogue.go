@@ -200,6 +200,9 @@ var unoffered = []*Operation{
 	{Name: "sandbox.logs", ReadOnly: true},
 	{Name: "sandbox.refresh", Capability: provider.SandboxTimeout, Door: &Door{Route: "POST /sandboxes/{id}/refreshes"}},
 	{Name: "sandbox.snapshot", Door: &Door{Route: "POST /sandboxes/{id}/snapshots"}},
+	{Name: "sandbox.fork", Door: &Door{Route: "POST /sandboxes/{id}/fork"}},
+	// Egress rules replaced on a running sandbox.
+	{Name: "sandbox.network", Door: &Door{Route: "PUT /sandboxes/{id}/network"}},
 	// The snapshots themselves: listed, deleted.
 	{Name: "snapshots"},
 	{Name: "volumes", Capability: provider.StorageMount},

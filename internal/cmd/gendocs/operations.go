@@ -44,9 +44,16 @@ route's body. The other operations are in the guides (json.md, mcp.md, engine.md
 	b.WriteString("| route | operation | capability |\n| --- | --- | --- |\n")
 	for _, r := range engine.Routes() {
 		if op := sandboxes.Op(r.Operation); op.Func == "" {
-			fmt.Fprintf(&b, "| `%s` | %s | `%s` |\n", r.Pattern, op.Name, op.Capability)
+			capability := "none: abx does not offer it yet"
+			if op.Capability != "" {
+				capability = "`" + string(op.Capability) + "`"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.Pattern, op.Name, capability)
 		}
 	}
+	b.WriteString("\nAny other route, E2B's or not, answers the same 501 with `\"abxCode\": \"E8004\"`, naming\n" +
+		"the method and path abx's engine does not serve: never Go's plain-text 404, which the SDKs\n" +
+		"would read as a sandbox not found.\n")
 	return writeFile(filepath.Join(dir, "operations.md"), []byte(b.String()))
 }
 
