@@ -208,7 +208,14 @@ func (e *Engine) writeError(w http.ResponseWriter, status int, err error) {
 		w.Header().Set("Retry-After", strconv.FormatInt(int64((ae.RetryAfter+time.Second-1)/time.Second), 10))
 	}
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(e2bapi.Error{Code: status, Message: abxerr.CutWords(e.redact(ae.Message)), AbxCode: string(ae.Code)})
+	msg := ae.Message
+	if ae.Status != 0 && ae.Status != status {
+		// The service's status, which abx's words for its answer end
+		// with, is not this answer's (sandbox-manager's 400 for a missing
+		// template is a 404 here): an envelope tells one status, its own.
+		msg = strings.ReplaceAll(msg, fmt.Sprintf(" (HTTP %d)", ae.Status), "")
+	}
+	_ = json.NewEncoder(w).Encode(e2bapi.Error{Code: status, Message: abxerr.CutWords(e.redact(msg)), AbxCode: string(ae.Code)})
 }
 
 // redact takes the secrets abx knows out of s.

@@ -323,3 +323,23 @@ func TestTheE2BCLIThroughTheEngine(t *testing.T) {
 		t.Errorf("listed after kill:\n%s", out)
 	}
 }
+
+// sandbox-manager refuses a template it does not have with 400, which abx
+// reads as not found: the engine answers 404, and its message tells no
+// other status than its own.
+func TestAnErrorTellsOneStatus(t *testing.T) {
+	t.Parallel()
+	fx := start(t)
+	status, body := fx.do(t, "POST", "/sandboxes", token, `{"templateID":"no-such-template"}`)
+	var e struct {
+		Code    int
+		Message string
+		AbxCode string
+	}
+	if err := json.Unmarshal([]byte(body), &e); err != nil || status != 404 || e.Code != 404 {
+		t.Fatalf("%d %s, want 404", status, body)
+	}
+	if strings.Contains(e.Message, "HTTP 400") || !strings.Contains(e.Message, "not found") {
+		t.Errorf("message %q: the service's words without its 400", e.Message)
+	}
+}
