@@ -10,6 +10,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -140,7 +142,8 @@ func Start(opts Options) (*Emulator, error) {
 		Isolated: isolated, NotIsolated: why,
 		// Headers come whole within 10 s; a connection idle between
 		// requests goes after 2 minutes (docs/emulator.md, "Who it serves").
-		srv:      &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute},
+		srv: &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+			ErrorLog: log.New(io.Discard, "", 0)}, // a client's own failures are no line of the wrapped program's
 		served:   make(chan struct{}),
 		state:    st,
 		dirty:    make(chan struct{}, 1),

@@ -4,6 +4,8 @@ package emulator
 
 import (
 	"context"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -316,6 +318,11 @@ func (g *Gateway) forwarder() http.Handler {
 	g.forwardsOnce.Do(func() {
 		target := func(r *http.Request) forwardTo { return r.Context().Value(forwardKey{}).(forwardTo) }
 		proxy := &httputil.ReverseProxy{
+			// A body cut while it is copied (a sandbox killed under a
+			// stream) reaches the client as the cut itself; Go's standard
+			// logger would write it into the stderr of the program the
+			// emulator wraps.
+			ErrorLog: log.New(io.Discard, "", 0),
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				pr.SetURL(&url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(target(pr.In).port))})
 				g.hop.Mark(pr.Out.Header)

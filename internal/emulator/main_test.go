@@ -13,5 +13,5 @@ import (
 func TestMain(m *testing.M) {
 	testrun.Parallel()
 	testrun.QuickExits()
-	os.Exit(m.Run())
+	os.Exit(testrun.RunWithoutRawLog(m))
 }

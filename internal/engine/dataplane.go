@@ -79,6 +79,7 @@ func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforwar
 		return nil, err
 	}
 	fw.Hop = e.hop
+	fw.Log = e.debugLog()
 	if e.secrets != nil {
 		fw.Redact = e.secrets.Redact
 	}

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"strconv"
 	"strings"
@@ -141,7 +142,28 @@ func New(opts Options) *Engine {
 // bounded (docs/engine.md, "Bounds"), headers here, bodies as they are
 // read.
 func (e *Engine) Server() *http.Server {
-	return &http.Server{Handler: e, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleConnTimeout}
+	return &http.Server{Handler: e, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleConnTimeout,
+		// The server's own lines (a client's broken TLS, a failed accept)
+		// go to --debug's log, never to Go's standard logger, which would
+		// write into a wrapped program's stderr.
+		ErrorLog: log.New(e.debugLog(), "engine: ", 0)}
+}
+
+// debugLog is where the engine's lines go: --debug's log, a line at a
+// time, or nowhere.
+func (e *Engine) debugLog() io.Writer {
+	if e.log == nil {
+		return io.Discard
+	}
+	return lockedLog{e}
+}
+
+type lockedLog struct{ e *Engine }
+
+func (l lockedLog) Write(p []byte) (int, error) {
+	l.e.logMu.Lock()
+	defer l.e.logMu.Unlock()
+	return l.e.log.Write(p)
 }
 
 // ServeHTTP checks a request's Host and Origin, then sends a request for a

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 	}
 	testrun.Parallel()
 	testrun.QuickExits()
-	os.Exit(m.Run())
+	os.Exit(testrun.RunWithoutRawLog(m))
 }
 
 const token = "e2b_5eed0f0e2b1e"

@@ -6,6 +6,8 @@ package portforward
 
 import (
 	"errors"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -28,6 +30,22 @@ type Forwarder struct {
 	// Redact, when set, takes the secrets out of the answers: every
 	// header value, and the error bodies of privileged ports.
 	Redact func(string) string
+	// Log, when set, gets the forwarding's own lines (a body cut while it
+	// was copied, as when the sandbox ends under a stream); nil drops
+	// them: the client sees the cut itself. Never Go's standard logger,
+	// which would write to the terminal, or a wrapped program's stderr,
+	// whatever else writes there.
+	Log io.Writer
+}
+
+// logTo writes the reverse proxy's lines to the forwarder's Log, if any.
+type logTo struct{ fw *Forwarder }
+
+func (l logTo) Write(p []byte) (int, error) {
+	if l.fw.Log != nil {
+		return l.fw.Log.Write(p)
+	}
+	return len(p), nil
 }
 
 // New forwards to ep through transport (abx's, with its proxy and CA
@@ -39,6 +57,7 @@ func New(ep *provider.Endpoint, transport http.RoundTripper) (*Forwarder, error)
 	}
 	fw := &Forwarder{}
 	fw.proxy = &httputil.ReverseProxy{
+		ErrorLog: log.New(logTo{fw}, "abx: forwarding: ", 0),
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(target)
 			r.Out.Host = target.Host

@@ -6,10 +6,13 @@ package testrun
 
 import (
 	"flag"
+	"fmt"
+	"log"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Parallel lets at least 16 parallel tests run at once, more than the
@@ -28,4 +31,38 @@ func Parallel() {
 // wins. Call it from TestMain before m.Run.
 func QuickExits() {
 	_ = os.Setenv("GORACE", strings.TrimSpace("atexit_sleep_ms=0 "+os.Getenv("GORACE")))
+}
+
+// RunWithoutRawLog runs m with Go's standard logger writing to a buffer,
+// and fails the run when anything reached it: abx says what it has to say
+// through writers of its own, and a raw line of a library's (a reverse
+// proxy's "read error during body copy", a server's "TLS handshake
+// error") would reach a user's terminal, or a wrapped program's stderr,
+// as it is. It returns m.Run's code, or 1.
+func RunWithoutRawLog(m interface{ Run() int }) int {
+	var raw lockedBuffer
+	log.SetOutput(&raw)
+	code := m.Run()
+	if s := raw.String(); s != "" {
+		fmt.Fprintf(os.Stderr, "FAIL: Go's standard logger was written to, which reaches users as it is:\n%s", s)
+		return 1
+	}
+	return code
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
