@@ -264,13 +264,19 @@ func TestRunWatchSurvivesACut(t *testing.T) {
 
 func TestRunWatchEndsWhenTheSandboxIsKilled(t *testing.T) {
 	t.Parallel()
-	s, _ := newCutSandbox(t)
+	s, p := newCutSandbox(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	watching := make(chan struct{})
+	p.Add(faultproxy.Rule{Path: `/filesystem\.Filesystem/WatchDir$`, Times: 1, Fault: faultproxy.Up(watching)})
 	go func() {
-		// Once the watch is in place (changes come every 50 ms), kill the
+		// Once the watch is in place, however long that takes, kill the
 		// sandbox.
-		time.Sleep(500 * time.Millisecond)
+		select {
+		case <-watching:
+		case <-ctx.Done():
+			return
+		}
 		f, _ := s.factory(t, false, "")
 		if p, err := f.Provider(); err == nil {
 			_ = p.Kill(ctx, s.id)

@@ -40,14 +40,15 @@ func TestFaultsBadServerData(t *testing.T) {
 		{name: "create without ID", args: []string{"create", "--template", "base"},
 			rules: answer("POST", `^/kruise/api/sandboxes$`, 201, `{"templateID":"base"}`), want: 1, wantErr: bad + ".*without a sandboxID.*abx list"},
 		{name: "connect null", args: []string{"connect", "ID"}, rules: answer("POST", "/connect$", 200, "null"), want: 1, wantErr: bad},
-		{name: "huge API answer", args: []string{"list"},
+		// Both huge answers are about their size, so abx's request
+		// timeout is the hang guard's: reading megabytes through the
+		// proxy under -race on a busy machine may take longer than the
+		// default.
+		{name: "huge API answer", args: []string{"list", "--request-timeout", "2m"},
 			rules: []faultproxy.Rule{{Method: "GET", Path: list, Fault: faultproxy.Endless("application/json", "[", `{"sandboxID":"x"},`, "]", 12<<20)}},
 			want:  1, wantErr: bad + ".*larger than 8 MiB"},
 		{name: "exec message of 200 MB", args: []string{"exec", "ID", "--", "true"},
 			rules: []faultproxy.Rule{{Path: startPath, Fault: hugeMessage("application/connect+proto", true)}}, want: 125, wantErr: bad + ".*larger than 32 MiB"},
-		// Reading 32 MiB through the proxy under -race on a busy machine
-		// may take longer than the default request timeout: the case is
-		// about the size, so the timeout is the hang guard's.
 		{name: "ListDir of 200 MB", args: []string{"files", "ls", "ID", "/", "--request-timeout", "2m"},
 			rules: []faultproxy.Rule{{Path: envdPath + `filesystem\.Filesystem/ListDir$`, Fault: hugeMessage("application/proto", false)}}, want: 1, wantErr: bad + ".*larger than 32 MiB"},
 	}
