@@ -41,6 +41,24 @@ func (fx *fixture) send(t *testing.T, method, path string, header map[string]str
 	return resp.StatusCode, string(b)
 }
 
+// getPort sends GET path to port of sandbox id through the engine's data
+// plane, with the engine's token; the caller closes the answer's body.
+func (fx *fixture) getPort(t *testing.T, id string, port int, path string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest("GET", fx.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("E2b-Sandbox-Id", id)
+	req.Header.Set("E2b-Sandbox-Port", strconv.Itoa(port))
+	req.Header.Set("X-Access-Token", token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
 // create makes a sandbox of template through the engine and returns its
 // answer.
 func (fx *fixture) create(t *testing.T, template string) map[string]any {
@@ -411,14 +429,7 @@ func TestForwardedAnswersAreRedacted(t *testing.T) {
 	t.Cleanup(srv.Close)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	id := fx.create(t, "base")["sandboxID"].(string)
-	req, _ := http.NewRequest("GET", fx.url+"/", nil)
-	req.Header.Set("E2b-Sandbox-Id", id)
-	req.Header.Set("E2b-Sandbox-Port", strconv.Itoa(port))
-	req.Header.Set("X-Access-Token", token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := fx.getPort(t, id, port, "/")
 	_ = resp.Body.Close()
 	if v := resp.Header.Get("X-Seen"); resp.StatusCode != 200 || strings.Contains(v, fx.emu.APIKey) || v == "" {
 		t.Errorf("%d X-Seen %q: the key passed, or the header was lost", resp.StatusCode, v)

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"testing"
 )
 
@@ -31,17 +30,7 @@ func TestACutStreamLeavesNoRawLogLine(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
-	req, err := http.NewRequest("GET", fx.url+"/stream", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("E2b-Sandbox-Id", id)
-	req.Header.Set("E2b-Sandbox-Port", strconv.Itoa(port))
-	req.Header.Set("X-Access-Token", token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := fx.getPort(t, id, port, "/stream")
 	defer func() { _ = resp.Body.Close() }()
 	line, err := bufio.NewReader(resp.Body).ReadString('\n')
 	if err != nil || line != "first\n" {
