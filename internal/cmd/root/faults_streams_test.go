@@ -107,8 +107,12 @@ func TestFaultsStalledStreams(t *testing.T) {
 			rules: []faultproxy.Rule{{Path: startPath, Fault: faultproxy.StallBefore()}}, want: 125, wantErr: stalled},
 		{name: "ps attach", args: []string{"ps", "attach", "ID", "PID"}, env: idle,
 			rules: []faultproxy.Rule{{Path: envdPath + `process\.Process/Connect$`, Fault: faultproxy.Stall(10)}}, want: 125, wantErr: stalled},
-		{name: "files read with a request timeout", args: []string{"files", "read", "ID", "/home/user/big", "--out", filepath.Join(out, "big"), "--request-timeout", "2s"},
-			env: idle, rules: []faultproxy.Rule{{Method: "GET", Path: filesPath, Fault: faultproxy.Stall(1000)}}, want: 1, wantErr: stalled,
+		// The request timeout bounds the wait for the answer's headers, not
+		// its body: half the idle bound here, and long enough that a busy
+		// machine's headers come within it.
+		{name: "files read with a request timeout", args: []string{"files", "read", "ID", "/home/user/big", "--out", filepath.Join(out, "big"), "--request-timeout", "6s"},
+			env: env{"ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT": "12s"}, rules: []faultproxy.Rule{{Method: "GET", Path: filesPath, Fault: faultproxy.Stall(1000)}},
+			want: 1, wantErr: `^error\[E5001\]: the sandbox sent nothing for 12s`,
 			check: func(t *testing.T, _ *faulty, _ result) {
 				if left, _ := os.ReadDir(out); len(left) != 0 {
 					t.Errorf("a stalled download left %v", left)
