@@ -37,25 +37,35 @@ type Timeout struct {
 	Timeout int64 `json:"timeout"`
 }
 
+// TrafficAccessToken is the answer of sandbox-manager's refresh of a
+// sandbox's traffic token (POST /kruise/api/sandboxes/{id}/traffic-access-token).
+type TrafficAccessToken struct {
+	TrafficAccessToken           string `json:"trafficAccessToken"`
+	TrafficAccessTokenExpiration string `json:"trafficAccessTokenExpiration"`
+}
+
 // Sandbox is a sandbox as create, connect, info and the list items give
 // it. Times are strings: sandbox-manager sends "<unknown>" for a sandbox
 // without a claim time (Time reads them). A list item carries no token.
 type Sandbox struct {
-	TemplateID         string            `json:"templateID"`
-	SandboxID          string            `json:"sandboxID"`
-	ClientID           string            `json:"clientID"`
-	Alias              string            `json:"alias"`
-	StartedAt          string            `json:"startedAt"`
-	EndAt              string            `json:"endAt"`
-	EnvdVersion        string            `json:"envdVersion"`
-	EnvdAccessToken    string            `json:"envdAccessToken,omitempty"`
-	TrafficAccessToken string            `json:"trafficAccessToken,omitempty"`
-	Domain             string            `json:"domain,omitempty"`
-	CPUCount           int               `json:"cpuCount"`
-	MemoryMB           int               `json:"memoryMB"`
-	DiskSizeMB         int               `json:"diskSizeMB"`
-	Metadata           map[string]string `json:"metadata"`
-	State              string            `json:"state"`
+	TemplateID         string `json:"templateID"`
+	SandboxID          string `json:"sandboxID"`
+	ClientID           string `json:"clientID"`
+	Alias              string `json:"alias"`
+	StartedAt          string `json:"startedAt"`
+	EndAt              string `json:"endAt"`
+	EnvdVersion        string `json:"envdVersion"`
+	EnvdAccessToken    string `json:"envdAccessToken,omitempty"`
+	TrafficAccessToken string `json:"trafficAccessToken,omitempty"`
+	// TrafficAccessTokenExpiration is when the traffic token stops being
+	// valid (RFC 3339), sent beside it by a cluster whose tokens expire.
+	TrafficAccessTokenExpiration string            `json:"trafficAccessTokenExpiration,omitempty"`
+	Domain                       string            `json:"domain,omitempty"`
+	CPUCount                     int               `json:"cpuCount"`
+	MemoryMB                     int               `json:"memoryMB"`
+	DiskSizeMB                   int               `json:"diskSizeMB"`
+	Metadata                     map[string]string `json:"metadata"`
+	State                        string            `json:"state"`
 }
 
 // FormatTime writes a time as the API does: RFC 3339 with its fraction of

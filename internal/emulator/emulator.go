@@ -44,6 +44,10 @@ type Options struct {
 	// Isolation is IsolationAuto (the default), IsolationNamespaces or
 	// IsolationNone.
 	Isolation string
+	// TrafficTokenValidity is how long the traffic tokens of sandboxes
+	// that opt in (manager.JWTAuthKey) are valid; 0 is the cluster's
+	// default.
+	TrafficTokenValidity time.Duration
 }
 
 // Emulator is a running emulator.
@@ -128,7 +132,8 @@ func Start(opts Options) (*Emulator, error) {
 	if err != nil {
 		return fail(addrError(err))
 	}
-	m := manager.New(manager.Options{APIKey: opts.APIKey, Templates: opts.Templates, Now: clock(opts.TimeScale)})
+	m := manager.New(manager.Options{APIKey: opts.APIKey, Templates: opts.Templates, Now: clock(opts.TimeScale),
+		TrafficTokenValidity: opts.TrafficTokenValidity})
 	g := NewGateway(m, filepath.Join(dir, "sandboxes"), opts.EnvdVersion)
 	// The whole state dir is out of the sandboxes' sight: it holds the
 	// API key and the other sandboxes.

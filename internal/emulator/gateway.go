@@ -268,6 +268,12 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 		loopback.Refuse(w, http.StatusBadGateway, "healthy sandbox not found: "+id)
 		return
 	}
+	// A guarded sandbox's ports need its traffic token, on every port, as
+	// the sandbox-gateway checks it; the token goes no further.
+	if err := g.Manager.CheckTrafficToken(id, r.Header.Get(trafficHeader)); err != nil {
+		loopback.Refuse(w, http.StatusForbidden, err.Error()+" for sandbox "+id)
+		return
+	}
 	var h http.Handler
 	switch {
 	case port == EnvdPort:
@@ -286,6 +292,9 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	r2 := r.Clone(r.Context())
 	r2.URL.Path, r2.URL.RawPath = rest, ""
+	if g.Manager.Guarded(id) {
+		r2.Header.Del(trafficHeader)
+	}
 	h.ServeHTTP(w, r2)
 }
 
@@ -300,6 +309,9 @@ func ownPort(r *http.Request, port int) bool {
 	_, p, err := net.SplitHostPort(addr.String())
 	return err == nil && p == strconv.Itoa(port)
 }
+
+// trafficHeader carries a sandbox's traffic token to the gateway.
+const trafficHeader = "E2B-Traffic-Access-Token"
 
 // forwardTo is the sandbox port a forwarded request is for.
 type forwardTo struct {

@@ -5,11 +5,16 @@ package emulator
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/manager"
@@ -160,5 +165,59 @@ func TestARouteThatDisagreesIsRefused(t *testing.T) {
 	}
 	if after := len(f.g.Envd(other).Requests()); after != before {
 		t.Errorf("the other sandbox's envd heard %d requests", after-before)
+	}
+}
+
+// A guarded sandbox's ports need its traffic token, as the sandbox-gateway
+// checks it: none, a wrong one or an expired one is 403, on every port;
+// with it the request passes, without the token.
+func TestGuardedSandboxNeedsItsTrafficToken(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	m := manager.New(manager.Options{APIKey: "k", Now: clock, TrafficTokenValidity: time.Minute})
+	g := NewGateway(m, t.TempDir(), "")
+	ts := httptest.NewServer(g)
+	t.Cleanup(ts.Close)
+	t.Cleanup(g.Close)
+	f := &gatewayFixture{t: t, url: ts.URL, m: m, g: g}
+	status, body := f.do("POST", "/kruise/api/sandboxes", `{"templateID":"base","metadata":{"`+manager.JWTAuthKey+`":"true"}}`, nil)
+	var made struct{ SandboxID, TrafficAccessToken string }
+	if err := json.Unmarshal([]byte(body), &made); status != http.StatusCreated || err != nil || made.TrafficAccessToken == "" {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	var heard atomic.Value
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		heard.Store(r.Header.Get("E2B-Traffic-Access-Token"))
+		_, _ = io.WriteString(w, "web")
+	}))
+	t.Cleanup(web.Close)
+	webPort := strconv.Itoa(web.Listener.Addr().(*net.TCPAddr).Port)
+	for _, port := range []string{"49983", webPort} {
+		for _, token := range []string{"", "not-a-token"} {
+			h := map[string]string{}
+			if token != "" {
+				h["E2B-Traffic-Access-Token"] = token
+			}
+			if status, body := f.do("GET", "/kruise/"+made.SandboxID+"/"+port+"/health", "", h); status != http.StatusForbidden ||
+				!strings.Contains(body, "traffic access token") {
+				t.Errorf("port %s, token %q: %d %s, want 403", port, token, status, body)
+			}
+		}
+	}
+	with := map[string]string{"E2B-Traffic-Access-Token": made.TrafficAccessToken}
+	if status, body := f.do("GET", "/kruise/"+made.SandboxID+"/"+webPort+"/", "", with); status != http.StatusOK || body != "web" {
+		t.Fatalf("with the token: %d %s", status, body)
+	}
+	if v, _ := heard.Load().(string); v != "" {
+		t.Errorf("the sandbox's server was sent the token %q", v)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Minute)
+	mu.Unlock()
+	if status, body := f.do("GET", "/kruise/"+made.SandboxID+"/"+webPort+"/", "", with); status != http.StatusForbidden ||
+		!strings.Contains(body, "expired") {
+		t.Errorf("with an expired token: %d %s, want 403", status, body)
 	}
 }

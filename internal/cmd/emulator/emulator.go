@@ -7,6 +7,7 @@ package emulator
 import (
 	"errors"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -45,6 +46,10 @@ type ServeOptions struct {
 	StateDir  string
 	TimeScale float64
 	Isolation string
+	// TrafficTokens is --traffic-token-validity as typed; trafficValidity
+	// is what it reads as.
+	TrafficTokens   string
+	trafficValidity time.Duration
 }
 
 // isolationEnv sets --isolation's default, so that a CI job or a machine
@@ -62,11 +67,23 @@ func (o *ServeOptions) addFlags(c *cobra.Command, getenv func(string) string, st
 	fl.StringSliceVar(&o.Templates, "templates", manager.DefaultTemplates, "templates sandboxes can be created from (code-interpreter* ones get the interpreter)")
 	fl.StringVar(&o.StateDir, "state-dir", "", stateDirHelp)
 	fl.Float64Var(&o.TimeScale, "time-scale", 1, "for tests: run the sandboxes' clock this many times faster (30 makes a 30s timeout pass in 1s)")
+	fl.StringVar(&o.TrafficTokens, "traffic-token-validity", "", "how long the traffic tokens of sandboxes created with metadata "+manager.JWTAuthKey+"=true are valid (default: the cluster's, about 100 years; tests give seconds)")
 }
 
 func (o *ServeOptions) check() error {
 	if o.TimeScale < 1 {
 		return abxerr.New(abxerr.InvalidInput, "invalid --time-scale %v: must be 1 or more", o.TimeScale)
+	}
+	if o.TrafficTokens != "" {
+		d, err := cmdutil.ParseDuration("--traffic-token-validity", o.TrafficTokens)
+		if err != nil {
+			return err
+		}
+		if d < time.Second {
+			return abxerr.New(abxerr.InvalidInput, "invalid --traffic-token-validity %q: must be 1s or more", o.TrafficTokens).
+				WithHint("leave it out for the cluster's default")
+		}
+		o.trafficValidity = d
 	}
 	switch o.Isolation {
 	case "", emulator.IsolationAuto, emulator.IsolationNamespaces, emulator.IsolationNone:
@@ -88,7 +105,7 @@ func (o *ServeOptions) local() localserver.Local {
 func start(o *ServeOptions) (*emulator.Emulator, error) {
 	shareProcessors()
 	e, err := emulator.Start(emulator.Options{Addr: o.Addr, APIKey: o.APIKey, Templates: o.Templates,
-		StateDir: o.StateDir, TimeScale: o.TimeScale, Isolation: o.Isolation})
+		StateDir: o.StateDir, TimeScale: o.TimeScale, Isolation: o.Isolation, TrafficTokenValidity: o.trafficValidity})
 	if errors.Is(err, jail.ErrUnsupported) {
 		return nil, abxerr.New(abxerr.InvalidInput, "cannot start the emulator: %v", err).
 			WithHint("run it with --isolation none (sandboxes then run on this machine as your user), or allow user namespaces")

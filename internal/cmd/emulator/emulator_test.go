@@ -6,6 +6,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -50,6 +51,13 @@ func TestNewCmdExec(t *testing.T) {
 		{Name: "faster", Argv: []string{"--time-scale", "60", "--", "true"}, Want: in{ServeOptions{Addr: defaults.Addr, Templates: defaults.Templates, TimeScale: 60, Isolation: "auto"}, []string{"true"}}},
 		{Name: "no command", Argv: nil, WantErr: "needs a command to run after --"},
 		{Name: "slow clock", Argv: []string{"--time-scale", "0", "--", "true"}, WantErr: "invalid --time-scale 0"},
+		{Name: "traffic tokens of seconds", Argv: []string{"--traffic-token-validity", "30s", "--", "true"},
+			Want: in{ServeOptions{Addr: defaults.Addr, Templates: defaults.Templates, TimeScale: 1, Isolation: "auto",
+				TrafficTokens: "30s", trafficValidity: 30 * time.Second}, []string{"true"}}},
+		{Name: "traffic tokens under a second", Argv: []string{"--traffic-token-validity", "500ms", "--", "true"},
+			WantErr: `invalid --traffic-token-validity "500ms": must be 1s or more`},
+		{Name: "traffic tokens of no duration", Argv: []string{"--traffic-token-validity", "soon", "--", "true"},
+			WantErr: `invalid --traffic-token-validity "soon"`},
 	}, func(f *cmdutil.Factory, got *any) *cobra.Command {
 		return NewCmdExec(f, func(_ context.Context, o *ExecOptions) error { *got = in{o.ServeOptions, o.Argv}; return nil })
 	})

@@ -48,6 +48,10 @@ type Options struct {
 	EnvdVersion string
 	// Now is the clock; tests move it to make timeouts expire.
 	Now func() time.Time
+	// TrafficTokenValidity is how long the traffic tokens of sandboxes
+	// that opt in (JWTAuthKey) are valid; 0 is the cluster's default,
+	// DefaultTrafficTokenValidity. Tests give seconds.
+	TrafficTokenValidity time.Duration
 }
 
 // Sandbox is the fake's record of one sandbox.
@@ -62,7 +66,13 @@ type Sandbox struct {
 	Metadata        map[string]string
 	EnvVars         map[string]string
 	EnvdAccessToken string
-	seq             int // creation order, for stable pages
+	// Guarded sandboxes opted in to traffic tokens (JWTAuthKey): the
+	// gateway lets a request for their ports through only with a valid
+	// one. TrafficToken is the newest issued, until TrafficTokenExpiry.
+	Guarded            bool
+	TrafficToken       string
+	TrafficTokenExpiry time.Time
+	seq                int // creation order, for stable pages
 }
 
 // Request is one request as the fake received it.
@@ -84,6 +94,8 @@ type Server struct {
 	seq   int
 	logMu sync.Mutex
 	log   []Request
+	// signKey signs the traffic tokens; it never leaves the server.
+	signKey []byte
 
 	// Events are queued under mu, in the order of the changes, and handed
 	// to OnEvent after mu is released by whoever holds deliverMu.
@@ -118,7 +130,8 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Server{opts: opts, boxes: map[string]*Sandbox{}, mux: http.NewServeMux()}
+	s := &Server{opts: opts, boxes: map[string]*Sandbox{}, mux: http.NewServeMux(), signKey: make([]byte, 32)}
+	_, _ = rand.Read(s.signKey)
 	s.routes()
 	return s
 }

@@ -34,6 +34,8 @@ func (s *Server) routes() {
 	handle("POST /sandboxes/{sandboxID}/timeout", s.sandbox(s.setTimeout))
 	handle("POST /sandboxes/{sandboxID}/pause", s.sandbox(s.pause))
 	handle("POST /sandboxes/{sandboxID}/resume", s.sandbox(s.resume))
+	// The refresh of a traffic token is the private protocol's alone.
+	s.mux.HandleFunc("POST /kruise/api/sandboxes/{sandboxID}/traffic-access-token", s.auth(s.sandbox(s.refreshTrafficToken)))
 	// The v2 connect route the E2B SDKs call is not served: the real
 	// server answers it 405, as it does POST /v2/sandboxes, not 404.
 	for _, prefix := range []string{"", "/kruise/api"} {
@@ -138,9 +140,16 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		StartedAt: now, EndAt: now.Add(timeout), AutoPause: req.AutoPause,
 		AllowInternet: req.AllowInternetAccess == nil || *req.AllowInternetAccess,
 		Metadata:      md, EnvVars: req.EnvVars, EnvdAccessToken: randomHex(16), seq: s.seq,
+		Guarded: md[JWTAuthKey] == "true",
 	}
 	s.boxes[b.ID] = b
 	view := s.view(b, true)
+	if b.Guarded {
+		// Only the create answer carries the token: a describe does not,
+		// and a new one comes from the refresh route.
+		s.issueLocked(b)
+		view.TrafficAccessToken, view.TrafficAccessTokenExpiration = b.TrafficToken, b.TrafficTokenExpiry.Format(time.RFC3339)
+	}
 	s.emitLocked("created", *b)
 	s.unlock(mark)
 	writeJSON(w, http.StatusCreated, view)
