@@ -323,16 +323,18 @@ func pass(up http.Handler, w http.ResponseWriter, r *http.Request) {
 	up.ServeHTTP(w, r)
 }
 
-// Up passes the answer whole and closes up once its headers passed: for
-// a test that acts once a stream is established, however long that takes
-// on a busy machine.
+// Up passes the answer whole and closes up once its headers passed (the
+// first answer's, for a rule that takes several requests): for a test
+// that acts once a stream is established, however long that takes on a
+// busy machine.
 func Up(up chan<- struct{}) Fault {
+	var once sync.Once
 	return func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 		headed := make(chan struct{})
 		go func() {
 			select {
 			case <-headed:
-				close(up)
+				once.Do(func() { close(up) })
 			case <-r.Context().Done():
 			}
 		}()
