@@ -34,8 +34,11 @@ func TestRunAndSandboxRunAreOneJob(t *testing.T) {
 			map[string]any{"template": " ", "command": "true"}, "E1002"},
 		{"an empty command", []string{"run", "--template", "base", "--", " "},
 			map[string]any{"template": "base", "command": " "}, "E1002"},
-		{"a bound that passes", []string{"run", "--template", "base", "--timeout", "3s", "--", "sleep 30"},
-			map[string]any{"template": "base", "command": "sleep 30", "timeout_seconds": 3}, "E6001"},
+		// The bound counts from the job's start, the sandbox's making
+		// included: 10 s, so that a busy machine has started the command
+		// by then, which the bound then kills.
+		{"a bound that passes", []string{"run", "--template", "base", "--timeout", "10s", "--", "sleep 60"},
+			map[string]any{"template": "base", "command": "sleep 60", "timeout_seconds": 10}, "E6001"},
 		{"a put that fails", []string{"run", "--template", "base", "--put", "run_doors_test.go:/etc/abx-doors", "--", "true"},
 			map[string]any{"template": "base", "command": "true", "files": map[string]string{"/etc/abx-doors": "x"}}, "E5007"},
 	} {
