@@ -117,3 +117,13 @@ type Error struct {
 
 // NoHeaders is sandbox-manager's "headers": null.
 var NoHeaders = json.RawMessage("null")
+
+// TrafficAuthKey is the metadata key by which a sandbox opts in to a
+// guarded data plane: created with it "true", it gets a traffic token
+// that expires, and its gateway refuses every request for its ports
+// without a valid one in TrafficTokenHeader. A describe shows the key
+// among the sandbox's metadata; it carries no token.
+const TrafficAuthKey = "security.agents.kruise.io/enable-jwt-auth"
+
+// TrafficTokenHeader carries a sandbox's traffic token to its gateway.
+const TrafficTokenHeader = "E2B-Traffic-Access-Token"

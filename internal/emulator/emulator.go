@@ -133,7 +133,7 @@ func Start(opts Options) (*Emulator, error) {
 		return fail(addrError(err))
 	}
 	m := manager.New(manager.Options{APIKey: opts.APIKey, Templates: opts.Templates, Now: clock(opts.TimeScale),
-		TrafficTokenValidity: opts.TrafficTokenValidity})
+		TokenNow: time.Now, TrafficTokenValidity: opts.TrafficTokenValidity})
 	g := NewGateway(m, filepath.Join(dir, "sandboxes"), opts.EnvdVersion)
 	// The whole state dir is out of the sandboxes' sight: it holds the
 	// API key and the other sandboxes.

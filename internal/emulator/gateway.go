@@ -18,6 +18,7 @@ import (
 
 	"github.com/abx-dev/abx/internal/emulator/envd"
 	"github.com/abx-dev/abx/internal/emulator/jupyter"
+	"github.com/abx-dev/abx/internal/e2bapi"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/emulator/spawn"
 	"github.com/abx-dev/abx/internal/loopback"
@@ -311,7 +312,7 @@ func ownPort(r *http.Request, port int) bool {
 }
 
 // trafficHeader carries a sandbox's traffic token to the gateway.
-const trafficHeader = "E2B-Traffic-Access-Token"
+const trafficHeader = e2bapi.TrafficTokenHeader
 
 // forwardTo is the sandbox port a forwarded request is for.
 type forwardTo struct {

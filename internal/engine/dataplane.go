@@ -48,8 +48,10 @@ func (e *Engine) forward(w http.ResponseWriter, r *http.Request) {
 // forwarderFor returns the forwarder of a sandbox port, made anew
 // whenever the operations hand out a new endpoint (at most every
 // EndpointTTL, and after the sandbox was paused, resumed or killed). A
-// public port's forwarder sends no credential at all: whoever reaches the
-// engine reaches that port, so none of the sandbox's is spent on it.
+// public port's forwarder sends none of the sandbox's credentials that
+// would reach the port's server: whoever reaches the engine reaches that
+// port, so none is spent on it. A guarded sandbox's traffic token still
+// goes: its gateway asks for it and takes it off before the port.
 func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforward.Forwarder, error) {
 	eps, err := e.svc.Endpoint(r.Context(), id, port)
 	if err != nil {

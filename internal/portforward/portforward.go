@@ -66,7 +66,9 @@ func New(ep *provider.Endpoint, transport http.RoundTripper) (*Forwarder, error)
 			}
 			fw.Hop.Mark(r.Out.Header)
 		},
-		Transport: transport,
+		// The endpoint's renewing credential (a traffic token) is set as
+		// each request leaves, valid then.
+		Transport: ep.Transport(transport),
 		// Streams (server-sent events, NDJSON, downloads) go through as
 		// they come, not when a buffer fills.
 		FlushInterval: -1,

@@ -119,6 +119,50 @@ type Endpoint struct {
 	// such a port to a client that shows no credential of its own
 	// (docs/security.md).
 	Privileged bool
+	// Renewing, when set, is a credential whose value changes in the
+	// endpoint's life: a traffic token that expires. Header never holds
+	// it; each request gets its value as it starts (Transport).
+	Renewing *RenewingHeader
+}
+
+// RenewingHeader is a header whose value is asked for each request.
+type RenewingHeader struct {
+	Name string
+	// Value returns the value to send now, or an error that says why none
+	// can be sent (a token that expired and could not be renewed).
+	Value func(ctx context.Context) (string, error)
+}
+
+// Transport is rt with the endpoint's renewing credential set on each
+// request at its start, so that a stream attached again, or the next call
+// of a long session, carries a valid one. A request that can get none is
+// not sent: its error is Value's.
+func (ep *Endpoint) Transport(rt http.RoundTripper) http.RoundTripper {
+	if ep.Renewing == nil {
+		return rt
+	}
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	return renewing{next: rt, h: ep.Renewing}
+}
+
+type renewing struct {
+	next http.RoundTripper
+	h    *RenewingHeader
+}
+
+func (r renewing) RoundTrip(req *http.Request) (*http.Response, error) {
+	v, err := r.h.Value(req.Context())
+	if err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, err
+	}
+	out := req.Clone(req.Context())
+	out.Header.Set(r.h.Name, v)
+	return r.next.RoundTrip(out)
 }
 
 // StatePaused is the state of a paused sandbox: its envd, its code

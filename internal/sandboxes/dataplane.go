@@ -117,10 +117,12 @@ func (s *Service) interpreter(ctx context.Context, id string) (*codeinterp.Clien
 
 // client is the HTTP client of a sandbox's server: the door's, with abx's
 // one redirect rule (the endpoint's tokens ride on every request, and a
-// redirect could take them elsewhere) and the endpoint's idle bound.
+// redirect could take them elsewhere), the endpoint's renewing credential
+// set on each request, and its idle bound.
 func (s *Service) client(ep *provider.Endpoint) *http.Client {
 	hc := *s.HTTPClient()
 	hc.CheckRedirect = httpclient.CheckRedirect
+	hc.Transport = ep.Transport(hc.Transport)
 	return httpclient.WithIdle(&hc, ep.IdleTimeout)
 }
 

@@ -48,6 +48,10 @@ type Options struct {
 	EnvdVersion string
 	// Now is the clock; tests move it to make timeouts expire.
 	Now func() time.Time
+	// TokenNow is the clock of traffic tokens, which clients compare with
+	// their own: the emulator's, run faster (--time-scale), would give
+	// tokens they think valid after the gateway's expiry. nil is Now.
+	TokenNow func() time.Time
 	// TrafficTokenValidity is how long the traffic tokens of sandboxes
 	// that opt in (JWTAuthKey) are valid; 0 is the cluster's default,
 	// DefaultTrafficTokenValidity. Tests give seconds.

@@ -17,7 +17,7 @@ import (
 // data plane: created with it "true", it gets a traffic token that
 // expires, and the gateway refuses every request for its ports without a
 // valid one (docs/protocol.md, "Traffic tokens that expire").
-const JWTAuthKey = "security.agents.kruise.io/enable-jwt-auth"
+const JWTAuthKey = e2bapi.TrafficAuthKey
 
 // DefaultTrafficTokenValidity is sandbox-manager's default: about a
 // hundred years, while clients learn to refresh.
@@ -36,12 +36,19 @@ var jwtHeader = base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ
 // issueLocked gives b a new traffic token, valid for the server's
 // validity from now. The caller holds mu.
 func (s *Server) issueLocked(b *Sandbox) {
-	now := s.opts.Now()
+	now := s.tokenNow()
 	claims, _ := json.Marshal(trafficClaims{Subject: b.ID, IssuedAt: now.Unix(),
 		Expires: now.Add(s.trafficValidity()).Unix(), ID: randomHex(8)})
 	unsigned := jwtHeader + "." + base64.RawURLEncoding.EncodeToString(claims)
 	b.TrafficToken = unsigned + "." + s.sign(unsigned)
 	b.TrafficTokenExpiry = time.Unix(now.Add(s.trafficValidity()).Unix(), 0).UTC()
+}
+
+func (s *Server) tokenNow() time.Time {
+	if s.opts.TokenNow != nil {
+		return s.opts.TokenNow()
+	}
+	return s.opts.Now()
 }
 
 func (s *Server) trafficValidity() time.Duration {
@@ -86,7 +93,7 @@ func (s *Server) CheckTrafficToken(id, token string) error {
 	if err != nil || json.Unmarshal(raw, &c) != nil || c.Subject != id {
 		return ErrBadTrafficToken
 	}
-	if !s.opts.Now().Before(time.Unix(c.Expires, 0)) {
+	if !s.tokenNow().Before(time.Unix(c.Expires, 0)) {
 		return ErrExpiredTrafficToken
 	}
 	return nil

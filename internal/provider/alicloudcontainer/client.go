@@ -23,6 +23,9 @@ type Client struct {
 	cfg  Config
 	http *http.Client
 	api  string
+	// traffic holds the sources of guarded sandboxes' traffic tokens,
+	// for as long as the client lives (traffic.go).
+	traffic trafficTokens
 	log  io.Writer // --debug's lines of the client's own (retries), or nil
 	wrn  io.Writer // warnings for people, or nil
 }
@@ -64,7 +67,7 @@ type reply struct {
 // configured request timeout. It is tried again as an idempotent call is
 // (retry.go).
 func (c *Client) call(ctx context.Context, method, path string, query url.Values, in, out any, ok ...int) (reply, error) {
-	r, _, err := c.send(ctx, true, method, path, query, in, out, ok)
+	r, _, err := c.send(ctx, c.api, true, method, path, query, in, out, ok)
 	return r, err
 }
 
@@ -74,14 +77,16 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 // it left and the connection broke before an answer: the thing may have
 // been made, which the caller says in its words.
 func (c *Client) callOnce(ctx context.Context, method, path string, query url.Values, in, out any, ok ...int) (r reply, unanswered bool, err error) {
-	return c.send(ctx, false, method, path, query, in, out, ok)
+	return c.send(ctx, c.api, false, method, path, query, in, out, ok)
 }
 
-func (c *Client) send(ctx context.Context, idempotent bool, method, path string, query url.Values, in, out any, ok []int) (reply, bool, error) {
+// send sends a request to base+path: base is the API's, or the prefix of
+// the manager's own routes (ownRoutes).
+func (c *Client) send(ctx context.Context, base string, idempotent bool, method, path string, query url.Values, in, out any, ok []int) (reply, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
 
-	u := c.api + path
+	u := base + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}

@@ -22,7 +22,7 @@ var _ provider.DataPlane = (*Client)(nil)
 // sandbox. The traffic token is the gateway's: OpenKruise's
 // sandbox-gateway checks it on any port of a sandbox whose traffic is
 // guarded, and takes it off before the request goes on; every port gets
-// it.
+// it, renewed as it expires (traffic.go).
 func (c *Client) Endpoint(ctx context.Context, id string, port int) (*provider.Endpoint, error) {
 	if port == 0 {
 		port = c.cfg.EnvdPort
@@ -42,9 +42,7 @@ func (c *Client) Endpoint(ctx context.Context, id string, port int) (*provider.E
 	if w.EnvdAccessToken != "" && privileged {
 		h.Set("X-Access-Token", w.EnvdAccessToken)
 	}
-	if w.TrafficAccessToken != "" {
-		h.Set("E2B-Traffic-Access-Token", w.TrafficAccessToken)
-	}
 	return &provider.Endpoint{SandboxID: id, Port: port, URL: u, Header: h, EnvdVersion: w.EnvdVersion, State: w.State,
-		RequestTimeout: c.cfg.RequestTimeout, IdleTimeout: c.cfg.IdleTimeout, Privileged: privileged}, nil
+		RequestTimeout: c.cfg.RequestTimeout, IdleTimeout: c.cfg.IdleTimeout, Privileged: privileged,
+		Renewing: renewing(c.seen(w))}, nil
 }

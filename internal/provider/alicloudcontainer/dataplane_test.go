@@ -36,8 +36,14 @@ func TestEachPortGetsItsOwnCredentials(t *testing.T) {
 		if got := ep.Header.Get("X-Access-Token"); (got == "envd-tok-1") != tc.envd || (got != "" && got != "envd-tok-1") {
 			t.Errorf("port %d: X-Access-Token %q, want it %v", tc.port, got, tc.envd)
 		}
-		if got := ep.Header.Get("E2B-Traffic-Access-Token"); (got == "traffic-tok-1") != tc.route {
-			t.Errorf("port %d: E2B-Traffic-Access-Token %q", tc.port, got)
+		if got := ep.Header.Get("E2B-Traffic-Access-Token"); got != "" {
+			t.Errorf("port %d: the traffic token among the fixed headers", tc.port)
+		}
+		if ep.Renewing == nil || ep.Renewing.Name != "E2B-Traffic-Access-Token" {
+			t.Fatalf("port %d: no traffic token: %+v", tc.port, ep.Renewing)
+		}
+		if got, err := ep.Renewing.Value(context.Background()); (got == "traffic-tok-1") != tc.route || err != nil {
+			t.Errorf("port %d: E2B-Traffic-Access-Token %q, %v", tc.port, got, err)
 		}
 		if ep.Header.Get("X-API-Key") != "" {
 			t.Errorf("port %d: the API key in a data-plane header", tc.port)

@@ -54,6 +54,7 @@ func (c *Client) Create(ctx context.Context, req provider.CreateRequest) (*provi
 		e.Hint = "" // what to do is the door's to say, in its own words
 		return nil, e
 	}
+	c.seen(w)
 	s := w.model()
 	return &s, nil
 }
@@ -102,6 +103,7 @@ func (c *Client) Connect(ctx context.Context, id string, timeout time.Duration) 
 		}
 		return &provider.ConnectResult{Sandbox: *s}, nil
 	}
+	c.seen(w)
 	return &provider.ConnectResult{Sandbox: w.model(), Resumed: r.status == http.StatusCreated}, nil
 }
 
@@ -254,6 +256,9 @@ func (c *Client) Kill(ctx context.Context, id string) error {
 		return err
 	}
 	_, err = c.call(ctx, http.MethodDelete, path, nil, nil, nil, http.StatusNoContent, http.StatusOK)
+	if err == nil || statusOf(err) == http.StatusNotFound {
+		c.forget(id)
+	}
 	return err
 }
 
