@@ -19,10 +19,15 @@ const Key = "sk-unit-test"
 
 // Cluster starts the fake sandbox-manager behind the gateway (real
 // envd and code interpreter fakes per sandbox, envd 0.2.10) and returns it
-// with the environment that points abx at it.
-func Cluster(t *testing.T) (*manager.Server, map[string]string) {
+// with the environment that points abx at it. tune, if any, changes the
+// manager's options first (a traffic-token validity of seconds).
+func Cluster(t *testing.T, tune ...func(*manager.Options)) (*manager.Server, map[string]string) {
 	t.Helper()
-	srv := manager.New(manager.Options{APIKey: Key, Domain: "abx.test"})
+	opts := manager.Options{APIKey: Key, Domain: "abx.test"}
+	for _, f := range tune {
+		f(&opts)
+	}
+	srv := manager.New(opts)
 	gw := emulator.NewGateway(srv, t.TempDir(), "0.2.10")
 	// Isolated as the emulator is, where this machine allows it: the
 	// boxes' inits are copies of the test binary (package boxinit's init).
