@@ -57,7 +57,13 @@ type fixture struct {
 // its options first.
 func start(t *testing.T, with ...func(*engine.Options)) *fixture {
 	t.Helper()
-	emu, err := emulator.Start(emulator.Options{})
+	return startOn(t, emulator.Options{}, with...)
+}
+
+// startOn is start on an emulator started with opts.
+func startOn(t *testing.T, opts emulator.Options, with ...func(*engine.Options)) *fixture {
+	t.Helper()
+	emu, err := emulator.Start(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,12 +80,12 @@ func start(t *testing.T, with ...func(*engine.Options)) *fixture {
 	// The engine needs its own port for its domain: listen, then serve.
 	ts := httptest.NewUnstartedServer(nil)
 	fx := &fixture{emu: emu, svc: f.Sandboxes.Keeping(engine.EndpointTTL), port: ts.Listener.Addr().(*net.TCPAddr).Port}
-	opts := engine.Options{Sandboxes: fx.svc, Transport: f.HTTPClient().Transport,
+	eo := engine.Options{Sandboxes: fx.svc, Transport: f.HTTPClient().Transport,
 		Token: token, Domain: "localhost:" + strconv.Itoa(fx.port), Secrets: f.IO.Secrets}
 	for _, w := range with {
-		w(&opts)
+		w(&eo)
 	}
-	e := engine.New(opts)
+	e := engine.New(eo)
 	ts.Config = e.Server()
 	next := ts.Config.Handler
 	ts.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -180,6 +186,33 @@ func TestOfficialSDKsThroughTheEngine(t *testing.T) {
 		if r.Header.Get("X-API-Key") != fx.emu.APIKey {
 			t.Errorf("a control-plane request without the provider's key: %s %s", r.Method, r.Path)
 		}
+	}
+}
+
+// A cluster whose traffic tokens live a second: the SDKs, which know
+// nothing of them, keep a guarded sandbox's commands, files and code
+// working past several expiries, since the engine renews the sandbox's
+// token behind its forwards.
+func TestOfficialSDKsOutliveTrafficTokens(t *testing.T) {
+	t.Parallel()
+	run := sdktest.SDKScript(t, filepath.Join("..", "emulator", "testdata", "sdk"), "guarded.test.mjs")
+	fx := startOn(t, emulator.Options{TrafficTokenValidity: time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", run)
+	cmd.Dir = filepath.Dir(run)
+	domain := "localhost:" + fx.url[strings.LastIndex(fx.url, ":")+1:]
+	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain)
+	out, err := cmd.CombinedOutput()
+	sdktest.Steps(t, out, err, 6)
+	refreshes := 0
+	for _, r := range fx.emu.Manager.Requests() {
+		if strings.HasSuffix(r.Path, "/traffic-access-token") {
+			refreshes++
+		}
+	}
+	if refreshes < 2 {
+		t.Errorf("the engine refreshed the token %d times over several expiries", refreshes)
 	}
 }
 
