@@ -25,6 +25,8 @@ type NewSandbox struct {
 	// Lifecycle is what newer SDKs send for autoPause: onTimeout "kill"
 	// or "pause". sandbox-manager does not read it.
 	Lifecycle *Lifecycle `json:"lifecycle,omitempty"`
+	// Network holds egress rules, applied once the sandbox is claimed.
+	Network *Network `json:"network,omitempty"`
 }
 
 // Lifecycle says what happens to a sandbox whose timeout passes.
@@ -66,6 +68,9 @@ type Sandbox struct {
 	DiskSizeMB                   int               `json:"diskSizeMB"`
 	Metadata                     map[string]string `json:"metadata"`
 	State                        string            `json:"state"`
+	// Network is the sandbox's egress rules, in a describe of a sandbox
+	// that has some.
+	Network *Network `json:"network,omitempty"`
 }
 
 // FormatTime writes a time as the API does: RFC 3339 with its fraction of

@@ -16,9 +16,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/abx-dev/abx/internal/e2bapi"
 	"github.com/abx-dev/abx/internal/emulator/envd"
 	"github.com/abx-dev/abx/internal/emulator/jupyter"
-	"github.com/abx-dev/abx/internal/e2bapi"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/emulator/spawn"
 	"github.com/abx-dev/abx/internal/loopback"

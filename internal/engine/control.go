@@ -177,6 +177,7 @@ func (e *Engine) create(w http.ResponseWriter, r *http.Request) {
 	if body.AllowInternetAccess != nil && !*body.AllowInternetAccess {
 		req.NoInternet = true
 	}
+	createNetwork(&req, body.Network)
 	if req.Template == "" {
 		req.Template = "base"
 	}

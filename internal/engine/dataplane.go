@@ -23,10 +23,15 @@ var clientCredentials = []string{"X-Access-Token", "E2B-Traffic-Access-Token", "
 
 // forward sends an admitted request on to its sandbox's port, streaming
 // both ways, with the provider's routing headers and credentials for that
-// port in place of the client's, and the engine's mark.
-func (e *Engine) forward(w http.ResponseWriter, r *http.Request) {
+// port in place of the client's, and the engine's mark. A request without
+// the engine's token (authed false) goes on only to an open port.
+func (e *Engine) forward(w http.ResponseWriter, r *http.Request, authed bool) {
 	id, port, _ := dataPlaneTarget(r, e.domain)
-	fw, err := e.forwarderFor(r, id, port)
+	fw, ep, err := e.forwarderFor(r, id, port)
+	if err == nil && !authed && !open(ep) {
+		e.refuse(w, http.StatusUnauthorized, errNoToken)
+		return
+	}
 	if err != nil {
 		if c := abxerr.From(err).Code; c == abxerr.NotFound || c == abxerr.Paused {
 			// As E2B's proxy answers for a sandbox it has no running route
@@ -52,10 +57,10 @@ func (e *Engine) forward(w http.ResponseWriter, r *http.Request) {
 // would reach the port's server: whoever reaches the engine reaches that
 // port, so none is spent on it. A guarded sandbox's traffic token still
 // goes: its gateway asks for it and takes it off before the port.
-func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforward.Forwarder, error) {
+func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforward.Forwarder, *provider.Endpoint, error) {
 	eps, err := e.svc.Endpoint(r.Context(), id, port)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ep := eps[0]
 	key := target{id, port}
@@ -63,7 +68,7 @@ func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforwar
 	c, ok := e.forwarder[key]
 	e.mu.Unlock()
 	if ok && c.ep == ep {
-		return c.fw, nil
+		return c.fw, ep, nil
 	}
 	shown := ep
 	if e.public[port] {
@@ -78,7 +83,7 @@ func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforwar
 	}
 	fw, err := portforward.New(shown, e.rt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fw.Hop = e.hop
 	fw.Log = e.debugLog()
@@ -96,5 +101,5 @@ func (e *Engine) forwarderFor(r *http.Request, id string, port int) (*portforwar
 		}
 	}
 	e.forwarder[key] = cached{fw: fw, ep: ep, made: now}
-	return fw, nil
+	return fw, ep, nil
 }

@@ -52,11 +52,15 @@ func CheckPublicPort(port int) *abxerr.Error {
 
 // dataPlane admits a request for a sandbox's port: one that already went
 // through this engine is a loop (508); a path that climbs out of the
-// port's is refused (400, portforward.CheckPath); the engine's token is
-// needed, in either header the SDKs send it in, unless the port is public
-// (401); then the operation's capability. The rest is forwarded, so many
-// at once, once the operation has checked the sandbox and the port.
+// port's is refused (400, portforward.CheckPath); the engine's token, in
+// either header the SDKs send it in, is needed for envd's and the code
+// interpreter's ports at once (401), and for any other port unless it is
+// public (--public-port) or open (a port of a sandbox nobody guards, which
+// forward tells once it has the endpoint); then the operation's
+// capability. The rest is forwarded, so many at once, once the operation
+// has checked the sandbox and the port.
 func (e *Engine) dataPlane(w http.ResponseWriter, r *http.Request, id string, port int) {
+	authed := e.public[port] || e.tokenOK(r.Header.Get("X-Access-Token")) || e.tokenOK(r.Header.Get("E2B-Traffic-Access-Token"))
 	switch {
 	case e.hop.Seen(r.Header):
 		e.refuse(w, http.StatusLoopDetected, abxerr.New(abxerr.InvalidInput,
@@ -65,9 +69,8 @@ func (e *Engine) dataPlane(w http.ResponseWriter, r *http.Request, id string, po
 	case portforward.CheckPath(r.URL) != nil:
 		e.refuse(w, http.StatusBadRequest, abxerr.New(abxerr.InvalidInput, "%v", portforward.CheckPath(r.URL)))
 		return
-	case !e.public[port] && !e.tokenOK(r.Header.Get("X-Access-Token")) && !e.tokenOK(r.Header.Get("E2B-Traffic-Access-Token")):
-		e.refuse(w, http.StatusUnauthorized, abxerr.New(abxerr.Unauthorized,
-			"invalid access token: every request for a sandbox's port needs the engine's token (X-Access-Token or E2B-Traffic-Access-Token)"))
+	case !authed && (port == envdPort || port == interpreterPort):
+		e.refuse(w, http.StatusUnauthorized, errNoToken)
 		return
 	}
 	ctx, err := e.svc.Admit(sandboxes.WithSpelling(r.Context(), spelling), sandboxes.Op(dataPlaneRoute.Operation))
@@ -75,8 +78,13 @@ func (e *Engine) dataPlane(w http.ResponseWriter, r *http.Request, id string, po
 		e.refuse(w, abxerr.HTTPStatus(err), err)
 		return
 	}
-	e.forwards.Serve(w, func() { e.forward(w, r.WithContext(ctx)) })
+	e.forwards.Serve(w, func() { e.forward(w, r.WithContext(ctx), authed) })
 }
+
+// errNoToken refuses a request for a port that needs the engine's token.
+var errNoToken = abxerr.New(abxerr.Unauthorized,
+	"invalid access token: this port needs the engine's token (X-Access-Token or E2B-Traffic-Access-Token): "+
+		"envd's and the code interpreter's always, a guarded sandbox's every port")
 
 // refuse answers from the headers alone, in E2B's envelope, and closes the
 // connection without reading the body: a client that sends it a byte a

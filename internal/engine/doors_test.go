@@ -63,7 +63,13 @@ func (fx *fixture) getPort(t *testing.T, id string, port int, path string) *http
 // answer.
 func (fx *fixture) create(t *testing.T, template string) map[string]any {
 	t.Helper()
-	status, body := fx.do(t, "POST", "/v2/sandboxes", token, `{"templateID":"`+template+`"}`)
+	return fx.createWith(t, `{"templateID":"`+template+`"}`)
+}
+
+// createWith creates a sandbox with this JSON body.
+func (fx *fixture) createWith(t *testing.T, body string) map[string]any {
+	t.Helper()
+	status, body := fx.do(t, "POST", "/v2/sandboxes", token, body)
 	var created map[string]any
 	if err := json.Unmarshal([]byte(body), &created); status != 201 || err != nil {
 		t.Fatalf("create: %d %s", status, body)
@@ -115,16 +121,17 @@ func (e *echo) requests() []http.Header {
 	return append([]http.Header(nil), e.heard...)
 }
 
-// Every request for a sandbox's port needs the engine's token, whatever
-// the port: the code interpreter's /execute runs code, and a page that
-// knows a sandbox's ID must not run it there. The token is taken in
-// either header the official SDKs send it in: X-Access-Token (envd, and
-// /execute) or E2B-Traffic-Access-Token (the interpreter's /contexts
-// carry only that one).
-func TestEveryPortNeedsTheToken(t *testing.T) {
+// Every request for envd's and the code interpreter's ports needs the
+// engine's token, and for every port of a sandbox created private
+// (network.allowPublicTraffic false): the code interpreter's /execute runs
+// code, and a page that knows a sandbox's ID must not run it there. The
+// token is taken in either header the official SDKs send it in:
+// X-Access-Token (envd, and /execute) or E2B-Traffic-Access-Token (the
+// interpreter's /contexts carry only that one).
+func TestEveryPortOfAPrivateSandboxNeedsTheToken(t *testing.T) {
 	t.Parallel()
 	fx := start(t)
-	created := fx.create(t, "code-interpreter")
+	created := fx.createWith(t, `{"templateID":"code-interpreter","network":{"allowPublicTraffic":false}}`)
 	id := created["sandboxID"].(string)
 	if created["envdAccessToken"] != token || created["trafficAccessToken"] != token {
 		t.Errorf("create handed out %v and %v, want the engine's token as both", created["envdAccessToken"], created["trafficAccessToken"])
@@ -162,6 +169,7 @@ func TestEveryPortNeedsTheToken(t *testing.T) {
 		{"a server's port without a token", "GET", "/", to(web.port)},
 		{"envd without a token", "GET", "/health", to(49983)},
 		{"a port by its host without a token", "GET", "/", map[string]string{"Host": strconv.Itoa(web.port) + "-" + id + ".localhost:" + strconv.Itoa(fx.port)}},
+		{"a port with a wrong token", "GET", "/", to(web.port, "E2B-Traffic-Access-Token", "wrong")},
 	} {
 		if status, body := fx.send(t, tc.method, tc.path, tc.header, execute); status != 401 || !strings.Contains(body, `"code":401`) {
 			t.Errorf("%s: %d %s, want 401 in E2B's envelope", tc.name, status, body)
@@ -188,6 +196,45 @@ func TestEveryPortNeedsTheToken(t *testing.T) {
 	}
 	if status, body := fx.send(t, "GET", "/", to(web.port, "E2B-Traffic-Access-Token", token), ""); status != 200 || body != "echo" {
 		t.Errorf("a server's port with the traffic token: %d %s", status, body)
+	}
+}
+
+// A port of a sandbox nobody guards is open, as on the cluster, where
+// anyone who reaches the gateway reaches it: served without the engine's
+// token, and sent no credential. envd's and the code interpreter's ports
+// stay closed without it. The sandbox's info says its traffic is public;
+// a private one's says it is not, and shows no mark among its metadata.
+func TestAnUnguardedSandboxsPortsAreOpen(t *testing.T) {
+	t.Parallel()
+	fx := start(t)
+	web := newEcho(t)
+	id := fx.create(t, "code-interpreter")["sandboxID"].(string)
+	host := strconv.Itoa(web.port) + "-" + id + ".localhost:" + strconv.Itoa(fx.port)
+	if status, body := fx.send(t, "GET", "/", map[string]string{"Host": host}, ""); status != 200 || body != "echo" {
+		t.Errorf("an open port without a token: %d %s", status, body)
+	}
+	for _, h := range web.requests() {
+		for _, name := range []string{"X-Access-Token", "E2B-Traffic-Access-Token", "X-API-Key", "Authorization"} {
+			if v := h.Get(name); v != "" {
+				t.Errorf("the open port heard %s: %q", name, v)
+			}
+		}
+	}
+	for _, port := range []int{49983, 49999} {
+		h := map[string]string{"E2b-Sandbox-Id": id, "E2b-Sandbox-Port": strconv.Itoa(port)}
+		if status, _ := fx.send(t, "GET", "/health", h, ""); status != 401 {
+			t.Errorf("port %d of an unguarded sandbox without a token: %d, want 401", port, status)
+		}
+	}
+	status, body := fx.do(t, "GET", "/sandboxes/"+id, token, "")
+	if status != 200 || strings.Contains(body, `"network"`) {
+		t.Errorf("info of a sandbox with no network settings: %d %s, want no network", status, body)
+	}
+	private := fx.createWith(t, `{"templateID":"base","network":{"allowPublicTraffic":false},"metadata":{"owner":"me"}}`)
+	status, body = fx.do(t, "GET", "/sandboxes/"+private["sandboxID"].(string), token, "")
+	if status != 200 || !strings.Contains(body, `"network":{"allowPublicTraffic":false}`) || strings.Contains(body, "abx.dev") ||
+		!strings.Contains(body, `"owner":"me"`) {
+		t.Errorf("info of a private sandbox: %d %s", status, body)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -213,6 +214,39 @@ func TestOfficialSDKsOutliveTrafficTokens(t *testing.T) {
 	}
 	if refreshes < 2 {
 		t.Errorf("the engine refreshed the token %d times over several expiries", refreshes)
+	}
+}
+
+// Other people's E2B clients' network settings through the engine: a
+// port of an unguarded sandbox answers a plain fetch; a private or guarded
+// one's needs the token; egress rules at create reach the provider and
+// come back in getInfo; updateNetwork and fork are refused by name.
+func TestTheSDKsNetworkThroughTheEngine(t *testing.T) {
+	t.Parallel()
+	run := sdktest.SDKScript(t, filepath.Join("..", "emulator", "testdata", "sdk"), "network.test.mjs")
+	fx := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", run)
+	cmd.Dir = filepath.Dir(run)
+	domain := "localhost:" + fx.url[strings.LastIndex(fx.url, ":")+1:]
+	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain,
+		"SERVE_PORT="+strconv.Itoa(fakenet.FreePort(t)))
+	out, err := cmd.CombinedOutput()
+	sdktest.Steps(t, out, err, 6)
+	locked := false
+	for _, s := range fx.emu.Manager.Sandboxes() {
+		if s.Metadata["egress"] == "locked" {
+			locked = s.Network != nil && slices.Equal(s.Network.DenyOut, []string{"0.0.0.0/0"})
+		}
+	}
+	for _, r := range fx.emu.Manager.Requests() {
+		if strings.HasSuffix(r.Path, "/network") || strings.HasSuffix(r.Path, "/fork") {
+			t.Errorf("the provider was sent %s %s", r.Method, r.Path)
+		}
+	}
+	if !locked {
+		t.Errorf("the provider was never asked for the denyOut rule")
 	}
 }
 

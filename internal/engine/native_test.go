@@ -55,7 +55,7 @@ func TestOfficialSDKsThroughTheEngineOverTheNativeProtocol(t *testing.T) {
 		"HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
 		"ABX_PROVIDER=alicloud-container", "ABX_ALICLOUD_CONTAINER_API_KEY="+key,
 		"ABX_ALICLOUD_CONTAINER_DOMAIN=abx.test", "ABX_ALICLOUD_CONTAINER_PROTOCOL=native",
-		"HTTPS_PROXY="+proxy.URL, "SSL_CERT_FILE="+ca, "SERVE_PORT="+strconv.Itoa(port), "SERVE_PUBLIC=1")
+		"HTTPS_PROXY="+proxy.URL, "SSL_CERT_FILE="+ca, "SERVE_PORT="+strconv.Itoa(port))
 	out, err := cmd.CombinedOutput()
 	sdktest.Steps(t, out, err, 22)
 

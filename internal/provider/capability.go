@@ -27,6 +27,7 @@ const (
 	PortsDomain      Capability = "ports.domain"
 	StorageMount     Capability = "storage.mount"
 	NetworkVPC       Capability = "network.vpc"
+	NetworkEgress    Capability = "network.egress"
 	Sessions         Capability = "sessions"
 )
 
@@ -56,6 +57,7 @@ var AllCapabilities = []CapabilityInfo{
 	{PortsDomain, "custom domains for sandbox ports"},
 	{StorageMount, "mount external storage"},
 	{NetworkVPC, "attach sandboxes to a private network"},
+	{NetworkEgress, "limit where a sandbox may connect out (egress rules)"},
 	{Sessions, "long-lived sessions"},
 }
 

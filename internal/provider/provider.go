@@ -61,7 +61,27 @@ type CreateRequest struct {
 	Env        map[string]string
 	AutoPause  bool
 	NoInternet bool
+	// Network, when set, is the egress rules the sandbox starts with: a
+	// provider without NetworkEgress is not asked.
+	Network *Network
 }
+
+// Network is a sandbox's egress rules: where it may not connect out
+// (DenyOut: CIDRs or IPs), and what is allowed despite that (AllowOut:
+// CIDRs, IPs or domain names). Both empty: no rules.
+type Network struct {
+	AllowOut []string `json:"allowOut,omitempty"`
+	DenyOut  []string `json:"denyOut,omitempty"`
+}
+
+// Egress is implemented by providers that apply egress rules to a
+// sandbox (NetworkEgress): SetNetwork replaces its rules, and empty lists
+// clear them.
+type Egress interface {
+	SetNetwork(ctx context.Context, id string, rules Network) error
+}
+
+var _ = optionalCapability(NetworkEgress, func(impl any) bool { _, ok := impl.(Egress); return ok })
 
 // ListOptions filters `abx list`.
 type ListOptions struct {
@@ -86,6 +106,9 @@ type Sandbox struct {
 	EnvdVersion string            `json:"envdVersion,omitempty"`
 	Domain      string            `json:"domain,omitempty"`
 	Metadata    map[string]string `json:"metadata"`
+	// Network is the sandbox's egress rules, when it has some and the
+	// read tells them (a describe does, a listing does not).
+	Network *Network `json:"network,omitempty"`
 }
 
 // ConnectResult says what connecting did.
@@ -107,6 +130,8 @@ type Endpoint struct {
 	// State is the sandbox's state as the read that made the endpoint saw
 	// it ("running", "paused", or one the service adds).
 	State string
+	// Metadata is the sandbox's metadata as that read saw it.
+	Metadata map[string]string
 	// RequestTimeout is the deadline of each unary call to a server in the
 	// sandbox (--request-timeout); streams and transfers have none.
 	RequestTimeout time.Duration

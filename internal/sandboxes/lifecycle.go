@@ -27,6 +27,16 @@ func (s *Service) Create(ctx context.Context, req provider.CreateRequest) (*prov
 	if err := CheckEnv(op.Input("env").name(ctx), req.Env); err != nil {
 		return nil, err
 	}
+	if req.Network != nil {
+		// Rules a provider cannot apply are refused, never dropped: a
+		// lockdown asked for and not applied is worse than none.
+		if err := s.Check(provider.NetworkEgress); err != nil {
+			return nil, err
+		}
+		if err := checkEgress(*req.Network); err != nil {
+			return nil, err
+		}
+	}
 	p, err := s.Provider()
 	if err != nil {
 		return nil, err

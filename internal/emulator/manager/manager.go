@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/abx-dev/abx/internal/e2bapi"
 )
 
 // Limits of the real server.
@@ -76,7 +78,11 @@ type Sandbox struct {
 	Guarded            bool
 	TrafficToken       string
 	TrafficTokenExpiry time.Time
-	seq                int // creation order, for stable pages
+	// Network is the egress rules the sandbox was given, nil for none.
+	// The emulator keeps and tells them; it does not apply them
+	// (docs/emulator.md).
+	Network *e2bapi.Network
+	seq     int // creation order, for stable pages
 }
 
 // Request is one request as the fake received it.

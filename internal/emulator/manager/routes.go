@@ -34,6 +34,7 @@ func (s *Server) routes() {
 	handle("POST /sandboxes/{sandboxID}/timeout", s.sandbox(s.setTimeout))
 	handle("POST /sandboxes/{sandboxID}/pause", s.sandbox(s.pause))
 	handle("POST /sandboxes/{sandboxID}/resume", s.sandbox(s.resume))
+	handle("PUT /sandboxes/{sandboxID}/network", s.setNetwork)
 	// The refresh of a traffic token is the private protocol's alone.
 	s.mux.HandleFunc("POST /kruise/api/sandboxes/{sandboxID}/traffic-access-token", s.auth(s.sandbox(s.refreshTrafficToken)))
 	// The v2 connect route the E2B SDKs call is not served: the real
@@ -107,6 +108,18 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("timeout should between %d and %d", int(MinTimeout.Seconds()), int(MaxTimeout.Seconds())))
 		return
 	}
+	var egress *e2bapi.Network
+	if n := req.Network; n != nil {
+		if err := e2bapi.CheckEgress(n.AllowOut, n.DenyOut); err != nil {
+			writeError(w, r, http.StatusBadRequest, http.StatusBadRequest, err.Error())
+			return
+		}
+		if len(n.AllowOut)+len(n.DenyOut) > 0 {
+			// The manager keeps the rules alone: allowPublicTraffic is
+			// E2B's, which it does not read.
+			egress = &e2bapi.Network{AllowOut: n.AllowOut, DenyOut: n.DenyOut}
+		}
+	}
 	for k := range req.Metadata {
 		for _, p := range forbiddenPrefixes {
 			if strings.HasPrefix(k, p) {
@@ -140,7 +153,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		StartedAt: now, EndAt: now.Add(timeout), AutoPause: req.AutoPause,
 		AllowInternet: req.AllowInternetAccess == nil || *req.AllowInternetAccess,
 		Metadata:      md, EnvVars: req.EnvVars, EnvdAccessToken: randomHex(16), seq: s.seq,
-		Guarded: md[JWTAuthKey] == "true",
+		Guarded: md[JWTAuthKey] == "true", Network: egress,
 	}
 	s.boxes[b.ID] = b
 	view := s.view(b, true)
@@ -158,6 +171,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 func (s *Server) get(w http.ResponseWriter, _ *http.Request, b *Sandbox) {
 	s.mu.Lock()
 	view := s.view(b, true)
+	// A describe alone tells the egress rules, as the manager reads them
+	// back from the cluster then.
+	view.Network = b.Network
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, view)
 }

@@ -26,8 +26,8 @@ type Client struct {
 	// traffic holds the sources of guarded sandboxes' traffic tokens,
 	// for as long as the client lives (traffic.go).
 	traffic trafficTokens
-	log  io.Writer // --debug's lines of the client's own (retries), or nil
-	wrn  io.Writer // warnings for people, or nil
+	log     io.Writer // --debug's lines of the client's own (retries), or nil
+	wrn     io.Writer // warnings for people, or nil
 }
 
 var _ provider.Provider = (*Client)(nil)

@@ -42,7 +42,7 @@ func (c *Client) Endpoint(ctx context.Context, id string, port int) (*provider.E
 	if w.EnvdAccessToken != "" && privileged {
 		h.Set("X-Access-Token", w.EnvdAccessToken)
 	}
-	return &provider.Endpoint{SandboxID: id, Port: port, URL: u, Header: h, EnvdVersion: w.EnvdVersion, State: w.State,
+	return &provider.Endpoint{SandboxID: id, Port: port, URL: u, Header: h, EnvdVersion: w.EnvdVersion, State: w.State, Metadata: w.Metadata,
 		RequestTimeout: c.cfg.RequestTimeout, IdleTimeout: c.cfg.IdleTimeout, Privileged: privileged,
 		Renewing: renewing(c.seen(w))}, nil
 }

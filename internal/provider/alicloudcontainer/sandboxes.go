@@ -37,6 +37,9 @@ func (c *Client) Create(ctx context.Context, req provider.CreateRequest) (*provi
 		no := false
 		body.AllowInternetAccess = &no
 	}
+	if n := req.Network; n != nil {
+		body.Network = &e2bapi.Network{AllowOut: n.AllowOut, DenyOut: n.DenyOut}
+	}
 	var w *wireSandbox
 	_, unanswered, err := c.callOnce(ctx, http.MethodPost, "/sandboxes", nil, body, &w, http.StatusCreated, http.StatusOK)
 	if unanswered {
@@ -270,6 +273,20 @@ func (c *Client) SetTimeout(ctx context.Context, id string, timeout time.Duratio
 	}
 	_, err = c.call(ctx, http.MethodPost, path+"/timeout", nil, e2bapi.Timeout{Timeout: seconds(timeout)}, nil,
 		http.StatusNoContent, http.StatusOK)
+	return err
+}
+
+var _ provider.Egress = (*Client)(nil)
+
+// SetNetwork sends PUT /sandboxes/{id}/network, which replaces the
+// sandbox's egress rules (empty lists clear them): 204.
+func (c *Client) SetNetwork(ctx context.Context, id string, rules provider.Network) error {
+	path, err := sandboxPath(id)
+	if err != nil {
+		return err
+	}
+	body := e2bapi.Network{AllowOut: rules.AllowOut, DenyOut: rules.DenyOut}
+	_, err = c.call(ctx, http.MethodPut, path+"/network", nil, body, nil, http.StatusNoContent, http.StatusOK)
 	return err
 }
 

@@ -129,7 +129,10 @@ func TestRefreshFailuresSayWhyNothingWasSent(t *testing.T) {
 		port := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { sent.Store(true) }))
 		t.Cleanup(port.Close)
 		hc := &http.Client{Transport: ep.Transport(port.Client().Transport)}
-		_, err = hc.Get(port.URL)
+		resp, err := hc.Get(port.URL)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
 		e := abxerr.From(err)
 		if e.Code != tc.code || !strings.Contains(e.Message, "cannot get a traffic token for sandbox sb1") ||
 			!strings.Contains(e.Message, tc.words) || strings.Contains(e.Message, "\n") {
@@ -182,5 +185,39 @@ func TestTheCreateAnswersTokenIsUsed(t *testing.T) {
 	}
 	if len(c.traffic.m) != 0 {
 		t.Errorf("a killed sandbox's token is still held")
+	}
+}
+
+// Egress rules go to the manager as it takes them, at create and by
+// PUT /sandboxes/{id}/network, and a describe tells them back.
+func TestEgressRulesReachTheManager(t *testing.T) {
+	t.Parallel()
+	c, _ := fakeClient(t)
+	s, err := c.Create(context.Background(), provider.CreateRequest{Template: "base", Timeout: time.Minute,
+		Network: &provider.Network{DenyOut: []string{"0.0.0.0/0"}, AllowOut: []string{"pypi.org"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Get(context.Background(), s.SandboxID)
+	if err != nil || got.Network == nil || strings.Join(got.Network.DenyOut, ",") != "0.0.0.0/0" ||
+		strings.Join(got.Network.AllowOut, ",") != "pypi.org" {
+		t.Fatalf("describe after create: %+v, %v", got, err)
+	}
+	if err := c.SetNetwork(context.Background(), s.SandboxID, provider.Network{DenyOut: []string{"10.0.0.0/8"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.Get(context.Background(), s.SandboxID); got.Network == nil || strings.Join(got.Network.DenyOut, ",") != "10.0.0.0/8" ||
+		got.Network.AllowOut != nil {
+		t.Errorf("describe after a replace: %+v", got.Network)
+	}
+	if err := c.SetNetwork(context.Background(), s.SandboxID, provider.Network{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.Get(context.Background(), s.SandboxID); got.Network != nil {
+		t.Errorf("describe after a clear: %+v", got.Network)
+	}
+	err = c.SetNetwork(context.Background(), s.SandboxID, provider.Network{DenyOut: []string{"example.com"}})
+	if e := abxerr.From(err); e == nil || e.Status != 400 || !strings.Contains(e.Message, "domains are not supported in denyOut") {
+		t.Errorf("a domain in denyOut: %v", err)
 	}
 }

@@ -40,5 +40,14 @@ func (w *wireSandbox) model() provider.Sandbox {
 		EnvdVersion: w.EnvdVersion,
 		Domain:      w.Domain,
 		Metadata:    md,
+		Network:     network(w.Network),
 	}
+}
+
+// network is the egress rules of a describe, nil for none.
+func network(n *e2bapi.Network) *provider.Network {
+	if n == nil || len(n.AllowOut)+len(n.DenyOut) == 0 {
+		return nil
+	}
+	return &provider.Network{AllowOut: n.AllowOut, DenyOut: n.DenyOut}
 }
