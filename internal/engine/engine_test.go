@@ -167,6 +167,20 @@ func TestUnsupportedRoutesSaySo(t *testing.T) {
 	}
 }
 
+// node runs an SDK script given only the engine's environment (and a free
+// port for a server in the sandbox, SERVE_PORT), under a hang guard.
+func (fx *fixture) node(t *testing.T, script string) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.Dir = filepath.Dir(script)
+	domain := "localhost:" + fx.url[strings.LastIndex(fx.url, ":")+1:]
+	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain,
+		"SERVE_PORT="+strconv.Itoa(fakenet.FreePort(t)))
+	return cmd.CombinedOutput()
+}
+
 // The official SDKs, given only the engine's environment, run the whole
 // story against the emulator; the provider's API key reaches only the
 // control plane.
@@ -174,14 +188,7 @@ func TestOfficialSDKsThroughTheEngine(t *testing.T) {
 	t.Parallel()
 	run := sdktest.SDKScript(t, filepath.Join("..", "emulator", "testdata", "sdk"), "engine.test.mjs")
 	fx := start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", run)
-	cmd.Dir = filepath.Dir(run)
-	domain := "localhost:" + fx.url[strings.LastIndex(fx.url, ":")+1:]
-	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain,
-		"SERVE_PORT="+strconv.Itoa(fakenet.FreePort(t)))
-	out, err := cmd.CombinedOutput()
+	out, err := fx.node(t, run)
 	sdktest.Steps(t, out, err, 22)
 	for _, r := range fx.emu.Manager.Requests() {
 		if r.Header.Get("X-API-Key") != fx.emu.APIKey {
@@ -198,13 +205,7 @@ func TestOfficialSDKsOutliveTrafficTokens(t *testing.T) {
 	t.Parallel()
 	run := sdktest.SDKScript(t, filepath.Join("..", "emulator", "testdata", "sdk"), "guarded.test.mjs")
 	fx := startOn(t, emulator.Options{TrafficTokenValidity: time.Second})
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", run)
-	cmd.Dir = filepath.Dir(run)
-	domain := "localhost:" + fx.url[strings.LastIndex(fx.url, ":")+1:]
-	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain)
-	out, err := cmd.CombinedOutput()
+	out, err := fx.node(t, run)
 	sdktest.Steps(t, out, err, 6)
 	refreshes := 0
 	for _, r := range fx.emu.Manager.Requests() {
@@ -225,14 +226,7 @@ func TestTheSDKsNetworkThroughTheEngine(t *testing.T) {
 	t.Parallel()
 	run := sdktest.SDKScript(t, filepath.Join("..", "emulator", "testdata", "sdk"), "network.test.mjs")
 	fx := start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", run)
-	cmd.Dir = filepath.Dir(run)
-	domain := "localhost:" + fx.url[strings.LastIndex(fx.url, ":")+1:]
-	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain,
-		"SERVE_PORT="+strconv.Itoa(fakenet.FreePort(t)))
-	out, err := cmd.CombinedOutput()
+	out, err := fx.node(t, run)
 	sdktest.Steps(t, out, err, 6)
 	locked := false
 	for _, s := range fx.emu.Manager.Sandboxes() {
