@@ -219,10 +219,12 @@ E2B's SDKs and CLI at it go to stdout: E2B_API_URL and E2B_SANDBOX_URL (the engi
 origin), E2B_API_KEY (its token) and E2B_DOMAIN (-o json: one object); 'abx provider
 engine env' prints them again from any shell.
 
-Every request needs the engine's token, those for a sandbox's ports too (the SDKs send
-it); --public-port lets a browser reach one of a sandbox's own servers, such as a web
-app, without it. The engine serves this machine's clients only: a Host that is not a
-name of this machine, or a web page of another origin, gets 403.`,
+Every request needs the engine's token (the SDKs send it), but for the ports of a
+sandbox nobody guards, which are as public through the engine as the cluster makes
+them; envd's and the code interpreter's always need it. --public-port lets a browser
+reach one of every sandbox's own servers, such as a web app, without it. The engine
+serves this machine's clients only: a Host that is not a name of this machine, or a web
+page of another origin, gets 403.`,
 		Example: `  abx provider engine serve                # then, in another shell, the lines it printed
   abx provider engine serve --addr 127.0.0.1:49980
   abx provider engine serve --public-port 3000   # a web app in a sandbox, for a browser`,
