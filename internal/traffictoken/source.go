@@ -28,7 +28,8 @@ type Source struct {
 
 	mu      sync.Mutex
 	tok     Token
-	renewAt time.Time // when to renew tok; set with tok
+	renewAt time.Time     // when to renew tok; set with tok
+	margin  time.Duration // tok is not sent closer than this to its expiry
 	retryAt time.Time // no refresh before this, after one failed
 	backoff time.Duration
 	lastErr error   // why the last refresh failed
@@ -142,11 +143,14 @@ func (s *Source) run(ctx context.Context, f *flight) {
 func (s *Source) setLocked(tok Token, now time.Time) {
 	s.tok = tok
 	s.renewAt = renewAt(tok, now, s.opts.Rand())
+	s.margin = margin(tok, now)
 	s.retryAt, s.backoff, s.lastErr = time.Time{}, 0, nil
 }
 
+// valid tells whether the token held may be sent now: it would not expire
+// on its way to the gateway, whose clock may be a little ahead.
 func (s *Source) valid(now time.Time) bool {
-	return s.tok.Value != "" && (s.tok.Expires.IsZero() || now.Before(s.tok.Expires))
+	return s.tok.Value != "" && (s.tok.Expires.IsZero() || now.Add(s.margin).Before(s.tok.Expires))
 }
 
 // currentLocked is the token held if it is still valid, or the error
@@ -169,6 +173,20 @@ func (s *Source) currentLocked(now time.Time) (string, error) {
 			" and could not be renewed, so nothing was sent: " + cause.Message
 	}
 	return "", &e
+}
+
+// margin is how close to its expiry a token is no longer sent: a tenth
+// of its validity, at most 5 s, for the time a request takes to reach the
+// gateway and the gateway's clock to be ahead of this machine's.
+func margin(tok Token, now time.Time) time.Duration {
+	if tok.Expires.IsZero() {
+		return 0
+	}
+	issued := tok.Issued
+	if issued.IsZero() || issued.After(now) {
+		issued = now
+	}
+	return min(5*time.Second, max(0, tok.Expires.Sub(issued))/10)
 }
 
 // renewAt is when to renew tok: ahead of its expiry by a fifth of its

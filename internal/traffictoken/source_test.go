@@ -308,3 +308,18 @@ func TestARefreshAnsweringAnExpiredTokenIsAFailure(t *testing.T) {
 		t.Errorf("Get = %v, want the refresh's expired answer refused", err)
 	}
 }
+
+// A token is not sent in the last tenth of its life (5 s at most): it
+// could expire on its way. The request waits for the new one.
+func TestATokenAboutToExpireIsNotSent(t *testing.T) {
+	c := start()
+	m := &manager{clk: c, validity: 10 * time.Minute}
+	first, _ := m.refresh(context.Background())
+	m.calls.Store(0)
+	s := newSource(t, c, m, first)
+	c.add(10*time.Minute - 4*time.Second)
+	got, err := s.Get(context.Background())
+	if err != nil || got == first.Value || m.calls.Load() != 1 {
+		t.Errorf("4 s before expiry: %q, %v after %d refreshes; want the new token", got, err, m.calls.Load())
+	}
+}

@@ -37,11 +37,17 @@ var jwtHeader = base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ
 // validity from now. The caller holds mu.
 func (s *Server) issueLocked(b *Sandbox) {
 	now := s.tokenNow()
-	claims, _ := json.Marshal(trafficClaims{Subject: b.ID, IssuedAt: now.Unix(),
-		Expires: now.Add(s.trafficValidity()).Unix(), ID: randomHex(8)})
+	// A JWT's times are whole seconds: the expiry is rounded up, so that a
+	// token lives its validity at least (rounded down, a token of a second
+	// would live from nothing to a second).
+	exp := now.Add(s.trafficValidity())
+	if t := exp.Truncate(time.Second); !t.Equal(exp) {
+		exp = t.Add(time.Second)
+	}
+	claims, _ := json.Marshal(trafficClaims{Subject: b.ID, IssuedAt: now.Unix(), Expires: exp.Unix(), ID: randomHex(8)})
 	unsigned := jwtHeader + "." + base64.RawURLEncoding.EncodeToString(claims)
 	b.TrafficToken = unsigned + "." + s.sign(unsigned)
-	b.TrafficTokenExpiry = time.Unix(now.Add(s.trafficValidity()).Unix(), 0).UTC()
+	b.TrafficTokenExpiry = exp.UTC()
 }
 
 func (s *Server) tokenNow() time.Time {
