@@ -42,7 +42,16 @@ type sandbox struct {
 
 func newSandbox(t testing.TB, envdVersion string) *sandbox {
 	t.Helper()
-	srv := manager.New(manager.Options{APIKey: emutest.Key, Domain: "abx.test", EnvdVersion: envdVersion})
+	return newSandboxOn(t, manager.Options{EnvdVersion: envdVersion}, nil)
+}
+
+// newSandboxOn is newSandbox on a cluster with opts (its key and domain
+// set here), the sandbox created with metadata md.
+func newSandboxOn(t testing.TB, opts manager.Options, md map[string]string) *sandbox {
+	t.Helper()
+	envdVersion := opts.EnvdVersion
+	opts.APIKey, opts.Domain = emutest.Key, "abx.test"
+	srv := manager.New(opts)
 	dir := t.TempDir()
 	gw := emulator.NewGateway(srv, dir, envdVersion)
 	gw.Isolated = jail.Available() == nil
@@ -61,7 +70,7 @@ func newSandbox(t testing.TB, envdVersion string) *sandbox {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := p.Create(t.Context(), provider.CreateRequest{Template: "base"})
+	sb, err := p.Create(t.Context(), provider.CreateRequest{Template: "base", Metadata: md})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,9 @@ import (
 
 	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/cmd/factory/factorytest"
+	"github.com/abx-dev/abx/internal/e2bapi"
 	"github.com/abx-dev/abx/internal/emulator/faultproxy"
+	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/envd"
 	"github.com/abx-dev/abx/internal/output"
 	"github.com/abx-dev/abx/internal/provider"
@@ -455,5 +457,31 @@ func TestExecInteractiveStdinLostOnTheWay(t *testing.T) {
 			}
 			wantStopped(t, out.Out, a)
 		})
+	}
+}
+
+// A stream cut once the traffic token it started with has expired is
+// attached again with a new one: the sandbox is guarded, its tokens live
+// 2 s, and the cut comes after 3 s (the one wait here is the expiry
+// itself, the subject of the test). The command's status is abx's.
+func TestAStreamOutlivesItsTrafficToken(t *testing.T) {
+	t.Parallel()
+	s := newSandboxOn(t, manager.Options{EnvdVersion: "0.2.10", TrafficTokenValidity: 2 * time.Second},
+		map[string]string{e2bapi.TrafficAuthKey: "true"})
+	p := s.behind(t)
+	cut := make(chan struct{})
+	p.Add(faultproxy.Rule{Path: startRPC, Times: 1, Fault: faultproxy.CutWhen(cut)})
+	s.endOnceUp(t, p)
+	time.AfterFunc(3*time.Second, func() { close(cut) })
+	opts, out := s.execIn(t, "", counting)
+	err := start(t, func() error { return runExec(t.Context(), opts) })()
+	wantStatus(t, err, 7)
+	wantCounted(t, out.Out.String())
+	if !reattached.MatchString(out.ErrOut.String()) {
+		t.Errorf("stderr %q says nothing of a reconnection", out.ErrOut)
+	}
+	refreshes := p.Count("POST", `/traffic-access-token$`)
+	if refreshes < 2 {
+		t.Errorf("%d refreshes: want one for the start and one for the reattach", refreshes)
 	}
 }
