@@ -30,7 +30,7 @@ type Source struct {
 	tok     Token
 	renewAt time.Time     // when to renew tok; set with tok
 	margin  time.Duration // tok is not sent closer than this to its expiry
-	retryAt time.Time // no refresh before this, after one failed
+	retryAt time.Time     // no refresh before this, after one failed
 	backoff time.Duration
 	lastErr error   // why the last refresh failed
 	flight  *flight // the refresh under way, if any
