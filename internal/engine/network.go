@@ -26,7 +26,7 @@ func createNetwork(req *provider.CreateRequest, n *e2bapi.Network) {
 	if n == nil {
 		return
 	}
-	if n.AllowOut != nil || n.DenyOut != nil {
+	if len(n.AllowOut)+len(n.DenyOut) > 0 { // empty lists are no rules, which any provider can keep
 		req.Network = &provider.Network{AllowOut: n.AllowOut, DenyOut: n.DenyOut}
 	}
 	if n.AllowPublicTraffic != nil && !*n.AllowPublicTraffic {
