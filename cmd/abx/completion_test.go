@@ -52,7 +52,7 @@ func TestBashCompletionInTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	srv := manager.New(manager.Options{APIKey: testKey, Domain: "abx.test"})
+	srv := manager.New(manager.Options{APIKey: testKey, Domain: "abx.test", KeepRequests: true})
 	gw := emulator.NewGateway(srv, filepath.Join(dir, "sandboxes"), "0.2.10")
 	t.Cleanup(gw.Close)
 	fake := httptest.NewServer(gw)

@@ -96,7 +96,7 @@ func TestScripts(t *testing.T) {
 		},
 		Setup: func(env *testscript.Env) error {
 			c := &clock{}
-			srv := manager.New(manager.Options{APIKey: testKey, Domain: "abx.test", Now: c.now})
+			srv := manager.New(manager.Options{APIKey: testKey, Domain: "abx.test", Now: c.now, KeepRequests: true})
 			gw := emulator.NewGateway(srv, filepath.Join(env.WorkDir, ".sandboxes"), "0.2.10")
 			gw.Isolated = jail.Available() == nil
 			plain := httptest.NewServer(gw)

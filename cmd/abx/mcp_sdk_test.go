@@ -39,7 +39,7 @@ func TestMCPServeWithTheOfficialSDK(t *testing.T) {
 	}
 	run := sdktest.SDKScript(t, filepath.Join("testdata", "mcpsdk"), "mcp.test.mjs")
 
-	emu, err := emulator.Start(emulator.Options{})
+	emu, err := emulator.Start(emulator.Options{KeepRequests: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func send(t *testing.T, method, url, host string, header map[string]string, key 
 // a sandbox.
 func TestGatewayServesThisMachinesNamesOnly(t *testing.T) {
 	t.Parallel()
-	e, err := Start(Options{})
+	e, err := Start(Options{KeepRequests: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestGatewayServesThisMachinesNamesOnly(t *testing.T) {
 // *.abx.test) answers that domain's names too, and no name merely like it.
 func TestGatewayServesItsDomain(t *testing.T) {
 	t.Parallel()
-	m := manager.New(manager.Options{APIKey: "k", Domain: "abx.test"})
+	m := manager.New(manager.Options{APIKey: "k", Domain: "abx.test", KeepRequests: true})
 	g := NewGateway(m, t.TempDir(), "")
 	ts := httptest.NewServer(g)
 	t.Cleanup(ts.Close)
@@ -120,7 +120,7 @@ func TestGatewayServesItsDomain(t *testing.T) {
 // same way; either answer is the gateway's 508.
 func TestGatewayRefusesALoop(t *testing.T) {
 	t.Parallel()
-	e, err := Start(Options{})
+	e, err := Start(Options{KeepRequests: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestGatewayBoundsForwardsAtOnce(t *testing.T) {
 // waiting for the bodies.
 func TestGatewayAnswersSlowBodiesWithoutTheKeyAtOnce(t *testing.T) {
 	t.Parallel()
-	e, err := Start(Options{})
+	e, err := Start(Options{KeepRequests: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,6 +48,9 @@ type Options struct {
 	// that opt in (manager.JWTAuthKey) are valid; 0 is the cluster's
 	// default.
 	TrafficTokenValidity time.Duration
+	// KeepRequests keeps what the emulator serves for its tests to read
+	// (manager.Options.KeepRequests); a user's emulator keeps nothing.
+	KeepRequests bool
 }
 
 // Emulator is a running emulator.
@@ -133,7 +136,7 @@ func Start(opts Options) (*Emulator, error) {
 		return fail(addrError(err))
 	}
 	m := manager.New(manager.Options{APIKey: opts.APIKey, Templates: opts.Templates, Now: clock(opts.TimeScale),
-		TokenNow: time.Now, TrafficTokenValidity: opts.TrafficTokenValidity})
+		TokenNow: time.Now, TrafficTokenValidity: opts.TrafficTokenValidity, KeepRequests: opts.KeepRequests})
 	g := NewGateway(m, filepath.Join(dir, "sandboxes"), opts.EnvdVersion)
 	// The whole state dir is out of the sandboxes' sight: it holds the
 	// API key and the other sandboxes.

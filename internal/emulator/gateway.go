@@ -111,8 +111,10 @@ func NewGateway(m *manager.Server, dir, envdVersion string) *Gateway {
 func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 	switch event {
 	case "created":
+		keep := g.Manager.KeepsRequests()
 		e := envd.New(envd.Options{Root: filepath.Join(g.dir, s.ID), Version: g.version,
-			AccessToken: s.EnvdAccessToken, Env: s.EnvVars, Isolated: g.Isolated, Hide: append([]string{g.dir}, g.Hide...)})
+			AccessToken: s.EnvdAccessToken, Env: s.EnvVars, Isolated: g.Isolated, Hide: append([]string{g.dir}, g.Hide...),
+			KeepRequests: keep})
 		b := &box{envd: e}
 		if strings.Contains(s.Template, "code-interpreter") {
 			// Its kernels run as envd's processes do: the same view, the
@@ -121,6 +123,7 @@ func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 				Command: func(dir string, argv []string) (*spawn.Cmd, error) {
 					return e.Command(envd.User, dir, argv, nil)
 				},
+				KeepRequests: keep,
 			})
 		}
 		// A sandbox restored paused has nothing running to stop, and boots

@@ -28,7 +28,7 @@ type gatewayFixture struct {
 }
 
 func newGatewayFixture(t *testing.T) *gatewayFixture {
-	m := manager.New(manager.Options{APIKey: "k"})
+	m := manager.New(manager.Options{APIKey: "k", KeepRequests: true})
 	g := NewGateway(m, t.TempDir(), "")
 	g.Isolated = jail.Available() == nil
 	ts := httptest.NewServer(g)
@@ -176,7 +176,7 @@ func TestGuardedSandboxNeedsItsTrafficToken(t *testing.T) {
 	now := time.Now()
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	m := manager.New(manager.Options{APIKey: "k", Now: clock, TrafficTokenValidity: time.Minute})
+	m := manager.New(manager.Options{APIKey: "k", Now: clock, TrafficTokenValidity: time.Minute, KeepRequests: true})
 	g := NewGateway(m, t.TempDir(), "")
 	ts := httptest.NewServer(g)
 	t.Cleanup(ts.Close)

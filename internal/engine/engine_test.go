@@ -64,6 +64,7 @@ func start(t *testing.T, with ...func(*engine.Options)) *fixture {
 // startOn is start on an emulator started with opts.
 func startOn(t *testing.T, opts emulator.Options, with ...func(*engine.Options)) *fixture {
 	t.Helper()
+	opts.KeepRequests = true
 	emu, err := emulator.Start(opts)
 	if err != nil {
 		t.Fatal(err)

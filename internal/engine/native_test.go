@@ -29,7 +29,7 @@ func TestOfficialSDKsThroughTheEngineOverTheNativeProtocol(t *testing.T) {
 	t.Parallel()
 	run := sdktest.SDKScript(t, filepath.Join("..", "emulator", "testdata", "sdk"), "engine.test.mjs")
 	const key = "sk-native-3b9e0a"
-	srv := manager.New(manager.Options{APIKey: key, Domain: "abx.test"})
+	srv := manager.New(manager.Options{APIKey: key, Domain: "abx.test", KeepRequests: true})
 	gw := emulator.NewGateway(srv, t.TempDir(), "0.2.10")
 	gw.Isolated = jail.Available() == nil
 	t.Cleanup(gw.Close)

@@ -25,7 +25,7 @@ import (
 // this machine.
 func filesService(t *testing.T, caps ...provider.Capability) (s *Service, p *fake, home string) {
 	t.Helper()
-	e := emuenvd.New(emuenvd.Options{Root: t.TempDir()})
+	e := emuenvd.New(emuenvd.Options{Root: t.TempDir(), KeepRequests: true})
 	t.Cleanup(e.Close)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)

@@ -54,7 +54,7 @@ func newFakeSandbox(t *testing.T) *fakeSandbox {
 // describes for a port-forward.
 func newFakeSandboxVersion(t *testing.T, envdVersion string) *fakeSandbox {
 	t.Helper()
-	srv := manager.New(manager.Options{APIKey: emutest.Key, Domain: "abx.test", EnvdVersion: envdVersion})
+	srv := manager.New(manager.Options{APIKey: emutest.Key, Domain: "abx.test", EnvdVersion: envdVersion, KeepRequests: true})
 	gw := emulator.NewGateway(srv, t.TempDir(), envdVersion)
 	t.Cleanup(gw.Close)
 	ts := httptest.NewServer(gw)

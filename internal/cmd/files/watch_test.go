@@ -192,7 +192,7 @@ func TestRunWatchEnds(t *testing.T) {
 // data plane go through it.
 func newCutSandbox(t *testing.T) (*fakeSandbox, *faultproxy.Proxy) {
 	t.Helper()
-	srv := manager.New(manager.Options{APIKey: emutest.Key, Domain: "abx.test", EnvdVersion: "0.2.10"})
+	srv := manager.New(manager.Options{APIKey: emutest.Key, Domain: "abx.test", EnvdVersion: "0.2.10", KeepRequests: true})
 	gw := emulator.NewGateway(srv, t.TempDir(), "0.2.10")
 	t.Cleanup(gw.Close)
 	ts := httptest.NewServer(gw)

@@ -50,7 +50,7 @@ func newSandbox(t testing.TB, envdVersion string) *sandbox {
 func newSandboxOn(t testing.TB, opts manager.Options, md map[string]string) *sandbox {
 	t.Helper()
 	envdVersion := opts.EnvdVersion
-	opts.APIKey, opts.Domain = emutest.Key, "abx.test"
+	opts.APIKey, opts.Domain, opts.KeepRequests = emutest.Key, "abx.test", true
 	srv := manager.New(opts)
 	dir := t.TempDir()
 	gw := emulator.NewGateway(srv, dir, envdVersion)

@@ -216,7 +216,7 @@ func TestConfigNeverShowsABaseURLPassword(t *testing.T) {
 func TestEmulatorEnvStillPrintsItsKey(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	em, err := emulator.Start(emulator.Options{Addr: "127.0.0.1:0", APIKey: echoKey, Templates: []string{"base"}, StateDir: dir, TimeScale: 1})
+	em, err := emulator.Start(emulator.Options{Addr: "127.0.0.1:0", APIKey: echoKey, Templates: []string{"base"}, StateDir: dir, TimeScale: 1, KeepRequests: true})
 	if err != nil {
 		t.Fatal(err)
 	}

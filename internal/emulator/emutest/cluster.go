@@ -23,7 +23,7 @@ const Key = "sk-unit-test"
 // manager's options first (a traffic-token validity of seconds).
 func Cluster(t *testing.T, tune ...func(*manager.Options)) (*manager.Server, map[string]string) {
 	t.Helper()
-	opts := manager.Options{APIKey: Key, Domain: "abx.test"}
+	opts := manager.Options{APIKey: Key, Domain: "abx.test", KeepRequests: true}
 	for _, f := range tune {
 		f(&opts)
 	}

@@ -41,6 +41,9 @@ type Options struct {
 	// Hide are directories of this machine the sandbox sees empty: the
 	// emulator's state, which holds the other sandboxes.
 	Hide []string
+	// KeepRequests keeps every request's method, path and headers for
+	// Requests: tests set it; a running emulator keeps nothing.
+	KeepRequests bool
 }
 
 // Request is one request as the fake received it.
@@ -81,6 +84,7 @@ func New(opts Options) *Server {
 	_ = Prepare(opts.Root, opts.Isolated) // a directory missing shows in the calls that need it
 	s := &Server{opts: opts, version: envd.ParseVersion(opts.Version), mux: http.NewServeMux(),
 		view: newView(opts.Root, opts.Hide)}
+	s.log.Keep = opts.KeepRequests
 	if root, err := os.OpenRoot(opts.Root); err == nil {
 		s.view.root = root
 	}

@@ -48,6 +48,9 @@ type Options struct {
 	// gateway, code in a sandbox among them, could otherwise hold a
 	// connection with a body that never ends.
 	BodyIdle time.Duration
+	// KeepRequests keeps every request's method, path and headers for
+	// Requests: tests set it; a running emulator keeps nothing.
+	KeepRequests bool
 }
 
 // Request is one request as the fake received it.
@@ -86,6 +89,7 @@ func New(opts Options) *Server {
 		opts.BodyIdle = 60 * time.Second
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), byID: map[string]*codeContext{}, defaults: map[string]*codeContext{}}
+	s.log.Keep = opts.KeepRequests
 	// The real server starts a default python and javascript context.
 	s.defaultContext("python")
 	s.defaultContext("javascript")

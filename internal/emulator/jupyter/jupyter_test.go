@@ -55,6 +55,7 @@ func start(t *testing.T, opts Options) *fixture {
 			return e.Command(envd.User, dir, argv, nil)
 		}
 	}
+	opts.KeepRequests = true
 	s := New(opts)
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)

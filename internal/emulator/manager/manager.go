@@ -54,6 +54,12 @@ type Options struct {
 	// their own: the emulator's, run faster (--time-scale), would give
 	// tokens they think valid after the gateway's expiry. nil is Now.
 	TokenNow func() time.Time
+	// KeepRequests keeps every request, its body included, for Requests,
+	// and makes the gateway's servers in each sandbox keep theirs: tests
+	// set it. A running emulator keeps nothing per request past its
+	// answer, whatever a client sends it (docs/emulator.md, "Who it
+	// serves").
+	KeepRequests bool
 	// TrafficTokenValidity is how long the traffic tokens of sandboxes
 	// that opt in (JWTAuthKey) are valid; 0 is the cluster's default,
 	// DefaultTrafficTokenValidity. Tests give seconds.
@@ -157,7 +163,9 @@ func (s *Server) Domain() string { return s.opts.Domain }
 // body before it answers, and again before it lets the connection go.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	keyed := s.keyed(r)
-	s.record(r, keyed)
+	if s.opts.KeepRequests {
+		s.record(r, keyed)
+	}
 	if keyed || r.ContentLength == 0 {
 		s.mux.ServeHTTP(w, r)
 		return
@@ -174,8 +182,17 @@ func (s *Server) keyed(r *http.Request) bool {
 	return s.opts.APIKey != "" && r.Header.Get("X-API-Key") == s.opts.APIKey
 }
 
-// Requests returns a copy of the request log.
+// KeepsRequests tells whether the server, and the servers in its
+// sandboxes, keep the requests they serve.
+func (s *Server) KeepsRequests() bool { return s.opts.KeepRequests }
+
+// Requests returns a copy of the request log. Asked of a server that
+// keeps none, it panics: a test would otherwise see no request, and pass
+// for the wrong reason.
 func (s *Server) Requests() []Request {
+	if !s.opts.KeepRequests {
+		panic("manager: the requests of a server that keeps none; set Options.KeepRequests")
+	}
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
 	return append([]Request(nil), s.log...)

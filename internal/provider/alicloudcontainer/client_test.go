@@ -40,7 +40,7 @@ func newClient(t *testing.T, h http.Handler) *Client {
 }
 
 func fakeClient(t *testing.T) (*Client, *manager.Server) {
-	srv := manager.New(manager.Options{APIKey: "k", Domain: "abx.test"})
+	srv := manager.New(manager.Options{APIKey: "k", Domain: "abx.test", KeepRequests: true})
 	return newClient(t, srv), srv
 }
 
