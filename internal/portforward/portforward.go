@@ -12,6 +12,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -86,6 +87,14 @@ func New(ep *provider.Endpoint, transport http.RoundTripper) (*Forwarder, error)
 				return
 			}
 			fw.failed(http.StatusBadGateway, err)
+			// abx's own refusal to send (a traffic token that expired and
+			// could not be renewed) says why; a failure of the way there
+			// is the port's silence.
+			var e *abxerr.Error
+			if errors.As(err, &e) {
+				http.Error(w, "abx port-forward: "+e.Message, http.StatusBadGateway)
+				return
+			}
 			http.Error(w, "abx port-forward: the sandbox's port did not answer", http.StatusBadGateway)
 		},
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abx-dev/abx/internal/abxerr"
 	"github.com/abx-dev/abx/internal/loopback"
 	"github.com/abx-dev/abx/internal/provider"
 )
@@ -117,6 +118,53 @@ func TestAFailingPortIsReported(t *testing.T) {
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusBadGateway || len(statuses) != 1 {
 		t.Fatalf("%d, heard %v", resp.StatusCode, statuses)
+	}
+}
+
+// The endpoint's renewing credential goes with each request, as it is at
+// that request's start; when none can be had (a traffic token that
+// expired and could not be renewed) nothing is sent, and the client and
+// OnFailure are told why in abx's words.
+func TestARenewingCredentialGoesWithEachRequest(t *testing.T) {
+	t.Parallel()
+	var heard []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		heard = append(heard, r.Header.Get("E2B-Traffic-Access-Token"))
+	}))
+	t.Cleanup(up.Close)
+	values := []string{"first", "second"}
+	var failed error
+	ep := &provider.Endpoint{URL: up.URL, Renewing: &provider.RenewingHeader{Name: "E2B-Traffic-Access-Token",
+		Value: func(context.Context) (string, error) {
+			if len(values) == 0 {
+				return "", abxerr.New(abxerr.Server, "the traffic token of sandbox sb1 expired and could not be renewed")
+			}
+			v := values[0]
+			values = values[1:]
+			return v, nil
+		}}}
+	fw, err := New(ep, http.DefaultTransport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.OnFailure = func(_ int, err error) { failed = err }
+	url := serve(t, fw)
+	for i := range 3 {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		switch {
+		case i < 2 && resp.StatusCode != http.StatusOK:
+			t.Errorf("request %d: %d %q", i, resp.StatusCode, body)
+		case i == 2 && (resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), "expired and could not be renewed") || failed == nil):
+			t.Errorf("without a token: %d %q, OnFailure heard %v", resp.StatusCode, body, failed)
+		}
+	}
+	if strings.Join(heard, ",") != "first,second" {
+		t.Errorf("the port heard tokens %q, want first,second and nothing after", heard)
 	}
 }
 

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -252,7 +253,7 @@ type failureNotice struct {
 	last time.Time
 }
 
-func (n *failureNotice) heard(int, error) {
+func (n *failureNotice) heard(_ int, why error) {
 	n.mu.Lock()
 	if time.Since(n.last) < 5*time.Second {
 		n.mu.Unlock()
@@ -260,6 +261,13 @@ func (n *failureNotice) heard(int, error) {
 	}
 	n.last = time.Now()
 	n.mu.Unlock()
+	var own *abxerr.Error
+	if errors.As(why, &own) {
+		// abx itself sent nothing (a traffic token it could not renew):
+		// its words say why.
+		n.opts.Printer.Note("%s", own.Message)
+		return
+	}
 	ctx, cancel := context.WithTimeout(n.ctx, 10*time.Second)
 	defer cancel()
 	s, err := n.opts.Sandboxes.Get(ctx, n.opts.ID)
