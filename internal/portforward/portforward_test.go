@@ -128,7 +128,7 @@ func TestAFailingPortIsReported(t *testing.T) {
 func TestARenewingCredentialGoesWithEachRequest(t *testing.T) {
 	t.Parallel()
 	var heard []string
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		heard = append(heard, r.Header.Get("E2B-Traffic-Access-Token"))
 	}))
 	t.Cleanup(up.Close)
