@@ -20,10 +20,12 @@ const (
 	brokeError = `^error\[E5001\]: .*(broke|reset|closed|EOF)`
 )
 
-// testIdle is the idle bound of the stalled-stream cases: short, so that
-// waiting it out is quick, yet three times envd's shortest keepalive (1 s),
-// so that a quiet stream is told from a stalled one on a busy machine.
-var testIdle = env{"ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT": "4s"}
+// testIdle is the idle bound of the stalled-stream cases: short enough
+// that waiting it out is quick (the cases wait side by side), long enough
+// that a quiet stream's keepalives (every third of it) are told from a
+// stall under -race on a machine two CPU hogs and the stories keep busy,
+// where 4 s was not.
+var testIdle = env{"ABX_ALICLOUD_CONTAINER_IDLE_TIMEOUT": "10s"}
 
 // A connection that breaks under an envd call is the service's failure:
 // E5001, exit 1 (125 for the commands that pass a status through), never
@@ -82,7 +84,7 @@ func TestFaultsCodeInterpreterStream(t *testing.T) {
 		{name: "cut", args: []string{"run-code", "ID", "for i in range(100): print(i)"}, want: 125, wantErr: brokeError,
 			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Cut(20)}}},
 		{name: "stalled", args: []string{"run-code", "ID", "import time; time.sleep(300)"}, env: idle,
-			want: 125, wantErr: `^error\[E5001\]: .*the sandbox sent nothing for 4s`,
+			want: 125, wantErr: `^error\[E5001\]: .*the sandbox sent nothing for 10s`,
 			rules: []faultproxy.Rule{{Path: execute, Fault: faultproxy.Stall(0)}}},
 	})
 }
@@ -94,7 +96,7 @@ func TestFaultsCodeInterpreterStream(t *testing.T) {
 func TestFaultsStalledStreams(t *testing.T) {
 	t.Parallel()
 	idle := testIdle
-	stalled := `^error\[E5001\]: the sandbox sent nothing for 4s`
+	stalled := `^error\[E5001\]: the sandbox sent nothing for 10s`
 	out := t.TempDir()
 	big := filepath.Join(t.TempDir(), "big.bin")
 	if err := os.WriteFile(big, make([]byte, 32<<20), 0o600); err != nil {
@@ -121,9 +123,9 @@ func TestFaultsStalledStreams(t *testing.T) {
 		// A server that stops taking an upload's body stalls it as well.
 		{name: "files write to a server that stops reading", args: []string{"files", "write", "ID", "/home/user/up.bin", "--from", big},
 			env: idle, want: 1, wantErr: stalled,
-			rules: []faultproxy.Rule{{Method: "POST", Path: filesPath, Fault: faultproxy.Hold(8 * time.Second)}}},
+			rules: []faultproxy.Rule{{Method: "POST", Path: filesPath, Fault: faultproxy.Hold(25 * time.Second)}}},
 		// A quiet command is not a stalled stream: envd's keepalives keep it.
-		{name: "quiet command", args: []string{"exec", "ID", "--", "sleep 7; echo done"}, env: idle,
+		{name: "quiet command", args: []string{"exec", "ID", "--", "sleep 12; echo done"}, env: idle,
 			check: func(t *testing.T, _ *faulty, r result) {
 				if r.stdout != "done\n" {
 					t.Errorf("stdout %q", r.stdout)

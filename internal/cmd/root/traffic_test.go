@@ -27,6 +27,7 @@ func TestAGuardedSandboxWhoseTokenCannotBeHad(t *testing.T) {
 	t.Cleanup(p.Close)
 	e["ABX_ALICLOUD_CONTAINER_BASE_URL"] = p.URL + "/kruise/api"
 	e["ABX_ALICLOUD_CONTAINER_PROTOCOL"] = "private"
+	e["ABX_ALICLOUD_CONTAINER_RETRIES"] = "0" // the words are the subject, not the retries of a 503
 	r := run(t, e, false, "create", "--template", "code-interpreter", "-q", "--metadata", e2bapi.TrafficAuthKey+"=true")
 	if r.code != 0 {
 		t.Fatalf("create: %d %s", r.code, r.stderr)
