@@ -40,7 +40,7 @@ func QuickExits() {
 // error") would reach a user's terminal, or a wrapped program's stderr,
 // as it is. It returns m.Run's code, or 1.
 func RunWithoutRawLog(m interface{ Run() int }) int {
-	var raw lockedBuffer
+	var raw Buffer
 	log.SetOutput(&raw)
 	code := m.Run()
 	if s := raw.String(); s != "" {
@@ -50,18 +50,20 @@ func RunWithoutRawLog(m interface{ Run() int }) int {
 	return code
 }
 
-type lockedBuffer struct {
+// Buffer is a buffer goroutines write while a test reads it: a command's
+// stderr, a server's lines, the standard logger's.
+type Buffer struct {
 	mu sync.Mutex
 	b  strings.Builder
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+func (l *Buffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+func (l *Buffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()

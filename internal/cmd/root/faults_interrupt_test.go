@@ -9,11 +9,11 @@ import (
 	"io"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/testrun"
 )
 
 // Ctrl-C stops what runs: the remote command and everything it started,
@@ -69,7 +69,7 @@ func TestFaultsCtrlCAtTheConfirmation(t *testing.T) {
 	f := newFaulty(t, "base")
 	blocked, _ := io.Pipe()
 	streams, _, _, _ := output.Test(true)
-	errOut := &lockedBuffer{}
+	errOut := &testrun.Buffer{}
 	streams.In, streams.ErrOut = blocked, errOut
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -88,22 +88,4 @@ func TestFaultsCtrlCAtTheConfirmation(t *testing.T) {
 	if n := f.proxy.Count("DELETE", ""); n != 0 || len(f.srv.Sandboxes()) != 1 {
 		t.Errorf("%d DELETEs, %d sandboxes left", n, len(f.srv.Sandboxes()))
 	}
-}
-
-// lockedBuffer is stderr a test reads while the command writes it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

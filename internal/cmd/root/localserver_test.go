@@ -3,28 +3,14 @@
 package root
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/testrun"
 )
-
-// syncBuffer is a buffer the server's goroutines and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // A local server's lines go through the printer like any result: --jq
 // filters them as soon as it serves, and Ctrl-C, its normal end, is no
@@ -32,7 +18,7 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 func TestLocalServerLinesThroughJQ(t *testing.T) {
 	t.Parallel()
 	io, _, _, _ := output.Test(false)
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := &testrun.Buffer{}, &testrun.Buffer{}
 	io.Out, io.ErrOut = out, errOut
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)

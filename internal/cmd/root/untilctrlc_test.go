@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/output"
+	"github.com/abx-dev/abx/internal/testrun"
 )
 
 // A command that runs until interrupted ends well at Ctrl-C: exit 0 and
@@ -34,7 +35,7 @@ func TestUntilInterruptedCommandsEndWellAtCtrlC(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			io, _, _, _ := output.Test(false)
-			out, errOut := &lockedBuffer{}, &lockedBuffer{}
+			out, errOut := &testrun.Buffer{}, &testrun.Buffer{}
 			io.Out, io.ErrOut = out, errOut
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
