@@ -274,7 +274,8 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	// A guarded sandbox's ports need its traffic token, on every port, as
 	// the sandbox-gateway checks it; the token goes no further.
-	if err := g.Manager.CheckTrafficToken(id, r.Header.Get(trafficHeader)); err != nil {
+	guarded, err := g.Manager.CheckTrafficToken(id, r.Header.Get(trafficHeader))
+	if err != nil {
 		loopback.Refuse(w, http.StatusForbidden, err.Error()+" for sandbox "+id)
 		return
 	}
@@ -296,7 +297,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	r2 := r.Clone(r.Context())
 	r2.URL.Path, r2.URL.RawPath = rest, ""
-	if g.Manager.Guarded(id) {
+	if guarded {
 		r2.Header.Del(trafficHeader)
 	}
 	h.ServeHTTP(w, r2)

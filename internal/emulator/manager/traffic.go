@@ -78,15 +78,20 @@ var (
 )
 
 // CheckTrafficToken says whether a request for a port of sandbox id may
-// pass with token: always for a sandbox that did not opt in (or that the
-// server does not know: the gateway says so itself); for a guarded one,
-// only with a token this server signed for it that has not expired. Any
-// such token passes, not only the newest: a client keeps using the old
-// one while a refresh is under way.
-func (s *Server) CheckTrafficToken(id, token string) error {
-	if !s.Guarded(id) {
-		return nil
+// pass with token, and whether the sandbox is guarded (the gateway then
+// takes the token off the request). It passes always for a sandbox that
+// did not opt in (or that the server does not know: the gateway says so
+// itself); for a guarded one, only with a token this server signed for it
+// that has not expired. Any such token passes, not only the newest: a
+// client keeps using the old one while a refresh is under way.
+func (s *Server) CheckTrafficToken(id, token string) (guarded bool, err error) {
+	if !s.guarded(id) {
+		return false, nil
 	}
+	return true, s.checkTrafficToken(id, token)
+}
+
+func (s *Server) checkTrafficToken(id, token string) error {
 	if token == "" {
 		return ErrNoTrafficToken
 	}
@@ -105,8 +110,8 @@ func (s *Server) CheckTrafficToken(id, token string) error {
 	return nil
 }
 
-// Guarded says whether sandbox id opted in to traffic tokens.
-func (s *Server) Guarded(id string) bool {
+// guarded says whether sandbox id opted in to traffic tokens.
+func (s *Server) guarded(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := s.boxes[id]

@@ -32,7 +32,7 @@ func TestTrafficTokensOfAGuardedSandbox(t *testing.T) {
 	if _, b, _ := f.do("GET", "/kruise/api/sandboxes/"+id, ""); strings.Contains(b, "trafficAccessToken") {
 		t.Errorf("a describe carries a token: %s", b)
 	}
-	if err := f.srv.CheckTrafficToken(id, first); err != nil {
+	if _, err := f.srv.CheckTrafficToken(id, first); err != nil {
 		t.Errorf("the create's token: %v", err)
 	}
 	// A signature changed in its middle: its last character holds padding
@@ -41,7 +41,7 @@ func TestTrafficTokensOfAGuardedSandbox(t *testing.T) {
 	flipped := first[:mid] + map[bool]string{true: "B", false: "A"}[first[mid] == 'A'] + first[mid+1:]
 	for token, want := range map[string]error{"": ErrNoTrafficToken, "x.y.z": ErrBadTrafficToken,
 		flipped: ErrBadTrafficToken} {
-		if err := f.srv.CheckTrafficToken(id, token); !errors.Is(err, want) {
+		if _, err := f.srv.CheckTrafficToken(id, token); !errors.Is(err, want) {
 			t.Errorf("token %q: %v, want %v", token, err, want)
 		}
 	}
@@ -52,18 +52,18 @@ func TestTrafficTokensOfAGuardedSandbox(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &fresh); status != 200 || err != nil || fresh.TrafficAccessToken == first {
 		t.Fatalf("refresh: %d %s", status, body)
 	}
-	if err := f.srv.CheckTrafficToken(id, first); err != nil {
+	if _, err := f.srv.CheckTrafficToken(id, first); err != nil {
 		t.Errorf("the old token before its expiry: %v", err)
 	}
 	f.advance(2 * time.Minute)
-	if err := f.srv.CheckTrafficToken(id, first); !errors.Is(err, ErrExpiredTrafficToken) {
+	if _, err := f.srv.CheckTrafficToken(id, first); !errors.Is(err, ErrExpiredTrafficToken) {
 		t.Errorf("the old token after its expiry: %v", err)
 	}
-	if err := f.srv.CheckTrafficToken(id, fresh.TrafficAccessToken); err != nil {
+	if _, err := f.srv.CheckTrafficToken(id, fresh.TrafficAccessToken); err != nil {
 		t.Errorf("the refreshed token: %v", err)
 	}
 	other := f.create(guarded)
-	if err := f.srv.CheckTrafficToken(other, fresh.TrafficAccessToken); !errors.Is(err, ErrBadTrafficToken) {
+	if _, err := f.srv.CheckTrafficToken(other, fresh.TrafficAccessToken); !errors.Is(err, ErrBadTrafficToken) {
 		t.Errorf("another sandbox's token: %v", err)
 	}
 }
@@ -73,7 +73,7 @@ func TestTrafficTokenRefreshStatuses(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	open := f.create(`{"templateID":"base"}`)
-	if err := f.srv.CheckTrafficToken(open, ""); err != nil {
+	if _, err := f.srv.CheckTrafficToken(open, ""); err != nil {
 		t.Errorf("a sandbox that did not opt in needs no token: %v", err)
 	}
 	for _, c := range []struct {

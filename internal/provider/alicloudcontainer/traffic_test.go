@@ -177,8 +177,8 @@ func TestTheCreateAnswersTokenIsUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok, err := ep.Renewing.Value(context.Background())
-	if err != nil || srv.CheckTrafficToken(s.SandboxID, tok) != nil {
-		t.Fatalf("the create's token: %v, the manager says %v", err, srv.CheckTrafficToken(s.SandboxID, tok))
+	if _, check := srv.CheckTrafficToken(s.SandboxID, tok); err != nil || check != nil {
+		t.Fatalf("the create's token: %v, the manager says %v", err, check)
 	}
 	if err := c.Kill(context.Background(), s.SandboxID); err != nil {
 		t.Fatal(err)
