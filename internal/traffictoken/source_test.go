@@ -69,6 +69,17 @@ func newSource(t *testing.T, c *clock, m *manager, first Token) *Source {
 	return New("sbx", first, m.refresh, Options{Now: c.now, Rand: func() float64 { return 0 }})
 }
 
+// seeded is a source started with a token the manager gave, on a clock
+// of its own, the manager's refreshes counted from there.
+func seeded(t *testing.T, validity time.Duration) (*clock, *manager, *Source, Token) {
+	t.Helper()
+	c := start()
+	m := &manager{clk: c, validity: validity}
+	first, _ := m.refresh(context.Background())
+	m.calls.Store(0)
+	return c, m, newSource(t, c, m, first), first
+}
+
 // waitRefreshed waits for a refresh started behind a Get to land.
 func waitRefreshed(t *testing.T, s *Source) {
 	t.Helper()
@@ -99,11 +110,7 @@ func TestNoTokenRefreshesBeforeTheFirstRequest(t *testing.T) {
 }
 
 func TestRenewsAheadOfExpiryWithoutDelayingRequests(t *testing.T) {
-	c := start()
-	m := &manager{clk: c, validity: 10 * time.Minute}
-	first, _ := m.refresh(context.Background())
-	m.calls.Store(0)
-	s := newSource(t, c, m, first)
+	c, m, s, first := seeded(t, 10*time.Minute)
 
 	// 10 minutes' validity: renewed 2 minutes ahead (a fifth).
 	c.add(7*time.Minute + 59*time.Second)
@@ -155,11 +162,7 @@ func TestConcurrentRequestsShareOneRefresh(t *testing.T) {
 }
 
 func TestAFailedRefreshKeepsTheValidTokenThenSaysItExpired(t *testing.T) {
-	c := start()
-	m := &manager{clk: c, validity: 10 * time.Minute}
-	first, _ := m.refresh(context.Background())
-	m.calls.Store(0)
-	s := newSource(t, c, m, first)
+	c, m, s, first := seeded(t, 10*time.Minute)
 	m.fail(&abxerr.Error{Code: abxerr.Server, Status: 503, Message: "Traffic access token issuer is unavailable"})
 
 	c.add(9 * time.Minute)
@@ -257,11 +260,7 @@ func TestOpaqueTokensAreUsedAsTheyAre(t *testing.T) {
 }
 
 func TestShortTokensAreRenewedHalfwayNotOnEveryRequest(t *testing.T) {
-	c := start()
-	m := &manager{clk: c, validity: 4 * time.Second}
-	first, _ := m.refresh(context.Background())
-	m.calls.Store(0)
-	s := newSource(t, c, m, first)
+	c, m, s, _ := seeded(t, 4*time.Second)
 	c.add(time.Second)
 	_, _ = s.Get(context.Background())
 	if m.calls.Load() != 0 {
@@ -312,11 +311,7 @@ func TestARefreshAnsweringAnExpiredTokenIsAFailure(t *testing.T) {
 // A token is not sent in the last tenth of its life (5 s at most): it
 // could expire on its way. The request waits for the new one.
 func TestATokenAboutToExpireIsNotSent(t *testing.T) {
-	c := start()
-	m := &manager{clk: c, validity: 10 * time.Minute}
-	first, _ := m.refresh(context.Background())
-	m.calls.Store(0)
-	s := newSource(t, c, m, first)
+	c, m, s, first := seeded(t, 10*time.Minute)
 	c.add(10*time.Minute - 4*time.Second)
 	got, err := s.Get(context.Background())
 	if err != nil || got == first.Value || m.calls.Load() != 1 {
