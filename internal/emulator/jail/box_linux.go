@@ -3,6 +3,7 @@
 package jail
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,7 +74,7 @@ func StartBox(spec BoxSpec) (*Box, error) {
 	}
 	defer func() { _ = readyR.Close() }()
 	cmd := &exec.Cmd{Path: selfExe, Args: []string{InitName}, ExtraFiles: []*os.File{lifeR, readyW}, Stderr: b.stderr}
-	if spec.ParentID, err = isolate(cmd); err != nil {
+	if spec.ParentID, err = isolate(cmd, spec.OwnNetwork); err != nil {
 		return fail(err)
 	}
 	if !spec.NoCgroup {
@@ -280,6 +281,39 @@ func (b *Box) Processes() []int {
 		return b.cg.processes()
 	}
 	return nsMembers(b.init.Process.Pid)
+}
+
+// Dial connects to port of the box's own loopback (BoxSpec.OwnNetwork),
+// within ctx's deadline (10 s at most): the init, which is in the box's
+// network, makes the connection and hands it over.
+func (b *Box) Dial(ctx context.Context, port int) (net.Conn, error) {
+	limit := askWait
+	if d, ok := ctx.Deadline(); ok {
+		limit = min(limit, time.Until(d))
+	}
+	nc, c, err := b.dial(limit)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) })
+	defer stop()
+	if err := c.Send(boxinit.Message{Op: boxinit.OpDial, Port: port}); err != nil {
+		return nil, fmt.Errorf("the sandbox's init: %w", err)
+	}
+	m, files, err := c.Recv()
+	defer boxinit.CloseFiles(files)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("the sandbox's init: %w", err)
+	case m.Op != boxinit.OpConn:
+		return nil, fmt.Errorf("the sandbox's init answered %q", m.Op)
+	case m.Error != "":
+		return nil, fmt.Errorf("port %d of the sandbox: %s", port, m.Error)
+	case len(files) != 1:
+		return nil, errors.New("the sandbox's init sent no connection")
+	}
+	return net.FileConn(files[0])
 }
 
 // Done is closed when the box has ended.

@@ -27,8 +27,8 @@ func newBox(t *testing.T) *box {
 }
 
 // newBoxWith makes a box, with a cgroup where this machine gives one
-// when cgroups is set.
-func newBoxWith(t testing.TB, cgroups bool) *box {
+// when cgroups is set, and what tune changes of its spec.
+func newBoxWith(t testing.TB, cgroups bool, tune ...func(*jail.BoxSpec)) *box {
 	t.Helper()
 	jailtest.Need(t)
 	bx := &box{dir: t.TempDir()}
@@ -43,6 +43,9 @@ func newBoxWith(t testing.TB, cgroups bool) *box {
 			t.Fatal(err)
 		}
 		spec.Binds = append(spec.Binds, jail.Bind{Source: src, Target: target})
+	}
+	for _, f := range tune {
+		f(&spec)
 	}
 	b, err := jail.StartBox(spec)
 	if err != nil {

@@ -30,16 +30,20 @@ func Owner() (uid, gid int) {
 	return os.Geteuid(), os.Getegid()
 }
 
-// isolate makes cmd a box's init: mount and PID namespaces of its own.
+// isolate makes cmd a box's init: mount and PID namespaces of its own,
+// and a network namespace when ownNetwork says.
 // Root needs nothing more: its init mounts as root and maps the command's
 // user to unprivileged. Anyone else's init is uid 0 of a new user
 // namespace that is this user outside, where it may mount, and maps the
 // command's user to that uid 0. It returns the id the command's user maps
 // to.
-func isolate(cmd *exec.Cmd) (parentID int, err error) {
+func isolate(cmd *exec.Cmd, ownNetwork bool) (parentID int, err error) {
 	// A session of its own: no sandbox process shares the emulator's
 	// terminal (it could read its keys).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID, Setsid: true}
+	if ownNetwork {
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
+	}
 	if os.Geteuid() == 0 {
 		return unprivileged, nil
 	}

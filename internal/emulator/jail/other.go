@@ -3,6 +3,8 @@
 package jail
 
 import (
+	"context"
+	"net"
 	"os"
 	"syscall"
 	"time"
@@ -59,6 +61,9 @@ func (*Box) Memory() (used, limit int64) { return 0, 0 }
 
 // Done is never reached.
 func (*Box) Done() <-chan struct{} { return nil }
+
+// Dial is unsupported where boxes are.
+func (*Box) Dial(context.Context, int) (net.Conn, error) { return nil, ErrUnsupported }
 
 // Kill is never reached.
 func (*Box) Kill() {}

@@ -65,6 +65,12 @@ type BoxSpec struct {
 	// NoCgroup does without a cgroup even where one could be made: the
 	// init stops each process to freeze the box (the fallback's tests).
 	NoCgroup bool `json:"-"`
+	// OwnNetwork gives the box a network namespace of its own, with its
+	// loopback and nothing else: its ports are its own, and nothing of
+	// this machine's network (its loopback's servers among it) is in
+	// reach. The emulator reaches the box's ports through the init
+	// (OpDial).
+	OwnNetwork bool `json:"ownNetwork,omitempty"`
 
 	// Socket is where the init listens, a path outside the view (set by
 	// StartBox); ParentID is the uid and gid, in the init's user

@@ -152,6 +152,12 @@ func (b *boxInit) serve(c *Conn) {
 		}
 		signalBox(sig)
 		_ = c.Send(Message{Op: OpDone})
+	case OpDial:
+		if b.spec.OwnNetwork {
+			dial(c, m.Port)
+		} else {
+			_ = c.Send(Message{Op: OpConn, Error: "the box shares this machine's network"})
+		}
 	}
 	CloseFiles(files)
 }

@@ -23,8 +23,10 @@ var procMasked = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/pro
 
 // setup builds the view in the init's mount namespace:
 //  1. nothing done here reaches the host's namespace (private mounts);
+//     a network of its own has its loopback up;
 //  2. a /proc of the box's own PID namespace: ps in a sandbox sees its
-//     own processes, as in a real one;
+//     own processes, as in a real one; with a network of its own, a /sys
+//     that lists its interfaces;
 //  3. an empty /home, then the binds (the sandbox's own directories);
 //  4. the emulator's state covered, a minimal /dev;
 //  5. every mount that was there before made read-only;
@@ -33,8 +35,20 @@ func setup(spec BoxSpec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("private mounts: %w", err)
 	}
+	if spec.OwnNetwork {
+		if err := loopbackUp(); err != nil {
+			return err
+		}
+	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("the box's /proc: %w", err)
+	}
+	if spec.OwnNetwork {
+		// The machine's /sys lists the machine's interfaces: a sysfs
+		// mounted here lists the box's.
+		if err := unix.Mount("sysfs", "/sys", "sysfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, ""); err != nil {
+			return fmt.Errorf("the box's /sys: %w", err)
+		}
 	}
 	before, err := mountPoints()
 	if err != nil {

@@ -19,7 +19,9 @@ import (
 // descriptors. Two kinds of conversation:
 //
 //   - control: "stop" and "cont" pause and resume everything in the box
-//     where no cgroup can;
+//     where no cgroup can; "dial" connects to a port of the box's own
+//     loopback, which only a process in its network can do, and answers
+//     with the connection's descriptor;
 //   - a command's: the emulator sends the command ("spec") with its
 //     standard streams and extra descriptors, then signals; the init
 //     answers with the command's pid in the box, then how it ended. The
@@ -34,9 +36,11 @@ type Message struct {
 	// Group sends Signal to the command's process group too.
 	Group bool `json:"group,omitempty"`
 	PID   int  `json:"pid,omitempty"`
+	// Port is the loopback port a dial is for.
+	Port int `json:"port,omitempty"`
 	// Status is the command's wait status, as the kernel gives it.
 	Status *int `json:"status,omitempty"`
-	// Error says why the command could not start.
+	// Error says why the command could not start, or the dial failed.
 	Error string `json:"error,omitempty"`
 }
 
@@ -49,6 +53,8 @@ const (
 	OpSignal = "signal" // a signal for the command (and its group)
 	OpPID    = "pid"    // init: the command started, its pid in the box
 	OpExit   = "exit"   // init: how it ended (Status), or why it never ran (Error)
+	OpDial   = "dial"   // control: connect to Port of the box's loopback
+	OpConn   = "conn"   // init: the connection, its descriptor attached (or Error)
 )
 
 // maxMessage bounds one message: a spec holds a command line and its
