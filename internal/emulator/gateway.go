@@ -4,6 +4,7 @@ package emulator
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/abx-dev/abx/internal/e2bapi"
 	"github.com/abx-dev/abx/internal/emulator/envd"
@@ -68,6 +70,8 @@ type Gateway struct {
 	// servers sandboxes started; made at the first.
 	forwardsOnce sync.Once
 	forwards     http.Handler
+	// toSandboxes keeps the forwards' idle connections, let go on Close.
+	toSandboxes *http.Transport
 
 	// mu guards the maps only: nothing slow (stopping processes) runs
 	// while it is held, so requests never wait on another sandbox.
@@ -99,6 +103,7 @@ func NewGateway(m *manager.Server, dir, envdVersion string) *Gateway {
 	g := &Gateway{Manager: m, dir: dir, version: envdVersion, hop: loopback.NewHop(),
 		boxes: map[string]*box{}, teardowns: map[*box]chan struct{}{}}
 	g.guard = loopback.Names{m.Domain()}.Guard(http.HandlerFunc(g.serve))
+	g.toSandboxes = &http.Transport{DialContext: g.dialSandbox, MaxIdleConnsPerHost: 8, IdleConnTimeout: 90 * time.Second}
 	m.OnEvent = g.onEvent
 	return g
 }
@@ -114,7 +119,7 @@ func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 		keep := g.Manager.KeepsRequests()
 		e := envd.New(envd.Options{Root: filepath.Join(g.dir, s.ID), Version: g.version,
 			AccessToken: s.EnvdAccessToken, Env: s.EnvVars, Isolated: g.Isolated, Hide: append([]string{g.dir}, g.Hide...),
-			KeepRequests: keep})
+			OwnNetwork: !s.AllowInternet, KeepRequests: keep})
 		b := &box{envd: e}
 		if strings.Contains(s.Template, "code-interpreter") {
 			// Its kernels run as envd's processes do: the same view, the
@@ -237,6 +242,7 @@ func (g *Gateway) Close() {
 	for _, done := range teardowns {
 		<-done
 	}
+	g.toSandboxes.CloseIdleConnections()
 }
 
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.guard.ServeHTTP(w, r) }
@@ -288,7 +294,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	case port == CodeInterpreterPort:
 		loopback.Refuse(w, http.StatusBadGateway, "nothing listens on port "+strconv.Itoa(port)+" of sandbox "+id)
 		return
-	case ownPort(r, port):
+	case !b.envd.OwnNetwork() && ownPort(r, port):
 		loopback.Refuse(w, http.StatusLoopDetected, "loop detected: port "+strconv.Itoa(port)+" of sandbox "+id+" leads back to this gateway")
 		return
 	default:
@@ -326,22 +332,29 @@ type forwardTo struct {
 
 type forwardKey struct{}
 
-// forwarder reaches a server a sandbox process started: sandboxes share
-// this machine's network (docs/emulator.md), so port N of a sandbox is
-// 127.0.0.1:N here. Streams and upgrades (WebSocket) pass through. Each
-// request it forwards bears the gateway's mark, and at most MaxForwards
-// are forwarded at once.
+// forwarder reaches a server a sandbox process started: port N of a
+// sandbox is 127.0.0.1:N of its network, its box's own or this machine's
+// (envd.Server.DialPort). Streams and upgrades (WebSocket) pass through.
+// Each request it forwards bears the gateway's mark, and at most
+// MaxForwards are forwarded at once.
 func (g *Gateway) forwarder() http.Handler {
 	g.forwardsOnce.Do(func() {
 		target := func(r *http.Request) forwardTo { return r.Context().Value(forwardKey{}).(forwardTo) }
 		proxy := &httputil.ReverseProxy{
+			// The sandbox's ID is the host the transport dials, so that a
+			// connection kept for one sandbox's port never carries a
+			// request for another's; the Host the server sees is the
+			// loopback's, as before.
+			Transport: g.toSandboxes,
 			// A body cut while it is copied (a sandbox killed under a
 			// stream) reaches the client as the cut itself; Go's standard
 			// logger would write it into the stderr of the program the
 			// emulator wraps.
 			ErrorLog: log.New(io.Discard, "", 0),
 			Rewrite: func(pr *httputil.ProxyRequest) {
-				pr.SetURL(&url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(target(pr.In).port))})
+				to := target(pr.In)
+				pr.SetURL(&url.URL{Scheme: "http", Host: net.JoinHostPort(to.id, strconv.Itoa(to.port))})
+				pr.Out.Host = net.JoinHostPort("127.0.0.1", strconv.Itoa(to.port))
 				g.hop.Mark(pr.Out.Header)
 			},
 			FlushInterval: -1,
@@ -357,6 +370,23 @@ func (g *Gateway) forwarder() http.Handler {
 		g.forwards = loopback.NewLimit(n).Handler(loopback.Duplex(proxy))
 	})
 	return g.forwards
+}
+
+// dialSandbox connects to ID:PORT, port PORT of sandbox ID.
+func (g *Gateway) dialSandbox(ctx context.Context, _, addr string) (net.Conn, error) {
+	id, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		return nil, err
+	}
+	e := g.Envd(id)
+	if e == nil {
+		return nil, errors.New("sandbox not found: " + id)
+	}
+	return e.DialPort(ctx, port)
 }
 
 // route finds the sandbox and port a data-plane request is for: by its

@@ -169,8 +169,9 @@ func TestUnsupportedRoutesSaySo(t *testing.T) {
 }
 
 // node runs an SDK script given only the engine's environment (and a free
-// port for a server in the sandbox, SERVE_PORT), under a hang guard.
-func (fx *fixture) node(t *testing.T, script string) ([]byte, error) {
+// port for a server in the sandbox, SERVE_PORT), and env, under a hang
+// guard.
+func (fx *fixture) node(t *testing.T, script string, env ...string) ([]byte, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -179,6 +180,7 @@ func (fx *fixture) node(t *testing.T, script string) ([]byte, error) {
 	domain := "localhost:" + fx.url[strings.LastIndex(fx.url, ":")+1:]
 	cmd.Env = append(os.Environ(), "E2B_API_URL="+fx.url, "E2B_SANDBOX_URL="+fx.url, "E2B_API_KEY="+token, "E2B_DOMAIN="+domain,
 		"SERVE_PORT="+strconv.Itoa(fakenet.FreePort(t)))
+	cmd.Env = append(cmd.Env, env...)
 	return cmd.CombinedOutput()
 }
 
@@ -227,8 +229,13 @@ func TestTheSDKsNetworkThroughTheEngine(t *testing.T) {
 	t.Parallel()
 	run := sdktest.SDKScript(t, filepath.Join("..", "emulator", "testdata", "sdk"), "network.test.mjs")
 	fx := start(t)
-	out, err := fx.node(t, run)
-	sdktest.Steps(t, out, err, 6)
+	steps, env := 6, []string(nil)
+	if fx.emu.Isolated {
+		// Sandboxes without internet have networks of their own.
+		steps, env = 7, []string{"OWN_NETWORKS=1"}
+	}
+	out, err := fx.node(t, run, env...)
+	sdktest.Steps(t, out, err, steps)
 	locked := false
 	for _, s := range fx.emu.Manager.Sandboxes() {
 		if s.Metadata["egress"] == "locked" {

@@ -38,6 +38,11 @@ type Options struct {
 	// Isolated runs processes in the sandbox's view (package jail);
 	// otherwise they run on this machine, in the sandbox's directories.
 	Isolated bool
+	// OwnNetwork gives an isolated sandbox a network of its own, its
+	// loopback alone: a sandbox created without internet access.
+	// Without isolation it shares this machine's network whatever this
+	// says (docs/emulator.md).
+	OwnNetwork bool
 	// Hide are directories of this machine the sandbox sees empty: the
 	// emulator's state, which holds the other sandboxes.
 	Hide []string

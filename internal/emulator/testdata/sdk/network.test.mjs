@@ -2,7 +2,8 @@
 // client reaches without a token, egress rules at create, and the network
 // routes the engine does not serve yet. One line per step: "ok NAME" or
 // "not ok NAME: why". SERVE_PORT is a free port for a server in the
-// sandbox (the emulator's sandboxes share this machine's network).
+// sandbox (a sandbox with internet access shares this machine's network);
+// OWN_NETWORKS=1 says that a sandbox without it has a network of its own.
 import { Sandbox } from 'e2b'
 import http from 'node:http'
 import { equal, expect, finish, step } from './steps.mjs'
@@ -63,6 +64,19 @@ await step('a sandbox the cluster guards: a fetch needs the traffic token', asyn
   await sbx.commands.kill(server.pid)
   await sbx.kill()
 })
+if (process.env.OWN_NETWORKS === '1') {
+  await step('two sandboxes without internet serve the same port, each its own page', async () => {
+    const a = await Sandbox.create('base', { allowInternetAccess: false })
+    const b = await Sandbox.create('base', { allowInternetAccess: false })
+    const servers = [await serve(a, 'from a\n'), await serve(b, 'from b\n')]
+    equal((await get(a)).body, 'from a\n', "a's page")
+    equal((await get(b)).body, 'from b\n', "b's page")
+    await a.commands.kill(servers[0].pid)
+    await b.commands.kill(servers[1].pid)
+    await a.kill()
+    await b.kill()
+  })
+}
 await step('denyOut at create reaches the provider, and getInfo tells it', async () => {
   const sbx = await Sandbox.create('base', { network: { denyOut: ['0.0.0.0/0'], allowOut: ['10.0.0.0/8'] }, metadata: { egress: 'locked' } })
   const info = await sbx.getInfo()
