@@ -14,11 +14,13 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/emulator/spawn"
 )
 
 // serveOnce starts, in the box, a server on 127.0.0.1:port that answers
-// its first connection with greeting, and returns once it listens.
-func (b *box) serveOnce(t *testing.T, port int, greeting string) {
+// its first connection with greeting and ends, and returns once it
+// listens.
+func (b *box) serveOnce(t *testing.T, port int, greeting string) *spawn.Cmd {
 	t.Helper()
 	cmd := b.command(t, false, fmt.Sprintf(`exec python3 -c '
 import socket
@@ -40,6 +42,7 @@ c.close()'`, port, greeting))
 	if line != "listening\n" {
 		t.Fatalf("the server in the box: %q, %v", line, err)
 	}
+	return cmd
 }
 
 // Boxes with networks of their own serve the same port side by side, each
@@ -53,8 +56,7 @@ func TestBoxesWithNetworksOfTheirOwn(t *testing.T) {
 	own := func(s *jail.BoxSpec) { s.OwnNetwork = true }
 	a, b := newBoxWith(t, true, own), newBoxWith(t, true, own)
 	const port = 18765
-	a.serveOnce(t, port, "box a")
-	b.serveOnce(t, port, "box b")
+	servers := []*spawn.Cmd{a.serveOnce(t, port, "box a"), b.serveOnce(t, port, "box b")}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, c := range []struct {
@@ -70,6 +72,9 @@ func TestBoxesWithNetworksOfTheirOwn(t *testing.T) {
 		if string(got) != c.want {
 			t.Errorf("port %d of the box: %q, %v; want %q", port, got, err, c.want)
 		}
+	}
+	for _, s := range servers {
+		_ = s.Wait()
 	}
 	if _, err := a.b.Dial(ctx, port); err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("a port nothing listens on any more: %v, want connection refused", err)
