@@ -18,7 +18,8 @@ const (
 	diskDepth   = 128 // a directory open per level
 )
 
-// diskUsage is what the sandbox's own directories (Writable) hold on disk,
+// diskUsage is what the sandbox's own directories (Writable, and TopDir
+// where it has one) hold on disk,
 // as du counts it (blocks allocated, a file with several links once), and
 // the size of the file system that holds them, as envd's disk_total is
 // its root file system's.
@@ -34,8 +35,15 @@ func (s *Server) diskUsage() (used, total uint64, err error) {
 	}
 	defer func() { _ = unix.Close(root) }()
 	w := &diskWalk{deadline: time.Now().Add(diskTime), seen: map[[2]uint64]bool{}}
+	dirs := make([]string, 0, len(Writable)+1)
 	for _, d := range Writable {
-		if fd, ok := openBelow(root, strings.TrimPrefix(d, "/")); ok {
+		dirs = append(dirs, strings.TrimPrefix(d, "/"))
+	}
+	if s.view.top != "" {
+		dirs = append(dirs, TopDir)
+	}
+	for _, d := range dirs {
+		if fd, ok := openBelow(root, d); ok {
 			var self unix.Stat_t
 			if unix.Fstat(fd, &self) == nil {
 				w.count(&self)

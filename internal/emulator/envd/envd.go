@@ -88,7 +88,7 @@ func New(opts Options) *Server {
 	// Prepared first, so that the view finds the directory's real path.
 	_ = Prepare(opts.Root, opts.Isolated) // a directory missing shows in the calls that need it
 	s := &Server{opts: opts, version: envd.ParseVersion(opts.Version), mux: http.NewServeMux(),
-		view: newView(opts.Root, opts.Hide)}
+		view: newView(opts.Root, opts.Hide, opts.Isolated)}
 	s.log.Keep = opts.KeepRequests
 	if root, err := os.OpenRoot(opts.Root); err == nil {
 		s.view.root = root

@@ -37,6 +37,9 @@ func Prepare(root string, isolated bool) error {
 		if err := writeAccounts(root); err != nil {
 			return err
 		}
+		if err := jail.Prepare(filepath.Join(root, TopDir), 0o755); err != nil {
+			return err
+		}
 	}
 	for _, d := range Writable {
 		mode := os.FileMode(0o755)

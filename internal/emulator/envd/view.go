@@ -39,15 +39,27 @@ type view struct {
 	hide   []string // directories of this machine seen empty
 	dir    string   // the sandbox's directory, which holds every source but /'s
 	root   *os.Root // dir, opened: see inside
+	// top is the sandbox's root directory (TopDir) where its processes
+	// have it as their root (isolated sandboxes): what it holds beside
+	// this machine's top-level entries (/workspace) is the sandbox's.
+	// Empty otherwise.
+	top string
 }
+
+// TopDir is, in the sandbox's directory, what an isolated sandbox makes at
+// the top of its tree (/workspace): its box's root (package jail).
+const TopDir = "top"
 
 // alwaysHidden are this machine's directories the files API shows empty:
 // a sandbox's /dev, /run and /proc are its own, and this machine's devices,
 // sockets and processes are none of its business.
 var alwaysHidden = []string{"/dev", "/run", "/proc"}
 
-func newView(root string, hide []string) *view {
+func newView(root string, hide []string, isolated bool) *view {
 	v := &view{dir: root}
+	if isolated {
+		v.top = filepath.Join(root, TopDir)
+	}
 	// The sandbox's own directory is hidden whatever the caller hides: seen
 	// through "/", its etc and its siblings are not the sandbox's files.
 	// Each directory is hidden under its real path too, the one resolve
@@ -79,10 +91,25 @@ func within(p, dir string) bool {
 func (v *view) host(p string) (string, mount) {
 	for _, m := range v.mounts {
 		if within(p, m.target) {
+			if m.target == "/" && p != "/" && v.top != "" {
+				if name, _, _ := strings.Cut(p[1:], "/"); !machineHas(name) {
+					// The sandbox's own top-level entry, as its box
+					// has it.
+					return filepath.Join(v.top, filepath.FromSlash(p[1:])),
+						mount{target: "/" + name, source: filepath.Join(v.top, name), writable: true}
+				}
+			}
 			return filepath.Join(m.source, filepath.FromSlash(strings.TrimPrefix(p, m.target))), m
 		}
 	}
 	return p, mount{target: "/", source: "/"} // unreachable: "/" is a mount
+}
+
+// machineHas tells whether this machine's root has the entry name: its
+// box binds that there, and anything else at the top is the sandbox's.
+func machineHas(name string) bool {
+	_, err := os.Lstat("/" + name)
+	return err == nil
 }
 
 // isTarget reports whether p is where a sandbox directory is mounted.
@@ -142,6 +169,9 @@ func (v *view) readDir(p string) ([]fs.DirEntry, error) {
 	} else {
 		entries, err = os.ReadDir(h)
 	}
+	if p == "/" && v.top != "" {
+		entries = v.withTop(entries)
+	}
 	if p == "/home" {
 		// Whatever else the sandbox's home parent holds, /home shows user.
 		var only []fs.DirEntry
@@ -153,6 +183,26 @@ func (v *view) readDir(p string) ([]fs.DirEntry, error) {
 		entries = only
 	}
 	return entries, err
+}
+
+// withTop adds to this machine's top-level entries the sandbox's own.
+func (v *view) withTop(machine []fs.DirEntry) []fs.DirEntry {
+	root, rel, ok := v.inside(v.top)
+	if !ok {
+		return machine
+	}
+	own, err := fs.ReadDir(root.FS(), filepath.ToSlash(rel))
+	if err != nil {
+		return machine
+	}
+	all := machine
+	for _, e := range own {
+		if !machineHas(e.Name()) {
+			all = append(all, e)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Name() < all[j].Name() })
+	return all
 }
 
 // resolve follows the symlinks of the clean sandbox path p (all of them,

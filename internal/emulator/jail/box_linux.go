@@ -62,6 +62,14 @@ func StartBox(spec BoxSpec) (*Box, error) {
 		}
 		return nil, err
 	}
+	if spec.Top == "" {
+		// A root of its own for as long as the box lives.
+		spec.Top = filepath.Join(dir, "top")
+		if err := Prepare(spec.Top, 0o755); err != nil {
+			return fail(err)
+		}
+		b.spec.Top = spec.Top
+	}
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
 		return fail(err)

@@ -56,6 +56,12 @@ type Bind struct {
 // BoxSpec is a box: its view, and where its init listens.
 type BoxSpec struct {
 	Binds []Bind `json:"binds"`
+	// Top is the box's root directory, a directory of the sandbox's own
+	// on this machine: this machine's top-level directories are bound in
+	// it read-only, and what the sandbox makes beside them (/workspace)
+	// is kept there. StartBox gives a box without one a scratch
+	// directory.
+	Top string `json:"top"`
 	// Hide covers these directories of this machine with an empty one,
 	// so that the emulator's state (other sandboxes among it) cannot be
 	// read from inside.

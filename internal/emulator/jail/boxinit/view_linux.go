@@ -21,16 +21,20 @@ var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 // process: read-only inside, as container runtimes make them.
 var procMasked = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"}
 
-// setup builds the view in the init's mount namespace:
-//  1. nothing done here reaches the host's namespace (private mounts);
-//     a network of its own has its loopback up;
-//  2. a /proc of the box's own PID namespace: ps in a sandbox sees its
-//     own processes, as in a real one; with a network of its own, a /sys
-//     that lists its interfaces;
-//  3. an empty /home, then the binds (the sandbox's own directories);
-//  4. the emulator's state covered, a minimal /dev;
-//  5. every mount that was there before made read-only;
-//  6. / as the working directory.
+// setup builds the box's root and makes it the init's, in the init's
+// mount namespace (nothing done here reaches the host's: private mounts):
+//  1. Top, a directory of the sandbox's own, becomes the root: what the
+//     sandbox makes at the top of its tree (/workspace) is its own;
+//  2. each of this machine's top-level directories is bound there,
+//     read-only, with what is mounted below it; its links are copied;
+//  3. a /proc of the box's own PID namespace (ps in a sandbox sees its own
+//     processes, as in a real one); /sys, this machine's, read-only, or
+//     with a network of its own a sysfs that lists its interfaces (the
+//     loopback, brought up);
+//  4. a minimal /dev, an empty /run, an empty /home, then the binds (the
+//     sandbox's own directories);
+//  5. the emulator's state covered where a bound directory shows it;
+//  6. the root pivoted to Top, and / the working directory.
 func setup(spec BoxSpec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("private mounts: %w", err)
@@ -39,20 +43,6 @@ func setup(spec BoxSpec) error {
 		if err := loopbackUp(); err != nil {
 			return err
 		}
-	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("the box's /proc: %w", err)
-	}
-	if spec.OwnNetwork {
-		// The machine's /sys lists the machine's interfaces: a sysfs
-		// mounted here lists the box's.
-		if err := unix.Mount("sysfs", "/sys", "sysfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, ""); err != nil {
-			return fmt.Errorf("the box's /sys: %w", err)
-		}
-	}
-	before, err := mountPoints()
-	if err != nil {
-		return err
 	}
 	// Everything bound is opened before anything is covered: a source
 	// may lie under another bind's target.
@@ -78,63 +68,27 @@ func setup(spec BoxSpec) error {
 			devs[name] = fd
 		}
 	}
-	if err := mountTmpfs("/home", "mode=755"); err != nil {
+	top := path.Clean(spec.Top)
+	if spec.Top == "" || top == "/" {
+		return errors.New("the box has no root of its own")
+	}
+	// pivot_root needs the new root to be a mount.
+	if err := unix.Mount(top, top, "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("the box's root: %w", err)
+	}
+	if err := bindMachine(top); err != nil {
 		return err
 	}
-	var covered []string // targets whose old contents are out of sight
-	for i, b := range spec.Binds {
-		if err := bindOne(b, sources[i]); err != nil {
-			return err
-		}
-		covered = append(covered, b.Target)
-	}
-	if err := remountRO("/home"); err != nil {
+	if err := mountSys(top, spec.OwnNetwork); err != nil {
 		return err
 	}
-	covered = append(covered, "/home")
-	// /run holds the machine's sockets (docker's, the session bus): a
-	// socket on a read-only mount still connects, so it is emptied.
-	if st, err := os.Stat("/run"); err == nil && st.IsDir() && !under("/run", covered) {
-		if err := mountTmpfs("/run", "mode=755"); err != nil {
-			return err
-		}
-		if err := remountRO("/run"); err != nil {
-			return err
-		}
-		covered = append(covered, "/run")
-	}
-	for _, h := range spec.Hide {
-		if under(h, covered) {
-			continue
-		}
-		switch err := mountTmpfs(h, "mode=755"); {
-		case errors.Is(err, unix.EACCES), errors.Is(err, unix.ENOENT):
-			// Out of the sandbox's reach already.
-		case err != nil:
-			return err
-		default:
-			if err := remountRO(h); err != nil {
-				return err
-			}
-			covered = append(covered, h)
-		}
-	}
-	if err := setupDev(devs); err != nil {
+	// What was bound from this machine is read-only, every mount of it.
+	mounts, err := mountPoints()
+	if err != nil {
 		return err
 	}
-	covered = append(covered, "/dev")
-	for _, p := range procMasked {
-		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			continue // not on this kernel
-		}
-		if err := remountRO(p); err != nil {
-			return err
-		}
-	}
-	for _, mp := range before {
-		if under(mp, covered) || mp == "/proc" {
-			// /proc stays writable for the init: it writes the command's
-			// uid_map there.
+	for _, mp := range mounts {
+		if mp == top || !under(mp, []string{top}) {
 			continue
 		}
 		switch err := remountRO(mp); {
@@ -144,43 +98,197 @@ func setup(spec BoxSpec) error {
 			return err
 		}
 	}
+	for _, d := range []string{"proc", "dev", "run", "home", "tmp", "root"} {
+		if err := os.Mkdir(top+"/"+d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("the box's /%s: %w", d, err)
+		}
+	}
+	if err := unix.Mount("proc", top+"/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("the box's /proc: %w", err)
+	}
+	if err := mountTmpfs(top+"/home", "mode=755"); err != nil {
+		return err
+	}
+	for i, b := range spec.Binds {
+		if err := bindOne(top, b, sources[i]); err != nil {
+			return err
+		}
+	}
+	if err := remountRO(top + "/home"); err != nil {
+		return err
+	}
+	// /run holds the machine's sockets (docker's, the session bus): the
+	// box's is empty.
+	if err := mountTmpfs(top+"/run", "mode=755"); err != nil {
+		return err
+	}
+	if err := remountRO(top + "/run"); err != nil {
+		return err
+	}
+	for _, h := range spec.Hide {
+		switch err := mountTmpfs(top+path.Clean(h), "mode=755"); {
+		case errors.Is(err, unix.EACCES), errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
+			// Out of the sandbox's sight already: not in the box's tree.
+		case err != nil:
+			return err
+		default:
+			if err := remountRO(top + path.Clean(h)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := setupDev(top+"/dev", devs); err != nil {
+		return err
+	}
+	for _, p := range procMasked {
+		p = top + p
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			continue // not on this kernel
+		}
+		if err := remountRO(p); err != nil {
+			return err
+		}
+	}
+	// The old root goes: stacked under the new one, then detached.
+	if err := unix.Chdir(top); err != nil {
+		return err
+	}
+	if err := unix.PivotRoot(".", "."); err != nil {
+		return fmt.Errorf("pivot to the box's root: %w", err)
+	}
+	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+		return fmt.Errorf("the machine's root: %w", err)
+	}
 	return unix.Chdir("/")
 }
 
-// bindOne mounts the source descriptor path at b.Target, making the
-// mount point where it is missing (only possible on the new /home).
-func bindOne(b Bind, source string) error {
-	if _, err := os.Lstat(b.Target); errors.Is(err, os.ErrNotExist) {
+// ownTop are the top-level directories a box has of its own, never this
+// machine's.
+var ownTop = map[string]bool{"proc": true, "sys": true, "dev": true, "run": true, "home": true, "tmp": true, "root": true}
+
+// bindMachine puts this machine's top-level directories (and files) in
+// top, each bound with what is mounted below it, and copies its top-level
+// links. Where top holds something else of that name (the sandbox made it
+// before the machine had it), the sandbox's stays.
+func bindMachine(top string) error {
+	entries, err := os.ReadDir("/")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if ownTop[name] {
+			continue
+		}
+		src, dst := "/"+name, top+"/"+name
+		st, err := os.Lstat(src)
+		if err != nil {
+			continue // gone since it was listed
+		}
+		have, herr := os.Lstat(dst)
+		switch {
+		case st.Mode()&os.ModeSymlink != 0:
+			if herr == nil {
+				continue
+			}
+			target, err := os.Readlink(src)
+			if err != nil {
+				return err
+			}
+			if err := os.Symlink(target, dst); err != nil {
+				return fmt.Errorf("the box's /%s: %w", name, err)
+			}
+			continue
+		case st.IsDir():
+			if herr == nil && !have.IsDir() {
+				continue
+			}
+			if herr != nil {
+				if err := os.Mkdir(dst, 0o755); err != nil {
+					return fmt.Errorf("the box's /%s: %w", name, err)
+				}
+			}
+		case st.Mode().IsRegular():
+			if herr == nil && !have.Mode().IsRegular() {
+				continue
+			}
+			if herr != nil {
+				if err := os.WriteFile(dst, nil, 0o644); err != nil {
+					return fmt.Errorf("the box's /%s: %w", name, err)
+				}
+			}
+		default:
+			continue
+		}
+		switch err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); {
+		case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
+			// Not this user's to see: not the sandbox's either.
+		case err != nil:
+			return fmt.Errorf("bind /%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// mountSys gives the box its /sys: this machine's, or a sysfs that lists
+// the interfaces of a network of its own.
+func mountSys(top string, ownNetwork bool) error {
+	dst := top + "/sys"
+	if err := os.Mkdir(dst, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("the box's /sys: %w", err)
+	}
+	if ownNetwork {
+		if err := unix.Mount("sysfs", dst, "sysfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, ""); err != nil {
+			return fmt.Errorf("the box's /sys: %w", err)
+		}
+		return nil
+	}
+	if err := unix.Mount("/sys", dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("the box's /sys: %w", err)
+	}
+	return nil
+}
+
+// bindOne mounts the source descriptor path at b.Target in top. A mount
+// point is made only where it is the sandbox's to make: in top itself, or
+// on the new /home; never in a directory bound from this machine, where
+// it would be made on this machine.
+func bindOne(top string, b Bind, source string) error {
+	target := top + path.Clean("/"+b.Target)
+	if _, err := os.Lstat(target); errors.Is(err, os.ErrNotExist) {
+		if dir := path.Dir(path.Clean("/" + b.Target)); dir != "/" && dir != "/home" {
+			return fmt.Errorf("bind %s: no mount point", b.Target)
+		}
 		st, serr := os.Stat(source)
 		if serr != nil {
 			return serr
 		}
 		if st.IsDir() {
-			err = os.MkdirAll(b.Target, 0o755)
+			err = os.MkdirAll(target, 0o755)
 		} else {
-			err = os.WriteFile(b.Target, nil, 0o644)
+			err = os.WriteFile(target, nil, 0o644)
 		}
 		if err != nil {
 			return fmt.Errorf("mount point %s: %w", b.Target, err)
 		}
 	}
-	if err := unix.Mount(source, b.Target, "", unix.MS_BIND, ""); err != nil {
+	if err := unix.Mount(source, target, "", unix.MS_BIND, ""); err != nil {
 		return fmt.Errorf("bind %s: %w", b.Target, err)
 	}
 	if b.ReadOnly {
-		return remountRO(b.Target)
+		return remountRO(target)
 	}
 	return nil
 }
 
 // setupDev replaces /dev with a small one: the harmless devices, a pty
 // instance of the sandbox's own and a shared-memory directory.
-func setupDev(devs map[string]int) error {
-	if err := mountTmpfs("/dev", "mode=755"); err != nil {
+func setupDev(dev string, devs map[string]int) error {
+	if err := mountTmpfs(dev, "mode=755"); err != nil {
 		return err
 	}
 	for name, fd := range devs {
-		p := "/dev/" + name
+		p := dev + "/" + name
 		if err := os.WriteFile(p, nil, 0o666); err != nil {
 			return err
 		}
@@ -191,22 +299,22 @@ func setupDev(devs map[string]int) error {
 	}
 	for link, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0",
 		"stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2", "ptmx": "pts/ptmx"} {
-		if err := os.Symlink(target, "/dev/"+link); err != nil {
+		if err := os.Symlink(target, dev+"/"+link); err != nil {
 			return err
 		}
 	}
-	if err := os.Mkdir("/dev/pts", 0o755); err != nil {
+	if err := os.Mkdir(dev+"/pts", 0o755); err != nil {
 		return err
 	}
 	// Without a pty instance of its own a sandbox just has no ptys.
-	_ = unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
-	if err := os.Mkdir("/dev/shm", 0o755); err != nil {
+	_ = unix.Mount("devpts", dev+"/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
+	if err := os.Mkdir(dev+"/shm", 0o755); err != nil {
 		return err
 	}
-	if err := mountTmpfs("/dev/shm", "mode=1777"); err != nil {
+	if err := mountTmpfs(dev+"/shm", "mode=1777"); err != nil {
 		return err
 	}
-	return remountRO("/dev")
+	return remountRO(dev)
 }
 
 func mountTmpfs(target, opts string) error {

@@ -1,0 +1,45 @@
+//go:build linux
+
+package jail_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/abx-dev/abx/internal/emulator/jail"
+)
+
+// A box's root is its own directory: what a command makes at the top is
+// kept there, never on this machine; this machine's top-level directories
+// are in it, read-only to root too, and its links are copied.
+func TestTheBoxHasARootOfItsOwn(t *testing.T) {
+	t.Parallel()
+	top := filepath.Join(t.TempDir(), "top")
+	if err := jail.Prepare(top, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := newBoxWith(t, true, func(s *jail.BoxSpec) { s.Top = top })
+	mark := "abx-root-test-" + filepath.Base(filepath.Dir(top))
+	out, code := b.run(t, true, "mkdir /"+mark+" && echo kept > /"+mark+"/f && cat /"+mark+"/f")
+	if code != 0 || out != "kept\n" {
+		t.Fatalf("a top-level directory made inside: exit %d, %q", code, out)
+	}
+	if got, err := os.ReadFile(filepath.Join(top, mark, "f")); err != nil || string(got) != "kept\n" {
+		t.Errorf("the box's root on this machine: %q, %v", got, err)
+	}
+	if _, err := os.Lstat("/" + mark); err == nil {
+		t.Errorf("/%s was made on this machine", mark)
+	}
+	out, code = b.run(t, true, "touch /usr/abx-root-test 2>&1; ls -d /usr/bin /etc")
+	if code != 0 || !strings.Contains(out, "Read-only file system") || !strings.Contains(out, "/etc\n/usr/bin\n") {
+		t.Errorf("this machine's directories inside: exit %d, %q", code, out)
+	}
+	if want, err := os.Readlink("/bin"); err == nil {
+		out, _ := b.run(t, false, "readlink /bin")
+		if out != want+"\n" {
+			t.Errorf("/bin inside links to %q, want %q", out, want)
+		}
+	}
+}
