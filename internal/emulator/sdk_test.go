@@ -13,8 +13,8 @@ import (
 	"github.com/abx-dev/abx/internal/emulator/sdktest"
 )
 
-// sdkSteps is how many steps testdata/sdk/sdk.test.mjs reports: a run that
-// says less stopped early.
+// sdkSteps is how many steps testdata/sdk/sdk.test.mjs reports (one more
+// where sandboxes are isolated): a run that says less stopped early.
 const sdkSteps = 26
 
 // The official E2B JS SDK and code-interpreter SDK, pinned in
@@ -37,6 +37,12 @@ func TestOfficialSDKs(t *testing.T) {
 	cmd.Dir = filepath.Dir(run)
 	cmd.Env = append(os.Environ(), "E2B_API_URL="+e.URL, "E2B_SANDBOX_URL="+e.URL, "E2B_API_KEY="+e.APIKey,
 		"E2B_DOMAIN=", "E2B_DEBUG=")
+	steps := sdkSteps
+	if e.Isolated {
+		// A box's user has sudo (docs/emulator.md).
+		cmd.Env = append(cmd.Env, "SANDBOX_SUDO=1")
+		steps++
+	}
 	out, err := cmd.CombinedOutput()
-	sdktest.Steps(t, out, err, sdkSteps)
+	sdktest.Steps(t, out, err, steps)
 }

@@ -48,7 +48,12 @@ type view struct {
 
 // TopDir is, in the sandbox's directory, what an isolated sandbox makes at
 // the top of its tree (/workspace): its box's root (package jail).
-const TopDir = "top"
+// LayersDir holds what its box lays over this machine's directories (its
+// sudo).
+const (
+	TopDir    = "top"
+	LayersDir = "layers"
+)
 
 // alwaysHidden are this machine's directories the files API shows empty:
 // a sandbox's /dev, /run and /proc are its own, and this machine's devices,

@@ -70,6 +70,10 @@ func StartBox(spec BoxSpec) (*Box, error) {
 		}
 		b.spec.Top = spec.Top
 	}
+	if spec.Layers == "" {
+		spec.Layers = filepath.Join(dir, "layers")
+		b.spec.Layers = spec.Layers
+	}
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
 		return fail(err)

@@ -43,3 +43,26 @@ func TestTheBoxHasARootOfItsOwn(t *testing.T) {
 		}
 	}
 }
+
+// A box's user has passwordless sudo: the command runs as root, with the
+// caller's streams, and sudo exits as it does.
+func TestSudoInTheBox(t *testing.T) {
+	t.Parallel()
+	b := newBox(t)
+	for _, c := range []struct {
+		line, want string
+		code       int
+	}{
+		{"id -u; sudo id -u", "1000\n0\n", 0},
+		{"echo piped | sudo cat", "piped\n", 0},
+		{`cd /tmp && sudo sh -c 'echo $HOME $USER $SUDO_USER; pwd'`, "/root root user\n/tmp\n", 0},
+		{"sudo sh -c 'exit 3'", "", 3},
+		{"sudo no-such-command-here 2>&1", "sudo: no-such-command-here: command not found\n", 1},
+		{"sudo -u nobody true 2>&1", "sudo: this sandbox's sudo runs commands as root only, not nobody\n", 1},
+	} {
+		out, code := b.run(t, false, c.line)
+		if out != c.want || code != c.code {
+			t.Errorf("%s: exit %d, %q; want exit %d, %q", c.line, code, out, c.code, c.want)
+		}
+	}
+}

@@ -13,13 +13,14 @@
 // The same hook serves ExecName: a trampoline that starts a command with
 // default signal dispositions and an empty signal mask, whatever the
 // emulator inherited (package spawn uses it where children would inherit
-// ignored or blocked signals).
+// ignored or blocked signals); and sudo, which a box's /usr/bin/sudo runs.
 package boxinit
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 )
 
 // Name is argv[0] of the copy that becomes a box's init, ExecName of the
@@ -62,6 +63,11 @@ type BoxSpec struct {
 	// is kept there. StartBox gives a box without one a scratch
 	// directory.
 	Top string `json:"top"`
+	// Layers holds, on this machine, what the sandbox adds over this
+	// machine's directories that its box lays over them (its /usr, which
+	// holds its sudo). StartBox gives a box without one a scratch
+	// directory.
+	Layers string `json:"layers"`
 	// Hide covers these directories of this machine with an empty one,
 	// so that the emulator's state (other sandboxes among it) cannot be
 	// read from inside.
@@ -134,6 +140,10 @@ func init() {
 			return
 		}
 		os.Exit(runExec(os.Args[1], os.Args[2:]))
+	}
+	if path.Base(os.Args[0]) == "sudo" {
+		// A box's /usr/bin/sudo is this binary (SudoSocket).
+		os.Exit(runSudo(os.Args[1:]))
 	}
 }
 

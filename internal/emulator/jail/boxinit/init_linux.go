@@ -33,7 +33,8 @@ func runBox(spec BoxSpec) int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", Name, err)
 		return ExitSetup
 	}
-	if err := setup(spec); err != nil {
+	sudo, err := setup(spec)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", Name, err)
 		return ExitSetup
 	}
@@ -49,6 +50,9 @@ func runBox(spec BoxSpec) int {
 	}
 	b := &boxInit{spec: spec, running: map[int]*command{}, started: make(chan struct{}, 1)}
 	go b.reap()
+	if sudo != nil {
+		go b.serveSudo(sudo)
+	}
 	// The emulator's end (however it ends) closes the lifeline: the init
 	// ends, and with it the box.
 	go func() {

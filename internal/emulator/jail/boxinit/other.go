@@ -16,3 +16,8 @@ func runExec(string, []string) int {
 	fmt.Fprintln(os.Stderr, ExecName+": not on this system")
 	return ExitSetup
 }
+
+func runSudo([]string) int {
+	fmt.Fprintln(os.Stderr, "sudo: this is abx's sudo, which works inside an emulated sandbox only")
+	return 1
+}

@@ -35,7 +35,28 @@ var procMasked = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/pro
 //     sandbox's own directories);
 //  5. the emulator's state covered where a bound directory shows it;
 //  6. the root pivoted to Top, and / the working directory.
-func setup(spec BoxSpec) error {
+//
+// It returns the box's sudo socket (SudoSocket), or nil where the box has
+// no sudo (its /usr could not be laid over).
+func setup(spec BoxSpec) (*os.File, error) {
+	r := &boxRoot{spec: spec}
+	if err := r.build(); err != nil {
+		if r.sudo != nil {
+			_ = r.sudo.Close()
+		}
+		return nil, err
+	}
+	return r.sudo, nil
+}
+
+// boxRoot is a box's root being built, and what building it opened.
+type boxRoot struct {
+	spec BoxSpec
+	sudo *os.File
+}
+
+func (r *boxRoot) build() error {
+	spec := r.spec
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("private mounts: %w", err)
 	}
@@ -76,7 +97,7 @@ func setup(spec BoxSpec) error {
 	if err := unix.Mount(top, top, "", unix.MS_BIND, ""); err != nil {
 		return fmt.Errorf("the box's root: %w", err)
 	}
-	if err := bindMachine(top); err != nil {
+	if err := bindMachine(top, spec.Layers); err != nil {
 		return err
 	}
 	if err := mountSys(top, spec.OwnNetwork); err != nil {
@@ -121,6 +142,13 @@ func setup(spec BoxSpec) error {
 	// box's is empty.
 	if err := mountTmpfs(top+"/run", "mode=755"); err != nil {
 		return err
+	}
+	if isFile(top + "/usr/bin/sudo") {
+		// Without its socket the box has no sudo, and says so when
+		// sudo runs; the rest of the box works.
+		if sudo, err := listenSudo(top); err == nil {
+			r.sudo = sudo
+		}
 	}
 	if err := remountRO(top + "/run"); err != nil {
 		return err
@@ -170,7 +198,7 @@ var ownTop = map[string]bool{"proc": true, "sys": true, "dev": true, "run": true
 // top, each bound with what is mounted below it, and copies its top-level
 // links. Where top holds something else of that name (the sandbox made it
 // before the machine had it), the sandbox's stays.
-func bindMachine(top string) error {
+func bindMachine(top, layers string) error {
 	entries, err := os.ReadDir("/")
 	if err != nil {
 		return err
@@ -208,6 +236,9 @@ func bindMachine(top string) error {
 					return fmt.Errorf("the box's /%s: %w", name, err)
 				}
 			}
+			if name == "usr" && layUsr(dst, layers) {
+				continue
+			}
 		case st.Mode().IsRegular():
 			if herr == nil && !have.Mode().IsRegular() {
 				continue
@@ -228,6 +259,54 @@ func bindMachine(top string) error {
 		}
 	}
 	return nil
+}
+
+// layUsr lays the box's own layer over this machine's /usr at dst: an
+// overlay whose upper directory, in layers, holds the box's sudo (this
+// binary, bound over an empty file there; where the binary was replaced
+// since it started, there is no sudo). Where the overlay cannot be
+// made (a file system that does not take it, a path its options cannot
+// carry), it reports false and /usr is bound as the rest, without sudo.
+// (An overlay's lower is one file system: what is mounted below this
+// machine's /usr, rarely anything, is not in it.)
+func layUsr(dst, layers string) bool {
+	if layers == "" || strings.ContainsAny(layers, ",:\\") {
+		return false
+	}
+	upper, work := layers+"/usr/upper", layers+"/usr/work"
+	for _, d := range []string{upper + "/bin", work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return false
+		}
+	}
+	sudo := upper + "/bin/sudo"
+	if !isFile(sudo) {
+		if err := os.WriteFile(sudo, nil, 0o755); err != nil {
+			return false
+		}
+	}
+	if err := unix.Mount("overlay", dst, "overlay", 0, "lowerdir=/usr,upperdir="+upper+",workdir="+work); err != nil {
+		return false
+	}
+	// By its path: the binary's mount as this namespace has it (the
+	// magic link leads to the emulator's namespace's, which cannot be
+	// bound here).
+	self, err := os.Readlink("/proc/self/exe")
+	if err != nil || !path.IsAbs(self) || !isFile(self) {
+		_ = unix.Unmount(dst, unix.MNT_DETACH)
+		return false
+	}
+	if err := unix.Mount(self, dst+"/bin/sudo", "", unix.MS_BIND, ""); err != nil {
+		_ = unix.Unmount(dst, unix.MNT_DETACH)
+		return false
+	}
+	return true
+}
+
+// isFile tells whether p is a regular file.
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // mountSys gives the box its /sys: this machine's, or a sysfs that lists

@@ -67,6 +67,13 @@ await step('commands: envs', async () => {
   const r = await sbx.commands.run('echo $GREETING', { envs: { GREETING: 'hi there' } })
   equal(r.stdout, 'hi there\n', 'stdout')
 })
+if (process.env.SANDBOX_SUDO === '1') {
+  // As the SDK's own test of scoped variables runs it.
+  await step('commands: envs through sudo', async () => {
+    const r = await sbx.commands.run('sudo echo "$FOO"', { envs: { FOO: 'bar' } })
+    equal(r.stdout, 'bar\n', 'stdout')
+  })
+}
 await step('commands: cwd', async () => {
   const r = await sbx.commands.run('pwd', { cwd: '/tmp' })
   equal(r.stdout, '/tmp\n', 'stdout')
