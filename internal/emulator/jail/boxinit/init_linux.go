@@ -23,6 +23,40 @@ import (
 // emulator does (its lifeline closes) or is killed; the kernel then ends
 // every process of the box.
 
+// leftovers are the init's socket and its directory, which the emulator
+// removes when it kills the box; when the emulator ends without doing so
+// (killed, or a test binary done with it), the init removes them itself
+// as it ends. It reaches them through descriptors opened before its root
+// moved: this machine's paths are out of its sight after.
+type leftovers struct {
+	dir, parent int // O_PATH descriptors; -1 where not opened
+	name, base  string
+}
+
+func leftBehind(socket string) leftovers {
+	dir, name := path.Split(socket)
+	dir = path.Clean(dir)
+	parent, base := path.Split(dir)
+	l := leftovers{dir: -1, parent: -1, name: name, base: base}
+	if name == "" || base == "" {
+		return l
+	}
+	l.dir, _ = unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	l.parent, _ = unix.Open(path.Clean(parent), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	return l
+}
+
+// remove removes the socket, then its directory if nothing else is in it
+// (a box's scratch root and layers are the emulator's to remove).
+func (l leftovers) remove() {
+	if l.dir >= 0 {
+		_ = unix.Unlinkat(l.dir, l.name, 0)
+	}
+	if l.parent >= 0 {
+		_ = unix.Unlinkat(l.parent, l.base, unix.AT_REMOVEDIR)
+	}
+}
+
 // runBox is the init.
 func runBox(spec BoxSpec) int {
 	// Descriptors the emulator inherited from its own parent stay out.
@@ -33,6 +67,9 @@ func runBox(spec BoxSpec) int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", Name, err)
 		return ExitSetup
 	}
+	// Held from before the root moves away from this machine's: what the
+	// init removes of its own when the emulator ends without killing it.
+	left := leftBehind(spec.Socket)
 	sudo, err := setup(spec)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", Name, err)
@@ -58,6 +95,7 @@ func runBox(spec BoxSpec) int {
 	go func() {
 		var one [1]byte
 		_, _ = os.NewFile(FDLifeline, "lifeline").Read(one[:])
+		left.remove()
 		os.Exit(0)
 	}()
 	ready := os.NewFile(FDReady, "ready")
