@@ -42,13 +42,24 @@ func TestRunAndSandboxRunAreOneJob(t *testing.T) {
 		{"a put that fails", []string{"run", "--template", "base", "--put", "run_doors_test.go:/etc/abx-doors", "--", "true"},
 			map[string]any{"template": "base", "command": "true", "files": map[string]string{"/etc/abx-doors": "x"}}, "E5007"},
 	} {
+		// The two doors side by side: the bound's case waits for it in each.
+		type called struct {
+			res *mcp.CallToolResult
+			err error
+		}
+		tool := make(chan called, 1)
+		go func() {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "sandbox_run", Arguments: tc.args})
+			tool <- called{res, err}
+		}()
 		r := run(t, e, false, tc.argv...)
+		got := <-tool
 		cli := regexp.MustCompile(`(?m)^error\[(E\d+)\]: (.*?)(?:; (.*))?$`).FindStringSubmatch(r.stderr)
 		if len(cli) < 2 || cli[1] != tc.code {
 			t.Errorf("%s: abx run said %q, want %s", tc.name, r.stderr, tc.code)
 			continue
 		}
-		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "sandbox_run", Arguments: tc.args})
+		res, err := got.res, got.err
 		if err != nil {
 			t.Fatal(err)
 		}
