@@ -44,6 +44,10 @@ type view struct {
 	// this machine's top-level entries (/workspace) is the sandbox's.
 	// Empty otherwise.
 	top string
+	// machine are this machine's top-level names, read when the view is
+	// made, as the box reads them when it boots: its box binds those, and
+	// anything else at the top is the sandbox's.
+	machine map[string]bool
 }
 
 // TopDir is, in the sandbox's directory, what an isolated sandbox makes at
@@ -64,6 +68,11 @@ func newView(root string, hide []string, isolated bool) *view {
 	v := &view{dir: root}
 	if isolated {
 		v.top = filepath.Join(root, TopDir)
+		v.machine = map[string]bool{}
+		entries, _ := os.ReadDir("/")
+		for _, e := range entries {
+			v.machine[e.Name()] = true
+		}
 	}
 	// The sandbox's own directory is hidden whatever the caller hides: seen
 	// through "/", its etc and its siblings are not the sandbox's files.
@@ -97,7 +106,7 @@ func (v *view) host(p string) (string, mount) {
 	for _, m := range v.mounts {
 		if within(p, m.target) {
 			if m.target == "/" && p != "/" && v.top != "" {
-				if name, _, _ := strings.Cut(p[1:], "/"); !machineHas(name) {
+				if name, _, _ := strings.Cut(p[1:], "/"); !v.machine[name] {
 					// The sandbox's own top-level entry, as its box
 					// has it.
 					return filepath.Join(v.top, filepath.FromSlash(p[1:])),
@@ -108,13 +117,6 @@ func (v *view) host(p string) (string, mount) {
 		}
 	}
 	return p, mount{target: "/", source: "/"} // unreachable: "/" is a mount
-}
-
-// machineHas tells whether this machine's root has the entry name: its
-// box binds that there, and anything else at the top is the sandbox's.
-func machineHas(name string) bool {
-	_, err := os.Lstat("/" + name)
-	return err == nil
 }
 
 // isTarget reports whether p is where a sandbox directory is mounted.
@@ -202,7 +204,7 @@ func (v *view) withTop(machine []fs.DirEntry) []fs.DirEntry {
 	}
 	all := machine
 	for _, e := range own {
-		if !machineHas(e.Name()) {
+		if !v.machine[e.Name()] {
 			all = append(all, e)
 		}
 	}

@@ -54,6 +54,17 @@ func StartBox(spec BoxSpec) (*Box, error) {
 	}
 	spec.Socket = filepath.Join(dir, "init")
 	spec.Hide = append(spec.Hide, dir)
+	if spec.Top == "" {
+		// A root of its own for as long as the box lives.
+		spec.Top = filepath.Join(dir, "top")
+		if err := Prepare(spec.Top, 0o755); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	if spec.Layers == "" {
+		spec.Layers = filepath.Join(dir, "layers")
+	}
 	b := &Box{spec: spec, dir: dir, stderr: &limitedBuffer{max: 4 << 10}, done: make(chan struct{})}
 	fail := func(err error) (*Box, error) {
 		_ = os.RemoveAll(dir)
@@ -61,18 +72,6 @@ func StartBox(spec BoxSpec) (*Box, error) {
 			b.cg.remove()
 		}
 		return nil, err
-	}
-	if spec.Top == "" {
-		// A root of its own for as long as the box lives.
-		spec.Top = filepath.Join(dir, "top")
-		if err := Prepare(spec.Top, 0o755); err != nil {
-			return fail(err)
-		}
-		b.spec.Top = spec.Top
-	}
-	if spec.Layers == "" {
-		spec.Layers = filepath.Join(dir, "layers")
-		b.spec.Layers = spec.Layers
 	}
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {

@@ -97,7 +97,8 @@ func (r *boxRoot) build() error {
 	if err := unix.Mount(top, top, "", unix.MS_BIND, ""); err != nil {
 		return fmt.Errorf("the box's root: %w", err)
 	}
-	if err := bindMachine(top, spec.Layers); err != nil {
+	hasSudo, err := bindMachine(top, spec.Layers)
+	if err != nil {
 		return err
 	}
 	if err := mountSys(top, spec.OwnNetwork); err != nil {
@@ -143,7 +144,7 @@ func (r *boxRoot) build() error {
 	if err := mountTmpfs(top+"/run", "mode=755"); err != nil {
 		return err
 	}
-	if isFile(top + "/usr/bin/sudo") {
+	if hasSudo {
 		// Without its socket the box has no sudo, and says so when
 		// sudo runs; the rest of the box works.
 		if sudo, err := listenSudo(top); err == nil {
@@ -197,11 +198,12 @@ var ownTop = map[string]bool{"proc": true, "sys": true, "dev": true, "run": true
 // bindMachine puts this machine's top-level directories (and files) in
 // top, each bound with what is mounted below it, and copies its top-level
 // links. Where top holds something else of that name (the sandbox made it
-// before the machine had it), the sandbox's stays.
-func bindMachine(top, layers string) error {
+// before the machine had it), the sandbox's stays. It tells whether /usr
+// got the box's layer, and with it the box's sudo.
+func bindMachine(top, layers string) (hasSudo bool, err error) {
 	entries, err := os.ReadDir("/")
 	if err != nil {
-		return err
+		return false, err
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -221,10 +223,10 @@ func bindMachine(top, layers string) error {
 			}
 			target, err := os.Readlink(src)
 			if err != nil {
-				return err
+				return false, err
 			}
 			if err := os.Symlink(target, dst); err != nil {
-				return fmt.Errorf("the box's /%s: %w", name, err)
+				return false, fmt.Errorf("the box's /%s: %w", name, err)
 			}
 			continue
 		case st.IsDir():
@@ -233,10 +235,11 @@ func bindMachine(top, layers string) error {
 			}
 			if herr != nil {
 				if err := os.Mkdir(dst, 0o755); err != nil {
-					return fmt.Errorf("the box's /%s: %w", name, err)
+					return false, fmt.Errorf("the box's /%s: %w", name, err)
 				}
 			}
 			if name == "usr" && layUsr(dst, layers) {
+				hasSudo = true
 				continue
 			}
 		case st.Mode().IsRegular():
@@ -245,7 +248,7 @@ func bindMachine(top, layers string) error {
 			}
 			if herr != nil {
 				if err := os.WriteFile(dst, nil, 0o644); err != nil {
-					return fmt.Errorf("the box's /%s: %w", name, err)
+					return false, fmt.Errorf("the box's /%s: %w", name, err)
 				}
 			}
 		default:
@@ -255,10 +258,10 @@ func bindMachine(top, layers string) error {
 		case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 			// Not this user's to see: not the sandbox's either.
 		case err != nil:
-			return fmt.Errorf("bind /%s: %w", name, err)
+			return false, fmt.Errorf("bind /%s: %w", name, err)
 		}
 	}
-	return nil
+	return hasSudo, nil
 }
 
 // layUsr lays the box's own layer over this machine's /usr at dst: an
