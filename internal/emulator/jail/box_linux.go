@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,10 @@ type Box struct {
 	cg       *cgroup  // nil where no cgroup can be made
 	stderr   *limitedBuffer
 	done     chan struct{} // closed when the init has ended
+	// carrier answers the box's connects and relays its names
+	// (BoxSpec.Carry).
+	carrier *carrier
+	relays  []net.PacketConn
 
 	killOnce sync.Once
 }
@@ -54,6 +59,15 @@ func StartBox(spec BoxSpec) (*Box, error) {
 	}
 	spec.Socket = filepath.Join(dir, "init")
 	spec.Hide = append(spec.Hide, dir)
+	if spec.Carry {
+		spec.OwnNetwork = true
+		if spec.Resolvers == nil {
+			spec.Resolvers = machineResolvers()
+		}
+		if spec.Out == nil {
+			spec.Out = func(netip.AddrPort) error { return nil }
+		}
+	}
 	if spec.Top == "" {
 		// A root of its own for as long as the box lives.
 		spec.Top = filepath.Join(dir, "top")
@@ -132,15 +146,57 @@ func StartBox(spec BoxSpec) (*Box, error) {
 	}()
 	select {
 	case ok := <-ready:
-		if ok {
-			return b, nil
+		if !ok {
+			break
 		}
-		<-b.done
-		return fail(b.startError(cmd.ProcessState.String()))
+		if spec.Carry {
+			if err := b.takeTrap(); err != nil {
+				b.Kill()
+				return nil, fmt.Errorf("the sandbox's network: %w", err)
+			}
+		}
+		return b, nil
 	case <-time.After(startWait):
 		b.Kill()
 		return nil, fmt.Errorf("the sandbox's init did not start within %s", startWait)
 	}
+	<-b.done
+	return fail(b.startError(cmd.ProcessState.String()))
+}
+
+// takeTrap takes the box's connect trap and its resolvers' sockets from
+// the init, and serves them.
+func (b *Box) takeTrap() error {
+	_, c, err := b.dial(askWait)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Send(boxinit.Message{Op: boxinit.OpTrap}); err != nil {
+		return err
+	}
+	m, files, err := c.Recv()
+	switch {
+	case err != nil:
+		return err
+	case m.Error != "":
+		boxinit.CloseFiles(files)
+		return errors.New(m.Error)
+	case m.Op != boxinit.OpTrap || len(files) == 0:
+		boxinit.CloseFiles(files)
+		return errors.New("the sandbox's init sent no trap")
+	}
+	for _, f := range files[1:] {
+		if pc := startRelay(f); pc != nil {
+			b.relays = append(b.relays, pc)
+		}
+	}
+	b.carrier, err = newCarrier(files[0], b.spec.Out, b.spec.Resolvers, b.done)
+	if err != nil {
+		return err
+	}
+	go b.carrier.serve()
+	return nil
 }
 
 // startError is why the init ended before it served: what it said.
@@ -345,6 +401,12 @@ func (b *Box) Kill() {
 		select {
 		case <-b.done:
 		case <-time.After(killWait):
+		}
+		if b.carrier != nil {
+			_ = b.carrier.trap.Close()
+		}
+		for _, pc := range b.relays {
+			_ = pc.Close()
 		}
 		if b.cg != nil {
 			b.cg.remove()

@@ -19,6 +19,7 @@ package boxinit
 import (
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"os"
 	"path"
 )
@@ -83,6 +84,18 @@ type BoxSpec struct {
 	// reach. The emulator reaches the box's ports through the init
 	// (OpDial).
 	OwnNetwork bool `json:"ownNetwork,omitempty"`
+	// Carry makes the box's connections out of its network the
+	// emulator's to make (OwnNetwork with a way out): the init traps
+	// every connect of the box and hands the trap over (OpTrap), with a
+	// socket at port 53 of each of Resolvers, this machine's resolvers,
+	// put on the box's loopback for the emulator to relay (StartBox
+	// reads this machine's resolv.conf for a spec that names none).
+	Carry     bool     `json:"carry,omitempty"`
+	Resolvers []string `json:"resolvers,omitempty"`
+	// Out decides each connection a carried box makes out of it (by
+	// its destination): nil lets it go; an error refuses it, as a
+	// firewall's rule would (EPERM). Nil lets every one go.
+	Out func(netip.AddrPort) error `json:"-"`
 
 	// Socket is where the init listens, a path outside the view (set by
 	// StartBox); ParentID is the uid and gid, in the init's user

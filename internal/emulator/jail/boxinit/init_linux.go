@@ -86,6 +86,15 @@ func runBox(spec BoxSpec) int {
 		}
 	}
 	b := &boxInit{spec: spec, running: map[int]*command{}, started: make(chan struct{}, 1)}
+	if spec.Carry {
+		// Before any command starts: each inherits the trap.
+		trap, err := trapConnect()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", Name, err)
+			return ExitSetup
+		}
+		b.trap = append([]*os.File{trap}, relays(spec.Resolvers)...)
+	}
 	go b.reap()
 	if sudo != nil {
 		go b.serveSudo(sudo)
@@ -160,6 +169,9 @@ type boxInit struct {
 	// started tells the reaper that a command started: with nothing
 	// running it waits for one.
 	started chan struct{}
+	// trap is the connect trap's listener and the resolvers' sockets
+	// (BoxSpec.Carry), until the emulator takes them.
+	trap []*os.File
 }
 
 // command is a command started and not yet reaped: where its end goes,
@@ -194,6 +206,17 @@ func (b *boxInit) serve(c *Conn) {
 		}
 		signalBox(sig)
 		_ = c.Send(Message{Op: OpDone})
+	case OpTrap:
+		b.mu.Lock()
+		trap := b.trap
+		b.trap = nil
+		b.mu.Unlock()
+		if len(trap) == 0 {
+			_ = c.Send(Message{Op: OpTrap, Error: "no trap to hand over"})
+			break
+		}
+		_ = c.Send(Message{Op: OpTrap}, trap...)
+		CloseFiles(trap)
 	case OpDial:
 		if b.spec.OwnNetwork {
 			dial(c, m.Port)

@@ -20,6 +20,9 @@ import (
 // enter it), so the init, which is, makes each connection to a port the
 // gateway forwards to and hands its descriptor over.
 
+// LoopbackUp brings the loopback of a new network namespace up.
+func LoopbackUp() error { return loopbackUp() }
+
 // loopbackUp brings the namespace's loopback up: a new namespace's is down.
 func loopbackUp() error {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)

@@ -21,7 +21,8 @@ import (
 //   - control: "stop" and "cont" pause and resume everything in the box
 //     where no cgroup can; "dial" connects to a port of the box's own
 //     loopback, which only a process in its network can do, and answers
-//     with the connection's descriptor;
+//     with the connection's descriptor; "trap" hands over the box's
+//     connect trap (BoxSpec.Carry);
 //   - a command's: the emulator sends the command ("spec") with its
 //     standard streams and extra descriptors, then signals; the init
 //     answers with the command's pid in the box, then how it ended. The
@@ -55,6 +56,7 @@ const (
 	OpExit   = "exit"   // init: how it ended (Status), or why it never ran (Error)
 	OpDial   = "dial"   // control: connect to Port of the box's loopback
 	OpConn   = "conn"   // init: the connection, its descriptor attached (or Error)
+	OpTrap   = "trap"   // control: the connect trap and the resolvers' sockets, attached (once)
 )
 
 // maxMessage bounds one message: a spec holds a command line and its

@@ -1,0 +1,158 @@
+//go:build linux
+
+package boxinit
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"os"
+	"runtime"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// A box whose connections out are carried (BoxSpec.Carry) has a network
+// of its own like any other, with its loopback alone, so that nothing it
+// sends reaches anything by itself. The init traps every connect(2) of the
+// box (a seccomp filter whose answer is the emulator's: SECCOMP_RET_USER_
+// NOTIF) before it starts a command, and hands the trap to the emulator
+// (OpTrap), which connects on the box's behalf, from this machine's
+// network, where its egress rules let it, and puts that socket in place of
+// the box's. A connect the emulator lets through stays in the box's
+// network: nothing is there but its loopback, so the filter is a way out,
+// never a way around.
+//
+// The box's names are resolved by this machine's resolvers: the init
+// puts their addresses on the box's loopback and binds a UDP socket at
+// port 53 of each, which it hands over with the trap; the emulator relays
+// what comes to them.
+
+// trapConnect installs the filter on every thread of the init (its
+// commands inherit it) and returns its listener.
+func trapConnect() (*os.File, error) {
+	arch, ok := auditArch[runtime.GOARCH]
+	if !ok {
+		return nil, fmt.Errorf("no seccomp architecture for %s", runtime.GOARCH)
+	}
+	const (
+		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		ret = unix.BPF_RET | unix.BPF_K
+	)
+	// struct seccomp_data: nr at 0, arch at 4. Another architecture's
+	// calls (a 32-bit program's) are let through: they stay in the box's
+	// network.
+	prog := []unix.SockFilter{
+		{Code: ld, K: 4},
+		{Code: jeq, K: arch, Jt: 0, Jf: 3},
+		{Code: ld, K: 0},
+		{Code: jeq, K: unix.SYS_CONNECT, Jt: 0, Jf: 1},
+		{Code: ret, K: unix.SECCOMP_RET_USER_NOTIF},
+		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	flags := uintptr(unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_TSYNC | unix.SECCOMP_FILTER_FLAG_TSYNC_ESRCH)
+	fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&fprog)))
+	runtime.KeepAlive(prog)
+	if errno != 0 {
+		return nil, fmt.Errorf("the box's connect trap: %w", errno)
+	}
+	return os.NewFile(fd, "seccomp"), nil
+}
+
+// auditArch is seccomp's name of this architecture's system calls.
+var auditArch = map[string]uint32{
+	"amd64":   unix.AUDIT_ARCH_X86_64,
+	"arm64":   unix.AUDIT_ARCH_AARCH64,
+	"riscv64": unix.AUDIT_ARCH_RISCV64,
+	"ppc64le": unix.AUDIT_ARCH_PPC64LE,
+	"s390x":   unix.AUDIT_ARCH_S390X,
+}
+
+// relays binds, in the box's network, a UDP socket at port 53 of each
+// resolver, first putting its address on the box's loopback where it is
+// not a loopback address already. A resolver that cannot be had is left
+// out: the box resolves through the others.
+func relays(resolvers []string) []*os.File {
+	var files []*os.File
+	for _, s := range resolvers {
+		a, err := netip.ParseAddr(s)
+		if err != nil || a.Zone() != "" {
+			continue
+		}
+		if !a.IsLoopback() && addLoopbackAddr(a) != nil {
+			continue
+		}
+		domain := unix.AF_INET
+		var sa unix.Sockaddr = &unix.SockaddrInet4{Port: 53, Addr: a.As4()}
+		if a.Is6() {
+			domain, sa = unix.AF_INET6, &unix.SockaddrInet6{Port: 53, Addr: a.As16()}
+		}
+		fd, err := unix.Socket(domain, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		if err := unix.Bind(fd, sa); err != nil {
+			_ = unix.Close(fd)
+			continue
+		}
+		files = append(files, os.NewFile(uintptr(fd), "resolver "+s))
+	}
+	return files
+}
+
+// AddLoopbackAddr puts a on the loopback of this network namespace (its
+// tests give a namespace of their own a host's address).
+func AddLoopbackAddr(a netip.Addr) error { return addLoopbackAddr(a) }
+
+// addLoopbackAddr puts a on the loopback (RTM_NEWADDR over rtnetlink),
+// as a host address (/32, /128).
+func addLoopbackAddr(a netip.Addr) error {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = unix.Close(fd) }()
+	family, bits := unix.AF_INET, 32
+	if a.Is6() {
+		family, bits = unix.AF_INET6, 128
+	}
+	raw := a.AsSlice()
+	attr := func(kind uint16) []byte {
+		b := make([]byte, unix.SizeofRtAttr+len(raw))
+		binary.NativeEndian.PutUint16(b[0:], uint16(len(b)))
+		binary.NativeEndian.PutUint16(b[2:], kind)
+		copy(b[unix.SizeofRtAttr:], raw)
+		return b
+	}
+	body := make([]byte, unix.SizeofIfAddrmsg)
+	body[0], body[1] = byte(family), byte(bits) // family, prefix length
+	body[3] = unix.RT_SCOPE_HOST
+	binary.NativeEndian.PutUint32(body[4:], 1) // the loopback's index
+	body = append(body, attr(unix.IFA_LOCAL)...)
+	body = append(body, attr(unix.IFA_ADDRESS)...)
+	msg := make([]byte, unix.SizeofNlMsghdr, unix.SizeofNlMsghdr+len(body))
+	binary.NativeEndian.PutUint32(msg[0:], uint32(unix.SizeofNlMsghdr+len(body)))
+	binary.NativeEndian.PutUint16(msg[4:], unix.RTM_NEWADDR)
+	binary.NativeEndian.PutUint16(msg[6:], unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL)
+	binary.NativeEndian.PutUint32(msg[8:], 1) // sequence
+	msg = append(msg, body...)
+	if err := unix.Sendto(fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		return err
+	}
+	ack := make([]byte, 4096)
+	n, _, err := unix.Recvfrom(fd, ack, 0)
+	if err != nil {
+		return err
+	}
+	// The answer is an NLMSG_ERROR whose error is 0 on success.
+	if n < unix.SizeofNlMsghdr+4 || binary.NativeEndian.Uint16(ack[4:]) != unix.NLMSG_ERROR {
+		return fmt.Errorf("rtnetlink answered %d bytes", n)
+	}
+	if e := int32(binary.NativeEndian.Uint32(ack[unix.SizeofNlMsghdr:])); e != 0 {
+		return unix.Errno(-e)
+	}
+	return nil
+}

@@ -1,0 +1,462 @@
+//go:build linux
+
+package jail
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// A box whose connections out are carried (BoxSpec.Carry) traps each
+// connect(2) of its processes (package boxinit). The carrier answers
+// each: a TCP connection to an address outside the box is made here, in
+// this machine's network, where the box's egress rules (BoxSpec.Out) let
+// it, and the socket made takes the place of the box's own
+// (SECCOMP_IOCTL_NOTIF_ADDFD), so that the program goes on with a socket
+// of this machine's, as fast as any; everything else (the box's loopback,
+// Unix sockets, UDP, which reaches only the box's resolvers) goes on in
+// the box's network. The carrier connects with its own copy of the
+// address, never the program's memory read twice: what a program changes
+// after it is asked about cannot take it anywhere the rules refused.
+
+// seccomp's user-notification structures and ioctls (linux/seccomp.h),
+// as the generic ioctl encoding of amd64, arm64 and riscv64 gives them.
+type seccompData struct {
+	Nr   int32
+	Arch uint32
+	IP   uint64
+	Args [6]uint64
+}
+
+type seccompNotif struct {
+	ID    uint64
+	Pid   uint32
+	Flags uint32
+	Data  seccompData
+}
+
+type seccompResp struct {
+	ID    uint64
+	Val   int64
+	Error int32
+	Flags uint32
+}
+
+type seccompAddfd struct {
+	ID         uint64
+	Flags      uint32
+	Srcfd      uint32
+	Newfd      uint32
+	NewfdFlags uint32
+}
+
+const (
+	notifRecv    = unix.SECCOMP_IOCTL_NOTIF_RECV
+	notifSend    = unix.SECCOMP_IOCTL_NOTIF_SEND
+	notifIDValid = 1<<30 | 8<<16 | '!'<<8 | 2  // _IOW('!', 2, __u64)
+	notifAddfd   = 1<<30 | 24<<16 | '!'<<8 | 3 // _IOW('!', 3, struct seccomp_notif_addfd)
+	// notifContinue lets the call go on as the program made it.
+	notifContinue = 1
+)
+
+// connectWait bounds a connection the carrier makes for a program that
+// waits for it (a blocking socket): about as long as the kernel's own
+// retries of a SYN take.
+const connectWait = 130 * time.Second
+
+// carrier answers one box's trapped connects.
+type carrier struct {
+	trap      *os.File // non-blocking, served by the runtime's poller
+	raw       syscall.RawConn
+	out       func(netip.AddrPort) error
+	resolvers map[netip.Addr]bool
+	done      <-chan struct{}
+}
+
+// newCarrier takes the trap the init handed over.
+func newCarrier(trap *os.File, out func(netip.AddrPort) error, resolvers []string, done <-chan struct{}) (*carrier, error) {
+	// The descriptor received is in blocking mode, which the runtime's
+	// poller would not take: a non-blocking copy is.
+	fd, err := unix.FcntlInt(trap.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	_ = trap.Close()
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		_ = unix.Close(fd)
+		return nil, err
+	}
+	c := &carrier{trap: os.NewFile(uintptr(fd), "seccomp"), out: out, resolvers: map[netip.Addr]bool{}, done: done}
+	if c.raw, err = c.trap.SyscallConn(); err != nil {
+		_ = c.trap.Close()
+		return nil, err
+	}
+	for _, r := range resolvers {
+		if a, err := netip.ParseAddr(r); err == nil {
+			c.resolvers[a.Unmap()] = true
+		}
+	}
+	return c, nil
+}
+
+// ctl makes one ioctl on the trap, unless it is closed (the box killed).
+func (c *carrier) ctl(req uint, arg unsafe.Pointer) error {
+	var ierr error
+	if err := c.raw.Control(func(fd uintptr) { ierr = ioctl(int(fd), req, arg) }); err != nil {
+		return err
+	}
+	return ierr
+}
+
+// serve reads the trap's notifications until the box ends (the trap
+// hangs up once no process of the box is left, or is closed) and answers
+// each on its own: a program waiting for a slow connection holds up no
+// other.
+func (c *carrier) serve() {
+	raw := c.raw
+	for {
+		var n seccompNotif
+		var rerr error
+		err := raw.Read(func(fd uintptr) bool {
+			// RECV blocks whatever the descriptor's flags: it is asked
+			// only once poll says a notification waits.
+			p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			if k, _ := unix.Poll(p, 0); k == 0 {
+				return false
+			}
+			if p[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0 && p[0].Revents&unix.POLLIN == 0 {
+				rerr = io.EOF
+				return true
+			}
+			n = seccompNotif{}
+			rerr = ioctl(int(fd), notifRecv, unsafe.Pointer(&n))
+			return true
+		})
+		switch {
+		case err != nil, errors.Is(rerr, io.EOF):
+			return
+		case rerr != nil:
+			// A notification withdrawn (its program interrupted) or
+			// one this emulator may not read: the next.
+			continue
+		}
+		go c.answer(n)
+	}
+}
+
+// answer decides one connect: let it go on in the box, refuse it, or
+// carry it.
+func (c *carrier) answer(n seccompNotif) {
+	fd, dst, ok := c.destination(n)
+	if !ok {
+		c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
+		return
+	}
+	pidfd, err := unix.PidfdOpen(int(n.Pid), 0)
+	if err != nil {
+		c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
+		return
+	}
+	defer func() { _ = unix.Close(pidfd) }()
+	sock, err := unix.PidfdGetfd(pidfd, fd, 0)
+	if err != nil {
+		c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
+		return
+	}
+	kind, domain, proto, opts := describe(sock)
+	_ = unix.Close(sock)
+	a := dst.Addr().Unmap()
+	dns := c.resolvers[a] && dst.Port() == 53
+	if kind != unix.SOCK_STREAM || (domain == unix.AF_INET) != dst.Addr().Is4() ||
+		(domain != unix.AF_INET && domain != unix.AF_INET6) ||
+		((a.IsLoopback() || a.IsUnspecified()) && !dns) {
+		c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
+		return
+	}
+	if !dns {
+		if err := c.out(netip.AddrPortFrom(a, dst.Port())); err != nil {
+			c.respond(seccompResp{ID: n.ID, Error: -int32(unix.EPERM)})
+			return
+		}
+	}
+	flags := fdFlags(int(n.Pid), fd)
+	host, err := unix.Socket(domain, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, proto)
+	if err != nil {
+		c.respond(seccompResp{ID: n.ID, Error: -int32(errnoOf(err))})
+		return
+	}
+	opts.apply(host)
+	var sa unix.Sockaddr = &unix.SockaddrInet4{Port: int(dst.Port()), Addr: a.As4()}
+	if domain == unix.AF_INET6 {
+		sa = &unix.SockaddrInet6{Port: int(dst.Port()), Addr: dst.Addr().As16()}
+	}
+	err = unix.Connect(host, sa)
+	f := os.NewFile(uintptr(host), "carried")
+	defer func() { _ = f.Close() }()
+	if err != nil && !errors.Is(err, unix.EINPROGRESS) {
+		c.respond(seccompResp{ID: n.ID, Error: -int32(errnoOf(err))})
+		return
+	}
+	var resp seccompResp
+	switch {
+	case err == nil:
+		resp = seccompResp{ID: n.ID}
+	case flags&unix.O_NONBLOCK != 0:
+		// The program waits for the connection itself, as it would
+		// have for its own.
+		resp = seccompResp{ID: n.ID, Error: -int32(unix.EINPROGRESS)}
+	default:
+		if err := c.await(f, n.ID); err != nil {
+			c.respond(seccompResp{ID: n.ID, Error: -int32(errnoOf(err))})
+			return
+		}
+		resp = seccompResp{ID: n.ID}
+	}
+	var newFlags uint32
+	if flags&unix.O_CLOEXEC != 0 {
+		newFlags = unix.O_CLOEXEC
+	}
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	var aerr error
+	_ = raw.Control(func(sfd uintptr) {
+		if flags&unix.O_NONBLOCK == 0 {
+			aerr = unix.SetNonblock(int(sfd), false)
+			if aerr != nil {
+				return
+			}
+		}
+		add := seccompAddfd{ID: n.ID, Flags: unix.SECCOMP_ADDFD_FLAG_SETFD, Srcfd: uint32(sfd), Newfd: uint32(fd), NewfdFlags: newFlags}
+		aerr = c.ctl(notifAddfd, unsafe.Pointer(&add))
+	})
+	if aerr != nil {
+		// Gone meanwhile, or out of descriptors: it gets the error.
+		c.respond(seccompResp{ID: n.ID, Error: -int32(errnoOf(aerr))})
+		return
+	}
+	c.respond(resp)
+}
+
+// destination reads the connect's descriptor and address: ok only for an
+// IPv4 or IPv6 address, read while the call is still the one notified.
+func (c *carrier) destination(n seccompNotif) (fd int, dst netip.AddrPort, ok bool) {
+	size := n.Data.Args[2]
+	if size < 2 || size > 128 {
+		return 0, dst, false
+	}
+	buf := make([]byte, size)
+	local := []unix.Iovec{{Base: &buf[0], Len: size}}
+	remote := []unix.RemoteIovec{{Base: uintptr(n.Data.Args[1]), Len: int(size)}}
+	if k, err := unix.ProcessVMReadv(int(n.Pid), local, remote, 0); err != nil || k != int(size) {
+		return 0, dst, false
+	}
+	id := n.ID
+	if c.ctl(notifIDValid, unsafe.Pointer(&id)) != nil {
+		return 0, dst, false
+	}
+	port := binary.BigEndian.Uint16(buf[2:4])
+	switch binary.NativeEndian.Uint16(buf) {
+	case unix.AF_INET:
+		if size < 8 {
+			return 0, dst, false
+		}
+		dst = netip.AddrPortFrom(netip.AddrFrom4([4]byte(buf[4:8])), port)
+	case unix.AF_INET6:
+		if size < 24 {
+			return 0, dst, false
+		}
+		dst = netip.AddrPortFrom(netip.AddrFrom16([16]byte(buf[8:24])), port)
+	default:
+		return 0, dst, false
+	}
+	return int(n.Data.Args[0]), dst, true
+}
+
+// await waits for a connection the program waits for, within
+// connectWait, and gives up when the program does (its call withdrawn).
+func (c *carrier) await(f *os.File, id uint64) error {
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(connectWait)
+	for {
+		next := time.Now().Add(time.Second)
+		if next.After(deadline) {
+			next = deadline
+		}
+		_ = f.SetWriteDeadline(next)
+		var soErr int
+		var gerr error
+		werr := raw.Write(func(fd uintptr) bool {
+			soErr, gerr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_ERROR)
+			if gerr == nil && soErr == 0 {
+				if _, perr := unix.Getpeername(int(fd)); errors.Is(perr, unix.ENOTCONN) {
+					return false
+				}
+			}
+			return true
+		})
+		switch {
+		case werr == nil && gerr != nil:
+			return gerr
+		case werr == nil && soErr != 0:
+			return unix.Errno(soErr)
+		case werr == nil:
+			return nil
+		case !errors.Is(werr, os.ErrDeadlineExceeded):
+			return werr
+		case !time.Now().Before(deadline):
+			return unix.ETIMEDOUT
+		}
+		check := id
+		if c.ctl(notifIDValid, unsafe.Pointer(&check)) != nil {
+			return unix.EINTR
+		}
+		select {
+		case <-c.done:
+			return unix.ECONNABORTED
+		default:
+		}
+	}
+}
+
+func (c *carrier) respond(r seccompResp) {
+	_ = c.ctl(notifSend, unsafe.Pointer(&r))
+}
+
+// sockOpts are the options of the box's socket that the one made for it
+// takes over: what a program sets before it connects (TCP_NODELAY,
+// keepalives, timeouts) and expects to hold after.
+type sockOpts struct {
+	ints     [][3]int // level, option, value
+	timeouts []struct {
+		opt int
+		tv  unix.Timeval
+	}
+	linger *unix.Linger
+}
+
+var carriedInts = [][2]int{
+	{unix.SOL_SOCKET, unix.SO_KEEPALIVE},
+	{unix.SOL_SOCKET, unix.SO_REUSEADDR},
+	{unix.SOL_SOCKET, unix.SO_PRIORITY},
+	{unix.SOL_SOCKET, unix.SO_OOBINLINE},
+	{unix.IPPROTO_TCP, unix.TCP_NODELAY},
+	{unix.IPPROTO_TCP, unix.TCP_KEEPIDLE},
+	{unix.IPPROTO_TCP, unix.TCP_KEEPINTVL},
+	{unix.IPPROTO_TCP, unix.TCP_KEEPCNT},
+	{unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT},
+	{unix.IPPROTO_TCP, unix.TCP_QUICKACK},
+}
+
+// describe reads the box's socket: its type, domain, protocol and the
+// options to carry over.
+func describe(sock int) (kind, domain, proto int, opts sockOpts) {
+	kind, _ = unix.GetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_TYPE)
+	domain, _ = unix.GetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	proto, _ = unix.GetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_PROTOCOL)
+	if kind != unix.SOCK_STREAM {
+		return kind, domain, proto, opts
+	}
+	for _, o := range carriedInts {
+		if v, err := unix.GetsockoptInt(sock, o[0], o[1]); err == nil {
+			opts.ints = append(opts.ints, [3]int{o[0], o[1], v})
+		}
+	}
+	if domain == unix.AF_INET6 {
+		if v, err := unix.GetsockoptInt(sock, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY); err == nil {
+			opts.ints = append(opts.ints, [3]int{unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, v})
+		}
+	}
+	for _, opt := range []int{unix.SO_RCVTIMEO, unix.SO_SNDTIMEO} {
+		if tv, err := unix.GetsockoptTimeval(sock, unix.SOL_SOCKET, opt); err == nil && (tv.Sec != 0 || tv.Usec != 0) {
+			opts.timeouts = append(opts.timeouts, struct {
+				opt int
+				tv  unix.Timeval
+			}{opt, *tv})
+		}
+	}
+	if l, err := unix.GetsockoptLinger(sock, unix.SOL_SOCKET, unix.SO_LINGER); err == nil && l.Onoff != 0 {
+		opts.linger = l
+	}
+	return kind, domain, proto, opts
+}
+
+func (o sockOpts) apply(sock int) {
+	for _, v := range o.ints {
+		_ = unix.SetsockoptInt(sock, v[0], v[1], v[2])
+	}
+	for _, t := range o.timeouts {
+		_ = unix.SetsockoptTimeval(sock, unix.SOL_SOCKET, t.opt, &t.tv)
+	}
+	if o.linger != nil {
+		_ = unix.SetsockoptLinger(sock, unix.SOL_SOCKET, unix.SO_LINGER, o.linger)
+	}
+}
+
+// fdFlags are the open flags of the program's descriptor (O_NONBLOCK,
+// O_CLOEXEC), as /proc tells them; none where it cannot be read.
+func fdFlags(pid, fd int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/fdinfo/" + strconv.Itoa(fd))
+	if err != nil {
+		return 0
+	}
+	s := bufio.NewScanner(bytes.NewReader(b))
+	for s.Scan() {
+		if v, ok := strings.CutPrefix(s.Text(), "flags:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 8, 64)
+			return int(n)
+		}
+	}
+	return 0
+}
+
+func errnoOf(err error) syscall.Errno {
+	var e syscall.Errno
+	if errors.As(err, &e) {
+		return e
+	}
+	return unix.EIO
+}
+
+func ioctl(fd int, req uint, arg unsafe.Pointer) error {
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(arg))
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// machineResolvers are the nameservers of this machine's resolv.conf.
+func machineResolvers() []string {
+	b, err := os.ReadFile("/etc/resolv.conf")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	s := bufio.NewScanner(bytes.NewReader(b))
+	for s.Scan() {
+		f := strings.Fields(s.Text())
+		if len(f) >= 2 && f[0] == "nameserver" {
+			if a, err := netip.ParseAddr(f[1]); err == nil && a.Zone() == "" {
+				out = append(out, a.String())
+			}
+		}
+	}
+	return out
+}

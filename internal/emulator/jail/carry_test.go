@@ -1,0 +1,154 @@
+//go:build linux
+
+package jail_test
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os/exec"
+	"testing"
+
+	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/emulator/jail/jailtest"
+)
+
+// A box whose connections out are carried reaches a host beyond this
+// machine's loopback, its socket as fast as this machine's own (options
+// set before the connect held, blocking and non-blocking alike), where its
+// rules let it; a refused destination is EPERM, and nothing of this
+// machine's loopback is in reach.
+func TestCarriedBoxesReachWhatTheirRulesAllow(t *testing.T) {
+	if !jailtest.InTestNetwork(t) {
+		return
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("the clients in the boxes are python3's")
+	}
+	ln, err := net.Listen("tcp", netip.AddrPortFrom(jailtest.TestHost, 0).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = fmt.Fprintf(c, "hello from %s\n", c.RemoteAddr().(*net.TCPAddr).IP)
+			_ = c.Close()
+		}
+	}()
+	local, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = local.Close() }()
+	port := ln.Addr().(*net.TCPAddr).Port
+	refuse := errors.New("denied")
+	open := newBoxWith(t, true, func(s *jail.BoxSpec) { s.Carry = true })
+	closed := newBoxWith(t, true, func(s *jail.BoxSpec) {
+		s.Carry = true
+		s.Out = func(dst netip.AddrPort) error {
+			if dst.Addr() == jailtest.TestHost {
+				return refuse
+			}
+			return nil
+		}
+	})
+	client := fmt.Sprintf(`python3 -c '
+import socket, sys, select, errno
+def blocking(host, port):
+    s = socket.socket()
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    s.settimeout(None)
+    try:
+        s.connect((host, port))
+    except OSError as e:
+        return errno.errorcode[e.errno]
+    nodelay = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    return s.makefile().readline().strip() + " nodelay=" + str(nodelay)
+def nonblocking(host, port):
+    s = socket.socket()
+    s.setblocking(False)
+    r = s.connect_ex((host, port))
+    if r not in (0, errno.EINPROGRESS):
+        return errno.errorcode[r]
+    select.select([], [s], [], 10)
+    r = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+    if r:
+        return errno.errorcode[r]
+    s.setblocking(True)
+    return s.makefile().readline().strip()
+print(blocking("%[1]s", %[2]d))
+print(nonblocking("%[1]s", %[2]d))
+print(blocking("127.0.0.1", %[3]d))
+'`, jailtest.TestHost, port, local.Addr().(*net.TCPAddr).Port)
+	out, code := open.run(t, false, client)
+	want := "hello from " + jailtest.TestHost.String() + " nodelay=1\nhello from " + jailtest.TestHost.String() + "\nECONNREFUSED\n"
+	if code != 0 || out != want {
+		t.Errorf("a box whose rules allow the host: exit %d\n%s\nwant\n%s", code, out, want)
+	}
+	out, code = closed.run(t, false, client)
+	if want := "EPERM\nEPERM\nECONNREFUSED\n"; code != 0 || out != want {
+		t.Errorf("a box whose rules deny the host: exit %d\n%s\nwant\n%s", code, out, want)
+	}
+	// What the box serves on its own loopback stays in reach of itself.
+	out, code = open.run(t, false, `python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+c = socket.create_connection(s.getsockname())
+print("own loopback", s.accept()[1][0])'`)
+	if code != 0 || out != "own loopback 127.0.0.1\n" {
+		t.Errorf("the box's own loopback: exit %d, %q", code, out)
+	}
+}
+
+// A carried box's resolvers are relayed: a query to a resolver's port 53
+// gets the resolver's answer; UDP to anywhere else goes nowhere.
+func TestACarriedBoxsResolversAreRelayed(t *testing.T) {
+	if !jailtest.InTestNetwork(t) {
+		return
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("the client in the box is python3's")
+	}
+	pc, err := net.ListenPacket("udp", netip.AddrPortFrom(jailtest.TestHost, 53).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = pc.Close() }()
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			_, _ = pc.WriteTo(append([]byte("answer to "), buf[:n]...), from)
+		}
+	}()
+	b := newBoxWith(t, true, func(s *jail.BoxSpec) {
+		s.Carry, s.Resolvers = true, []string{jailtest.TestHost.String()}
+		s.Out = func(netip.AddrPort) error { return errors.New("nothing goes out") }
+	})
+	out, code := b.run(t, false, fmt.Sprintf(`python3 -c '
+import socket, errno
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(10)
+s.connect(("%s", 53))
+s.send(b"query")
+print(s.recv(100).decode())
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    u.sendto(b"x", ("10.99.0.2", 9))
+    print("sent")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+'`, jailtest.TestHost))
+	if want := "answer to query\nENETUNREACH\n"; code != 0 || out != want {
+		t.Errorf("the box's resolver: exit %d\n%s\nwant\n%s", code, out, want)
+	}
+}

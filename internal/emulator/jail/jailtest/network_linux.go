@@ -1,0 +1,65 @@
+//go:build linux
+
+package jailtest
+
+import (
+	"net/netip"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+
+	"github.com/abx-dev/abx/internal/emulator/jail/boxinit"
+)
+
+// hostEnv marks the copy of a test binary that InTestNetwork starts.
+const hostEnv = "ABX_TEST_NETWORK"
+
+// TestHost is the address a test host has in the network InTestNetwork
+// makes: nothing outside that network has it.
+var TestHost = netip.MustParseAddr("10.99.0.1")
+
+// InTestNetwork runs the test t in a network namespace of its own, where
+// TestHost is an address of this machine (on its loopback, beside
+// 127.0.0.1) that a server may listen on (port 53 too), and nothing else is in reach:
+// a sandbox's connections out of its box reach only the test's servers.
+// Called in the test binary as it was started, it runs the test again in
+// such a namespace, fails t if that copy fails, and returns false: the
+// caller returns. In the copy it returns true.
+func InTestNetwork(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(hostEnv) == "1" {
+		if err := boxinit.LoopbackUp(); err != nil {
+			t.Fatal(err)
+		}
+		if err := boxinit.AddLoopbackAddr(TestHost); err != nil {
+			t.Fatal(err)
+		}
+		return true
+	}
+	Need(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), hostEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+	if os.Geteuid() != 0 {
+		// A user namespace owns the network namespace; the test keeps
+		// its uid (the emulator it runs decides by it) and may set the
+		// network up.
+		uid, gid := os.Geteuid(), os.Getegid()
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		cmd.SysProcAttr.AmbientCaps = []uintptr{capNetBindService, capNetAdmin}
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s in a network of its own: %v\n%s", t.Name(), err, out)
+	}
+	t.Logf("in a network of its own:\n%s", out)
+	return false
+}
+
+const (
+	capNetBindService = 10 // a resolver's port 53
+	capNetAdmin       = 12
+)
