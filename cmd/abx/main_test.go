@@ -20,6 +20,7 @@ import (
 	"github.com/abx-dev/abx/internal/cmd/root"
 	"github.com/abx-dev/abx/internal/emulator"
 	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/emulator/jail/jailtest"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/emulator/reqlog"
 	"github.com/abx-dev/abx/internal/fakenet"
@@ -82,8 +83,24 @@ var repoRoot, _ = filepath.Abs("../..")
 func TestScripts(t *testing.T) {
 	// Side by side with the package's other tests, which wait too.
 	t.Parallel()
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+	testscript.Run(t, storyParams("testdata/script"))
+}
+
+// The egress stories run in a network of their own, where a test host
+// has an address beyond the loopback for sandboxes to reach, or not
+// (jailtest.InTestNetwork).
+func TestEgressStories(t *testing.T) {
+	t.Parallel()
+	if !jailtest.InTestNetwork(t) {
+		return
+	}
+	testscript.Run(t, storyParams("testdata/egress"))
+}
+
+// storyParams runs the stories in dir, each with an emulator of its own.
+func storyParams(dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
 		RequireExplicitExec: true,
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -128,7 +145,7 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: storyCmds,
-	})
+	}
 }
 
 // storyCmds are the stories' own commands; a platform's files add theirs.

@@ -120,7 +120,9 @@ func TestGatewayServesItsDomain(t *testing.T) {
 // same way; either answer is the gateway's 508.
 func TestGatewayRefusesALoop(t *testing.T) {
 	t.Parallel()
-	e, err := Start(Options{KeepRequests: true})
+	// Only a sandbox that shares this machine's network (no isolation)
+	// has the gateway's port among its own.
+	e, err := Start(Options{KeepRequests: true, Isolation: IsolationNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,6 +165,9 @@ func TestGatewayBoundsForwardsAtOnce(t *testing.T) {
 	t.Parallel()
 	f := newGatewayFixture(t)
 	f.g.MaxForwards = 2
+	// The sandbox shares this machine's network, so that the test's own
+	// server serves its port.
+	f.g.Isolated = false
 	id, _ := f.create("base")
 
 	// A server a sandbox started: it holds each request until released.

@@ -119,7 +119,7 @@ func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 		keep := g.Manager.KeepsRequests()
 		e := envd.New(envd.Options{Root: filepath.Join(g.dir, s.ID), Version: g.version,
 			AccessToken: s.EnvdAccessToken, Env: s.EnvVars, Isolated: g.Isolated, Hide: append([]string{g.dir}, g.Hide...),
-			OwnNetwork: !s.AllowInternet, KeepRequests: keep})
+			NoInternet: !s.AllowInternet, Network: s.Network, KeepRequests: keep})
 		b := &box{envd: e}
 		if strings.Contains(s.Template, "code-interpreter") {
 			// Its kernels run as envd's processes do: the same view, the
@@ -140,6 +140,10 @@ func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 		g.mu.Lock()
 		g.boxes[s.ID] = b
 		g.mu.Unlock()
+	case "network":
+		if e := g.Envd(s.ID); e != nil {
+			e.SetNetwork(s.Network)
+		}
 	case "paused":
 		// Requests stop reaching the processes before they stop.
 		if b := g.setPaused(s.ID, true); b != nil {

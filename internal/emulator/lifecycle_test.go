@@ -5,7 +5,6 @@ package emulator
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -54,7 +53,9 @@ func sleepersOf(mark string) []int {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
 		}
-		if cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(cmdline) == "sleep\x00"+mark+"\x00" {
+		// sleep MARK, or the server's python3 -c CODE MARK.
+		if cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil &&
+			(string(cmdline) == "sleep\x00"+mark+"\x00" || strings.HasPrefix(string(cmdline), "python3\x00") && strings.HasSuffix(string(cmdline), "\x00"+mark+"\x00")) {
 			pid, _ := strconv.Atoi(e.Name())
 			pids = append(pids, pid)
 		}
@@ -64,63 +65,49 @@ func sleepersOf(mark string) []int {
 
 // detach starts, in the sandbox, three processes that leave the command
 // that starts them (a new session, a double fork, nohup), each `sleep`
-// of a length no other test uses, and a server on a free port; it
-// returns the marks and the port.
-func detach(t *testing.T, c *client.Client, n int) ([]string, int) {
+// of a length no other test uses, and a server on a port of the
+// sandbox's, started the first way; it returns their marks.
+func detach(t *testing.T, e *Emulator, id string, n int) []string {
 	t.Helper()
+	c := envdOf(t, e, id)
 	var marks []string
 	for i, line := range []string{
 		"setsid sleep %s >/dev/null 2>&1 < /dev/null &",
 		"( (sleep %s >/dev/null 2>&1 < /dev/null &) & )",
 		"nohup sleep %s >/dev/null 2>&1 < /dev/null &",
+		"setsid python3 -c 'import socket,time; s=socket.socket(); s.bind((\"127.0.0.1\",28765)); s.listen(); time.sleep(600)' %s >/dev/null 2>&1 < /dev/null &",
 	} {
 		mark := fmt.Sprintf("8%d%02d.%d", n, i, os.Getpid()%100000)
 		marks = append(marks, mark)
 		sh(t, c, fmt.Sprintf(line, mark))
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close()
-	sh(t, c, fmt.Sprintf("setsid python3 -c 'import socket,time; s=socket.socket(); s.bind((\"127.0.0.1\",%d)); s.listen(); time.sleep(600)' >/dev/null 2>&1 < /dev/null &", port))
 	for _, mark := range marks {
-		eventually(t, "sleep "+mark+" started", func() bool { return len(sleepersOf(mark)) == 1 })
+		eventually(t, "process "+mark+" started", func() bool { return len(sleepersOf(mark)) == 1 })
 	}
 	eventually(t, "the server listens", func() bool {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		c, err := e.Gateway.Envd(id).DialPort(ctx, 28765)
 		if err == nil {
 			_ = c.Close()
 		}
 		return err == nil
 	})
-	return marks, port
+	return marks
 }
 
 // gone waits, 2 s at most (and a margin for a loaded machine), until
-// every process detach started has ended and its port is free.
-func gone(t *testing.T, since time.Time, marks []string, port int) {
+// every process detach started has ended.
+func gone(t *testing.T, since time.Time, marks []string) {
 	t.Helper()
 	deadline := since.Add(2*time.Second + time.Second)
 	for _, mark := range marks {
 		for len(sleepersOf(mark)) > 0 {
 			if time.Now().After(deadline) {
-				t.Fatalf("sleep %s still runs %s after the sandbox ended", mark, time.Since(since))
+				t.Fatalf("process %s still runs %s after the sandbox ended", mark, time.Since(since))
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-	}
-	for {
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			_ = ln.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("port %d is still held %s after the sandbox ended", port, time.Since(since))
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -134,7 +121,7 @@ func TestASandboxEndsWithEveryProcessOfIt(t *testing.T) {
 			t.Parallel()
 			e := startEmulator(t, Options{TimeScale: 30})
 			id := createSandbox(t, e, `{"templateID":"base","timeout":3600}`)
-			marks, port := detach(t, envdOf(t, e, id), n)
+			marks := detach(t, e, id, n)
 			start := time.Now()
 			switch how {
 			case "killed":
@@ -150,7 +137,7 @@ func TestASandboxEndsWithEveryProcessOfIt(t *testing.T) {
 			case "emulator stopped":
 				_ = e.Close()
 			}
-			gone(t, start, marks, port)
+			gone(t, start, marks)
 		})
 	}
 }

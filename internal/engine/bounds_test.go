@@ -98,7 +98,7 @@ func TestAStalledBodyIsCut(t *testing.T) {
 		got <- err
 	}))
 	t.Cleanup(port.Close)
-	fx := start(t, func(o *engine.Options) { o.BodyIdle = time.Second })
+	fx := startShared(t, func(o *engine.Options) { o.BodyIdle = time.Second })
 	id := fx.create(t, "base")["sandboxID"].(string)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(fx.url, "http://"))
 	if err != nil {
@@ -126,7 +126,7 @@ func TestAStalledBodyIsCut(t *testing.T) {
 // with 508 rather than forwarded again until files run out.
 func TestALoopThroughTheEngineIsRefused(t *testing.T) {
 	t.Parallel()
-	fx := start(t)
+	fx := startShared(t)
 	id := fx.create(t, "base")["sandboxID"].(string)
 	before := fx.served.Load()
 	status, body := fx.send(t, "GET", "/", map[string]string{"E2b-Sandbox-Id": id, "E2b-Sandbox-Port": strconv.Itoa(fx.port),
@@ -150,7 +150,7 @@ func TestForwardsAtOnceAreBounded(t *testing.T) {
 	}))
 	t.Cleanup(port.Close)
 	t.Cleanup(func() { close(release) })
-	fx := start(t, func(o *engine.Options) { o.MaxForwards = 2 })
+	fx := startShared(t, func(o *engine.Options) { o.MaxForwards = 2 })
 	id := fx.create(t, "base")["sandboxID"].(string)
 	head := fmt.Sprintf("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nE2b-Sandbox-Id: %s\r\nE2b-Sandbox-Port: %d\r\nX-Access-Token: %s\r\n\r\n",
 		id, port.Listener.Addr().(*net.TCPAddr).Port, token)

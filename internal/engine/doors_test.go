@@ -130,7 +130,7 @@ func (e *echo) requests() []http.Header {
 // interpreter's /contexts carry only that one).
 func TestEveryPortOfAPrivateSandboxNeedsTheToken(t *testing.T) {
 	t.Parallel()
-	fx := start(t)
+	fx := startShared(t)
 	created := fx.createWith(t, `{"templateID":"code-interpreter","network":{"allowPublicTraffic":false}}`)
 	id := created["sandboxID"].(string)
 	if created["envdAccessToken"] != token || created["trafficAccessToken"] != token {
@@ -206,7 +206,7 @@ func TestEveryPortOfAPrivateSandboxNeedsTheToken(t *testing.T) {
 // a private one's says it is not, and shows no mark among its metadata.
 func TestAnUnguardedSandboxsPortsAreOpen(t *testing.T) {
 	t.Parallel()
-	fx := start(t)
+	fx := startShared(t)
 	web := newEcho(t)
 	id := fx.create(t, "code-interpreter")["sandboxID"].(string)
 	host := strconv.Itoa(web.port) + "-" + id + ".localhost:" + strconv.Itoa(fx.port)
@@ -245,7 +245,7 @@ func TestAnUnguardedSandboxsPortsAreOpen(t *testing.T) {
 func TestAPublicPortNeedsNoTokenAndGetsNoCredential(t *testing.T) {
 	t.Parallel()
 	web := newEcho(t)
-	fx := start(t, func(o *engine.Options) { o.PublicPorts = []int{web.port, 49983, 49999} })
+	fx := startShared(t, func(o *engine.Options) { o.PublicPorts = []int{web.port, 49983, 49999} })
 	id := fx.create(t, "code-interpreter")["sandboxID"].(string)
 	host := strconv.Itoa(web.port) + "-" + id + ".localhost:" + strconv.Itoa(fx.port)
 	if status, body := fx.send(t, "GET", "/", map[string]string{"Host": host}, ""); status != 200 || body != "echo" {
@@ -285,7 +285,7 @@ func TestAPublicPortNeedsNoTokenAndGetsNoCredential(t *testing.T) {
 // API only, and the engine's token no further than the engine.
 func TestASandboxsServersGetNoCredential(t *testing.T) {
 	t.Parallel()
-	fx := start(t)
+	fx := startShared(t)
 	web := newEcho(t)
 	id := fx.create(t, "base")["sandboxID"].(string)
 	own := fx.sandboxToken(t, id)
@@ -317,7 +317,7 @@ func TestASandboxsServersGetNoCredential(t *testing.T) {
 // from a browser on that page's behalf. Both get 403 and reach nothing.
 func TestTheEngineServesThisMachineOnly(t *testing.T) {
 	t.Parallel()
-	fx := start(t)
+	fx := startShared(t)
 	web := newEcho(t)
 	id := fx.create(t, "base")["sandboxID"].(string)
 	before := len(fx.emu.Manager.Requests())
@@ -391,7 +391,7 @@ func TestTheEngineRefusesAnIDThatMovesThePath(t *testing.T) {
 // provider hears of it, not taken for a call of the control plane.
 func TestTheDataPlaneRefusesAPortOutOfRange(t *testing.T) {
 	t.Parallel()
-	fx := start(t)
+	fx := startShared(t)
 	id := fx.create(t, "base")["sandboxID"].(string)
 	before := len(fx.emu.Manager.Requests())
 	for _, h := range []map[string]string{
@@ -417,7 +417,7 @@ func TestTheDataPlaneRefusesAPortOutOfRange(t *testing.T) {
 // a page of another origin is refused still.
 func TestAnEngineOpenToTheNetworkStillRefusesPagesElsewhere(t *testing.T) {
 	t.Parallel()
-	fx := start(t, func(o *engine.Options) { o.AnyHost = true })
+	fx := startShared(t, func(o *engine.Options) { o.AnyHost = true })
 	if status, body := fx.send(t, "GET", "/v2/sandboxes", map[string]string{"Host": "build-box.example:" + strconv.Itoa(fx.port),
 		"X-API-Key": token}, ""); status != 200 {
 		t.Errorf("a Host of the network: %d %s", status, body)
@@ -468,7 +468,7 @@ func TestTheDataPlaneRefusesAPathThatLeavesThePort(t *testing.T) {
 // it anywhere) gets it to no client of the engine.
 func TestForwardedAnswersAreRedacted(t *testing.T) {
 	t.Parallel()
-	fx := start(t)
+	fx := startShared(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("X-Seen", "key="+fx.emu.APIKey)
 		_, _ = io.WriteString(w, "ok")

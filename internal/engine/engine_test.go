@@ -62,6 +62,14 @@ func start(t *testing.T, with ...func(*engine.Options)) *fixture {
 }
 
 // startOn is start on an emulator started with opts.
+// startShared is start with sandboxes that share this machine's network
+// (no isolation): a server the test starts serves their ports, as a
+// server a sandbox started would.
+func startShared(t *testing.T, with ...func(*engine.Options)) *fixture {
+	t.Helper()
+	return startOn(t, emulator.Options{Isolation: emulator.IsolationNone}, with...)
+}
+
 func startOn(t *testing.T, opts emulator.Options, with ...func(*engine.Options)) *fixture {
 	t.Helper()
 	opts.KeepRequests = true
@@ -231,7 +239,7 @@ func TestTheSDKsNetworkThroughTheEngine(t *testing.T) {
 	fx := start(t)
 	steps, env := 6, []string(nil)
 	if fx.emu.Isolated {
-		// Sandboxes without internet have networks of their own.
+		// Every sandbox has a network of its own.
 		steps, env = 7, []string{"OWN_NETWORKS=1"}
 	}
 	out, err := fx.node(t, run, env...)

@@ -15,7 +15,7 @@ import (
 // engine wraps (TestMain fails the run if anything did).
 func TestACutStreamLeavesNoRawLogLine(t *testing.T) {
 	t.Parallel()
-	fx := start(t)
+	fx := startShared(t)
 	id := fx.create(t, "base")["sandboxID"].(string)
 	cut := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

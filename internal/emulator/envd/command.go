@@ -91,7 +91,8 @@ func (s *Server) box() (*jail.Box, error) {
 	if s.jail != nil {
 		return s.jail, nil
 	}
-	spec := jail.BoxSpec{Top: s.view.top, Layers: filepath.Join(s.opts.Root, LayersDir), Hide: s.opts.Hide, OwnNetwork: s.opts.OwnNetwork}
+	spec := jail.BoxSpec{Top: s.view.top, Layers: filepath.Join(s.opts.Root, LayersDir), Hide: s.opts.Hide,
+		OwnNetwork: true, Carry: !s.opts.NoInternet}
 	for _, t := range Writable {
 		h, _ := s.view.host(t)
 		spec.Binds = append(spec.Binds, jail.Bind{Source: h, Target: t})
@@ -102,7 +103,7 @@ func (s *Server) box() (*jail.Box, error) {
 		}
 	}
 	started := time.Now()
-	b, err := jail.StartBox(spec)
+	b, err := jail.StartBox(spec, s.egress)
 	if err != nil {
 		return nil, err
 	}

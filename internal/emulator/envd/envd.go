@@ -15,8 +15,10 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/abx-dev/abx/internal/e2bapi"
 	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/reqlog"
 	"github.com/abx-dev/abx/internal/envd"
@@ -38,11 +40,16 @@ type Options struct {
 	// Isolated runs processes in the sandbox's view (package jail);
 	// otherwise they run on this machine, in the sandbox's directories.
 	Isolated bool
-	// OwnNetwork gives an isolated sandbox a network of its own, its
-	// loopback alone: a sandbox created without internet access.
-	// Without isolation it shares this machine's network whatever this
-	// says (docs/emulator.md).
-	OwnNetwork bool
+	// NoInternet keeps an isolated sandbox's network to its loopback
+	// alone: a sandbox created without internet access. Any other
+	// isolated sandbox's connections out are carried from this machine's
+	// network under its egress rules (Network). Without isolation a
+	// sandbox shares this machine's network whatever these say
+	// (docs/emulator.md).
+	NoInternet bool
+	// Network is the sandbox's egress rules at its start (SetNetwork
+	// changes them); nil for none.
+	Network *e2bapi.Network
 	// Hide are directories of this machine the sandbox sees empty: the
 	// emulator's state, which holds the other sandboxes.
 	Hide []string
@@ -65,6 +72,9 @@ type Server struct {
 	// jail is the sandbox's box, once a command started it (isolated
 	// sandboxes only), started when jailAt says; closed says the sandbox
 	// is gone.
+	// rules are the egress rules in force (SetNetwork).
+	rules atomic.Pointer[e2bapi.Network]
+
 	boxMu  sync.Mutex
 	jail   *jail.Box
 	jailAt time.Time
@@ -90,6 +100,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, version: envd.ParseVersion(opts.Version), mux: http.NewServeMux(),
 		view: newView(opts.Root, opts.Hide, opts.Isolated)}
 	s.log.Keep = opts.KeepRequests
+	s.rules.Store(opts.Network)
 	if root, err := os.OpenRoot(opts.Root); err == nil {
 		s.view.root = root
 	}

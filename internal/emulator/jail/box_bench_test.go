@@ -3,8 +3,14 @@
 package jail_test
 
 import (
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/abx-dev/abx/internal/emulator/jail"
 )
 
 // BenchmarkBox is what a sandbox's box costs: its start (the view and the
@@ -43,5 +49,37 @@ func BenchmarkCommand(b *testing.B) {
 		if err := bx.command(b, false, "true").Run(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkConnect is what the connect trap of a carried box costs each
+// connect(2) a program makes, on the box's own loopback (a round trip to
+// the emulator, which lets it go on), against a box with a network of its
+// own and no trap: one python3 process makes b.N connections and times
+// them itself.
+func BenchmarkConnect(b *testing.B) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		b.Skip("the client is python3")
+	}
+	for _, c := range []struct {
+		name  string
+		carry bool
+	}{{"own-network", false}, {"carried", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			bx := newBoxWith(b, true, func(s *jail.BoxSpec) { s.OwnNetwork, s.Carry = true, c.carry })
+			out, code := bx.run(b, false, fmt.Sprintf(`python3 -c '
+import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(128)
+n = %d
+t = time.perf_counter_ns()
+for _ in range(n):
+    c = socket.create_connection(s.getsockname()); s.accept()[0].close(); c.close()
+print((time.perf_counter_ns() - t) // n)'`, b.N))
+			ns, err := strconv.Atoi(strings.TrimSpace(out))
+			if code != 0 || err != nil {
+				b.Fatalf("exit %d: %q", code, out)
+			}
+			b.ReportMetric(float64(ns)/1000, "µs-connect")
+		})
 	}
 }

@@ -36,7 +36,8 @@ type Box struct {
 	stderr   *limitedBuffer
 	done     chan struct{} // closed when the init has ended
 	// carrier answers the box's connects and relays its names
-	// (BoxSpec.Carry).
+	// (BoxSpec.Carry), as out decides.
+	out     Egress
 	carrier *carrier
 	relays  []net.PacketConn
 
@@ -48,8 +49,9 @@ type Box struct {
 const startWait = 30 * time.Second
 
 // StartBox starts a box's init, which builds the view spec describes and
-// then serves until Kill, or until this process ends.
-func StartBox(spec BoxSpec) (*Box, error) {
+// then serves until Kill, or until this process ends. A carried box's
+// connections out go where out lets them (nil: everywhere).
+func StartBox(spec BoxSpec, out Egress) (*Box, error) {
 	// A short path (sockets take 107 bytes at most) that the box's view
 	// covers: no sandbox process may reach the init of its own box or of
 	// another.
@@ -64,8 +66,8 @@ func StartBox(spec BoxSpec) (*Box, error) {
 		if spec.Resolvers == nil {
 			spec.Resolvers = machineResolvers()
 		}
-		if spec.Out == nil {
-			spec.Out = func(netip.AddrPort) error { return nil }
+		if out == nil {
+			out = func(netip.AddrPort) error { return nil }
 		}
 	}
 	if spec.Top == "" {
@@ -79,7 +81,7 @@ func StartBox(spec BoxSpec) (*Box, error) {
 	if spec.Layers == "" {
 		spec.Layers = filepath.Join(dir, "layers")
 	}
-	b := &Box{spec: spec, dir: dir, stderr: &limitedBuffer{max: 4 << 10}, done: make(chan struct{})}
+	b := &Box{spec: spec, out: out, dir: dir, stderr: &limitedBuffer{max: 4 << 10}, done: make(chan struct{})}
 	fail := func(err error) (*Box, error) {
 		_ = os.RemoveAll(dir)
 		if b.cg != nil {
@@ -191,7 +193,7 @@ func (b *Box) takeTrap() error {
 			b.relays = append(b.relays, pc)
 		}
 	}
-	b.carrier, err = newCarrier(files[0], b.spec.Out, b.spec.Resolvers, b.done)
+	b.carrier, err = newCarrier(files[0], b.out, b.spec.Resolvers, b.done)
 	if err != nil {
 		return err
 	}

@@ -22,8 +22,7 @@ import (
 // A box whose connections out are carried (BoxSpec.Carry) traps each
 // connect(2) of its processes (package boxinit). The carrier answers
 // each: a TCP connection to an address outside the box is made here, in
-// this machine's network, where the box's egress rules (BoxSpec.Out) let
-// it, and the socket made takes the place of the box's own
+// this machine's network, where the box's Egress lets it, and the socket made takes the place of the box's own
 // (SECCOMP_IOCTL_NOTIF_ADDFD), so that the program goes on with a socket
 // of this machine's, as fast as any; everything else (the box's loopback,
 // Unix sockets, UDP, which reaches only the box's resolvers) goes on in
@@ -80,13 +79,13 @@ const connectWait = 130 * time.Second
 type carrier struct {
 	trap      *os.File // non-blocking, served by the runtime's poller
 	raw       syscall.RawConn
-	out       func(netip.AddrPort) error
+	out       Egress
 	resolvers map[netip.Addr]bool
 	done      <-chan struct{}
 }
 
 // newCarrier takes the trap the init handed over.
-func newCarrier(trap *os.File, out func(netip.AddrPort) error, resolvers []string, done <-chan struct{}) (*carrier, error) {
+func newCarrier(trap *os.File, out Egress, resolvers [][]byte, done <-chan struct{}) (*carrier, error) {
 	// The descriptor received is in blocking mode, which the runtime's
 	// poller would not take: a non-blocking copy is.
 	fd, err := unix.FcntlInt(trap.Fd(), unix.F_DUPFD_CLOEXEC, 0)
@@ -104,7 +103,7 @@ func newCarrier(trap *os.File, out func(netip.AddrPort) error, resolvers []strin
 		return nil, err
 	}
 	for _, r := range resolvers {
-		if a, err := netip.ParseAddr(r); err == nil {
+		if a, ok := netip.AddrFromSlice(r); ok {
 			c.resolvers[a.Unmap()] = true
 		}
 	}
@@ -443,18 +442,18 @@ func ioctl(fd int, req uint, arg unsafe.Pointer) error {
 }
 
 // machineResolvers are the nameservers of this machine's resolv.conf.
-func machineResolvers() []string {
+func machineResolvers() [][]byte {
 	b, err := os.ReadFile("/etc/resolv.conf")
 	if err != nil {
 		return nil
 	}
-	var out []string
+	var out [][]byte
 	s := bufio.NewScanner(bytes.NewReader(b))
 	for s.Scan() {
 		f := strings.Fields(s.Text())
 		if len(f) >= 2 && f[0] == "nameserver" {
 			if a, err := netip.ParseAddr(f[1]); err == nil && a.Zone() == "" {
-				out = append(out, a.String())
+				out = append(out, a.AsSlice())
 			}
 		}
 	}

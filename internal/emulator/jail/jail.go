@@ -19,6 +19,7 @@ package jail
 
 import (
 	"errors"
+	"net/netip"
 
 	"github.com/abx-dev/abx/internal/emulator/jail/boxinit"
 )
@@ -46,3 +47,8 @@ type (
 // ErrUnsupported is returned where this system cannot give processes a
 // view of their own.
 var ErrUnsupported = errors.New("processes cannot be isolated on this system")
+
+// Egress decides each connection a carried box (BoxSpec.Carry) makes out
+// of it, by its destination: nil lets it go; an error refuses it, as a
+// firewall's rule would (the program sees EPERM).
+type Egress func(netip.AddrPort) error

@@ -30,6 +30,13 @@ func newBox(t *testing.T) *box {
 // when cgroups is set, and what tune changes of its spec.
 func newBoxWith(t testing.TB, cgroups bool, tune ...func(*jail.BoxSpec)) *box {
 	t.Helper()
+	return newBoxOut(t, cgroups, nil, tune...)
+}
+
+// newBoxOut is newBoxWith for a box whose connections out go where out
+// lets them.
+func newBoxOut(t testing.TB, cgroups bool, out jail.Egress, tune ...func(*jail.BoxSpec)) *box {
+	t.Helper()
 	jailtest.Need(t)
 	bx := &box{dir: t.TempDir()}
 	spec := jail.BoxSpec{Hide: []string{bx.dir}, NoCgroup: !cgroups}
@@ -47,7 +54,7 @@ func newBoxWith(t testing.TB, cgroups bool, tune ...func(*jail.BoxSpec)) *box {
 	for _, f := range tune {
 		f(&spec)
 	}
-	b, err := jail.StartBox(spec)
+	b, err := jail.StartBox(spec, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +73,7 @@ func (b *box) command(t testing.TB, root bool, line string, extra ...*os.File) *
 }
 
 // run runs a shell line in the box and returns its output and status.
-func (b *box) run(t *testing.T, root bool, line string) (string, int) {
+func (b *box) run(t testing.TB, root bool, line string) (string, int) {
 	t.Helper()
 	cmd := b.command(t, root, line)
 	var out bytes.Buffer

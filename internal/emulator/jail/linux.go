@@ -81,7 +81,7 @@ func tryBox() error {
 		}
 		spec.Binds = append(spec.Binds, Bind{Source: src, Target: target})
 	}
-	b, err := StartBox(spec)
+	b, err := StartBox(spec, nil)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUnsupported, err)
 	}

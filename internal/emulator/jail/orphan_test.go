@@ -26,7 +26,7 @@ func TestABoxWhoseEmulatorEndsLeavesNothing(t *testing.T) {
 	if os.Getenv(orphanEnv) == "1" {
 		own := os.Getenv("ABX_TEST_ORPHAN_DIR")
 		spec := jail.BoxSpec{Top: filepath.Join(own, "top"), Layers: filepath.Join(own, "layers"), Hide: []string{own}}
-		if _, err := jail.StartBox(spec); err != nil {
+		if _, err := jail.StartBox(spec, nil); err != nil {
 			t.Fatal(err)
 		}
 		os.Stdout.WriteString("ready\n")

@@ -16,7 +16,7 @@ import (
 type Box struct{}
 
 // StartBox says why processes cannot be isolated here.
-func StartBox(BoxSpec) (*Box, error) { return nil, ErrUnsupported }
+func StartBox(BoxSpec, Egress) (*Box, error) { return nil, ErrUnsupported }
 
 // Command is never reached: no box starts here.
 func (*Box) Command(Spec) *spawn.Cmd {

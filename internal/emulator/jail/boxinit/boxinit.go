@@ -19,7 +19,6 @@ package boxinit
 import (
 	"encoding/json"
 	"fmt"
-	"net/netip"
 	"os"
 	"path"
 )
@@ -90,12 +89,9 @@ type BoxSpec struct {
 	// socket at port 53 of each of Resolvers, this machine's resolvers,
 	// put on the box's loopback for the emulator to relay (StartBox
 	// reads this machine's resolv.conf for a spec that names none).
+	// Each resolver is an address of 4 or 16 bytes.
 	Carry     bool     `json:"carry,omitempty"`
-	Resolvers []string `json:"resolvers,omitempty"`
-	// Out decides each connection a carried box makes out of it (by
-	// its destination): nil lets it go; an error refuses it, as a
-	// firewall's rule would (EPERM). Nil lets every one go.
-	Out func(netip.AddrPort) error `json:"-"`
+	Resolvers [][]byte `json:"resolvers,omitempty"`
 
 	// Socket is where the init listens, a path outside the view (set by
 	// StartBox); ParentID is the uid and gid, in the init's user

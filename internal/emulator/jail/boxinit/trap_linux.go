@@ -5,7 +5,6 @@ package boxinit
 import (
 	"encoding/binary"
 	"fmt"
-	"net/netip"
 	"os"
 	"runtime"
 	"unsafe"
@@ -75,20 +74,21 @@ var auditArch = map[string]uint32{
 // resolver, first putting its address on the box's loopback where it is
 // not a loopback address already. A resolver that cannot be had is left
 // out: the box resolves through the others.
-func relays(resolvers []string) []*os.File {
+func relays(resolvers [][]byte) []*os.File {
 	var files []*os.File
-	for _, s := range resolvers {
-		a, err := netip.ParseAddr(s)
-		if err != nil || a.Zone() != "" {
+	for _, a := range resolvers {
+		var domain int
+		var sa unix.Sockaddr
+		switch len(a) {
+		case 4:
+			domain, sa = unix.AF_INET, &unix.SockaddrInet4{Port: 53, Addr: [4]byte(a)}
+		case 16:
+			domain, sa = unix.AF_INET6, &unix.SockaddrInet6{Port: 53, Addr: [16]byte(a)}
+		default:
 			continue
 		}
-		if !a.IsLoopback() && addLoopbackAddr(a) != nil {
+		if !isLoopback(a) && addLoopbackAddr(a) != nil {
 			continue
-		}
-		domain := unix.AF_INET
-		var sa unix.Sockaddr = &unix.SockaddrInet4{Port: 53, Addr: a.As4()}
-		if a.Is6() {
-			domain, sa = unix.AF_INET6, &unix.SockaddrInet6{Port: 53, Addr: a.As16()}
 		}
 		fd, err := unix.Socket(domain, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
@@ -98,28 +98,38 @@ func relays(resolvers []string) []*os.File {
 			_ = unix.Close(fd)
 			continue
 		}
-		files = append(files, os.NewFile(uintptr(fd), "resolver "+s))
+		files = append(files, os.NewFile(uintptr(fd), "resolver"))
 	}
 	return files
 }
 
-// AddLoopbackAddr puts a on the loopback of this network namespace (its
-// tests give a namespace of their own a host's address).
-func AddLoopbackAddr(a netip.Addr) error { return addLoopbackAddr(a) }
+// isLoopback tells 127.0.0.0/8 and ::1, where a loopback already
+// answers.
+func isLoopback(a []byte) bool {
+	if len(a) == 4 {
+		return a[0] == 127
+	}
+	return string(a) == string([]byte{15: 1})
+}
+
+// AddLoopbackAddr puts the address a (4 or 16 bytes) on the loopback of
+// this network namespace (tests give a namespace of their own a host's
+// address).
+func AddLoopbackAddr(a []byte) error { return addLoopbackAddr(a) }
 
 // addLoopbackAddr puts a on the loopback (RTM_NEWADDR over rtnetlink),
 // as a host address (/32, /128).
-func addLoopbackAddr(a netip.Addr) error {
+func addLoopbackAddr(a []byte) error {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = unix.Close(fd) }()
 	family, bits := unix.AF_INET, 32
-	if a.Is6() {
+	if len(a) == 16 {
 		family, bits = unix.AF_INET6, 128
 	}
-	raw := a.AsSlice()
+	raw := a
 	attr := func(kind uint16) []byte {
 		b := make([]byte, unix.SizeofRtAttr+len(raw))
 		binary.NativeEndian.PutUint16(b[0:], uint16(len(b)))

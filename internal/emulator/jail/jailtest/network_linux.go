@@ -32,7 +32,7 @@ func InTestNetwork(t *testing.T) bool {
 		if err := boxinit.LoopbackUp(); err != nil {
 			t.Fatal(err)
 		}
-		if err := boxinit.AddLoopbackAddr(TestHost); err != nil {
+		if err := boxinit.AddLoopbackAddr(TestHost.AsSlice()); err != nil {
 			t.Fatal(err)
 		}
 		return true

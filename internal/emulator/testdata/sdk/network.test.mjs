@@ -2,8 +2,9 @@
 // client reaches without a token, egress rules at create, and the network
 // routes the engine does not serve yet. One line per step: "ok NAME" or
 // "not ok NAME: why". SERVE_PORT is a free port for a server in the
-// sandbox (a sandbox with internet access shares this machine's network);
-// OWN_NETWORKS=1 says that a sandbox without it has a network of its own.
+// sandbox (where sandboxes are not isolated they share this machine's
+// network); OWN_NETWORKS=1 says that every sandbox has a network of its
+// own.
 import { Sandbox } from 'e2b'
 import http from 'node:http'
 import { equal, expect, finish, step } from './steps.mjs'
@@ -65,8 +66,8 @@ await step('a sandbox the cluster guards: a fetch needs the traffic token', asyn
   await sbx.kill()
 })
 if (process.env.OWN_NETWORKS === '1') {
-  await step('two sandboxes without internet serve the same port, each its own page', async () => {
-    const a = await Sandbox.create('base', { allowInternetAccess: false })
+  await step('two sandboxes, with internet and without, serve the same port, each its own page', async () => {
+    const a = await Sandbox.create('base')
     const b = await Sandbox.create('base', { allowInternetAccess: false })
     const servers = [await serve(a, 'from a\n'), await serve(b, 'from b\n')]
     equal((await get(a)).body, 'from a\n', "a's page")
