@@ -4,6 +4,9 @@ package jail_test
 
 import (
 	"fmt"
+	"io"
+	"net"
+	"net/netip"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -11,6 +14,7 @@ import (
 	"time"
 
 	"github.com/abx-dev/abx/internal/emulator/jail"
+	"github.com/abx-dev/abx/internal/emulator/jail/jailtest"
 )
 
 // BenchmarkBox is what a sandbox's box costs: its start (the view and the
@@ -82,4 +86,71 @@ print((time.perf_counter_ns() - t) // n)'`, b.N))
 			b.ReportMetric(float64(ns)/1000, "µs-connect")
 		})
 	}
+}
+
+// BenchmarkCarried is a carried box's way out against this machine's
+// own, paired: b.N connections to a host beyond the loopback, then 64 MiB
+// sent to it over one, by the same python3 program in the box and on
+// this machine. Once the emulator has put its socket in the program's
+// place, the bytes go as the machine's do.
+func BenchmarkCarried(b *testing.B) {
+	if !jailtest.InTestNetwork(b) {
+		return
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		b.Skip("the client is python3")
+	}
+	ln, err := net.Listen("tcp", netip.AddrPortFrom(jailtest.TestHost, 0).String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = io.Copy(io.Discard, c); _ = c.Close() }()
+		}
+	}()
+	script := func(n int) string {
+		return fmt.Sprintf(`python3 -c '
+import socket, time
+host, port, n = "%s", %d, %d
+t = time.perf_counter_ns()
+for _ in range(n):
+    c = socket.create_connection((host, port)); c.close()
+connect = (time.perf_counter_ns() - t) // n
+buf = b"x" * (1 << 20)
+c = socket.create_connection((host, port))
+t = time.perf_counter_ns()
+for _ in range(64):
+    c.sendall(buf)
+c.shutdown(socket.SHUT_WR); c.recv(1)
+print(connect, (time.perf_counter_ns() - t) // 1000)'`, jailtest.TestHost, ln.Addr().(*net.TCPAddr).Port, n)
+	}
+	report := func(b *testing.B, out string) {
+		var connect, send int
+		if _, err := fmt.Sscan(out, &connect, &send); err != nil {
+			b.Fatalf("%q: %v", out, err)
+		}
+		b.ReportMetric(float64(connect)/1000, "µs-connect")
+		b.ReportMetric(64*1.048576/(float64(send)/1e6), "MB/s")
+	}
+	b.Run("box", func(b *testing.B) {
+		bx := newBoxWith(b, true, func(s *jail.BoxSpec) { s.Carry = true })
+		out, code := bx.run(b, false, script(b.N))
+		if code != 0 {
+			b.Fatalf("exit %d: %s", code, out)
+		}
+		report(b, out)
+	})
+	b.Run("machine", func(b *testing.B) {
+		out, err := exec.Command("/bin/sh", "-c", script(b.N)).Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+		report(b, string(out))
+	})
 }

@@ -66,6 +66,7 @@ const (
 	notifSend    = unix.SECCOMP_IOCTL_NOTIF_SEND
 	notifIDValid = 1<<30 | 8<<16 | '!'<<8 | 2  // _IOW('!', 2, __u64)
 	notifAddfd   = 1<<30 | 24<<16 | '!'<<8 | 3 // _IOW('!', 3, struct seccomp_notif_addfd)
+	notifFlags   = 1<<30 | 8<<16 | '!'<<8 | 4  // _IOW('!', 4, __u64): SECCOMP_IOCTL_NOTIF_SET_FLAGS
 	// notifContinue lets the call go on as the program made it.
 	notifContinue = 1
 )
@@ -107,6 +108,11 @@ func newCarrier(trap *os.File, out Egress, resolvers [][]byte, done <-chan struc
 			c.resolvers[a.Unmap()] = true
 		}
 	}
+	// A program waits for each answer: the kernel (6.6 on) then wakes
+	// the carrier on the program's processor and switches to it. Where
+	// it cannot, the answers come all the same.
+	sync := uint64(unix.SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP)
+	_ = c.ctl(notifFlags, unsafe.Pointer(&sync))
 	return c, nil
 }
 
@@ -151,24 +157,42 @@ func (c *carrier) serve() {
 			// one this emulator may not read: the next.
 			continue
 		}
-		go c.answer(n)
+		// Most connects are the box's own (its loopback, a Unix
+		// socket): answered here, at once; the others on their own.
+		fd, dst, ok := c.destination(n)
+		if !c.outward(dst, ok) {
+			c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
+			continue
+		}
+		go c.answer(n, fd, dst)
 	}
 }
 
-// answer decides one connect: let it go on in the box, refuse it, or
-// carry it.
-func (c *carrier) answer(n seccompNotif) {
-	fd, dst, ok := c.destination(n)
-	if !ok {
-		c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
-		return
-	}
+// outward tells whether a connect leads out of the box: to an address
+// beyond its loopback, or to a resolver's port 53.
+func (c *carrier) outward(dst netip.AddrPort, ok bool) bool {
+	a := dst.Addr().Unmap()
+	return ok && (!a.IsLoopback() && !a.IsUnspecified() || c.resolvers[a] && dst.Port() == 53)
+}
+
+// answer decides a connect out of the box: refuse it, or carry it (a
+// socket that is no TCP one goes on in the box).
+func (c *carrier) answer(n seccompNotif, fd int, dst netip.AddrPort) {
+	a := dst.Addr().Unmap()
+	dns := c.resolvers[a] && dst.Port() == 53
 	pidfd, err := unix.PidfdOpen(int(n.Pid), 0)
 	if err != nil {
 		c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
 		return
 	}
 	defer func() { _ = unix.Close(pidfd) }()
+	// The address was read from a pid's memory, and the pidfd opened of
+	// a pid: both are the program's only if its call is still the one
+	// notified (a pid is reused once its process has gone).
+	id := n.ID
+	if c.ctl(notifIDValid, unsafe.Pointer(&id)) != nil {
+		return
+	}
 	sock, err := unix.PidfdGetfd(pidfd, fd, 0)
 	if err != nil {
 		c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
@@ -176,11 +200,8 @@ func (c *carrier) answer(n seccompNotif) {
 	}
 	kind, domain, proto, opts := describe(sock)
 	_ = unix.Close(sock)
-	a := dst.Addr().Unmap()
-	dns := c.resolvers[a] && dst.Port() == 53
 	if kind != unix.SOCK_STREAM || (domain == unix.AF_INET) != dst.Addr().Is4() ||
-		(domain != unix.AF_INET && domain != unix.AF_INET6) ||
-		((a.IsLoopback() || a.IsUnspecified()) && !dns) {
+		(domain != unix.AF_INET && domain != unix.AF_INET6) {
 		c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
 		return
 	}
@@ -202,56 +223,55 @@ func (c *carrier) answer(n seccompNotif) {
 		sa = &unix.SockaddrInet6{Port: int(dst.Port()), Addr: dst.Addr().As16()}
 	}
 	err = unix.Connect(host, sa)
-	f := os.NewFile(uintptr(host), "carried")
-	defer func() { _ = f.Close() }()
 	if err != nil && !errors.Is(err, unix.EINPROGRESS) {
+		_ = unix.Close(host)
 		c.respond(seccompResp{ID: n.ID, Error: -int32(errnoOf(err))})
 		return
 	}
-	var resp seccompResp
+	resp, src := seccompResp{ID: n.ID}, host
 	switch {
 	case err == nil:
-		resp = seccompResp{ID: n.ID}
 	case flags&unix.O_NONBLOCK != 0:
 		// The program waits for the connection itself, as it would
 		// have for its own.
-		resp = seccompResp{ID: n.ID, Error: -int32(unix.EINPROGRESS)}
+		resp.Error = -int32(unix.EINPROGRESS)
 	default:
+		// The program waits in its call: the carrier waits for it,
+		// through the runtime's poller.
+		f := os.NewFile(uintptr(host), "carried")
+		defer func() { _ = f.Close() }()
 		if err := c.await(f, n.ID); err != nil {
 			c.respond(seccompResp{ID: n.ID, Error: -int32(errnoOf(err))})
 			return
 		}
-		resp = seccompResp{ID: n.ID}
+		src, host = int(f.Fd()), -1
+	}
+	if host >= 0 {
+		defer func() { _ = unix.Close(host) }()
+	}
+	if flags&unix.O_NONBLOCK == 0 {
+		// In blocking mode, as the program's socket was.
+		if err := unix.SetNonblock(src, false); err != nil {
+			c.respond(seccompResp{ID: n.ID, Error: -int32(errnoOf(err))})
+			return
+		}
 	}
 	var newFlags uint32
 	if flags&unix.O_CLOEXEC != 0 {
 		newFlags = unix.O_CLOEXEC
 	}
-	raw, err := f.SyscallConn()
-	if err != nil {
-		return
-	}
-	var aerr error
-	_ = raw.Control(func(sfd uintptr) {
-		if flags&unix.O_NONBLOCK == 0 {
-			aerr = unix.SetNonblock(int(sfd), false)
-			if aerr != nil {
-				return
-			}
-		}
-		add := seccompAddfd{ID: n.ID, Flags: unix.SECCOMP_ADDFD_FLAG_SETFD, Srcfd: uint32(sfd), Newfd: uint32(fd), NewfdFlags: newFlags}
-		aerr = c.ctl(notifAddfd, unsafe.Pointer(&add))
-	})
-	if aerr != nil {
+	add := seccompAddfd{ID: n.ID, Flags: unix.SECCOMP_ADDFD_FLAG_SETFD, Srcfd: uint32(src), Newfd: uint32(fd), NewfdFlags: newFlags}
+	if err := c.ctl(notifAddfd, unsafe.Pointer(&add)); err != nil {
 		// Gone meanwhile, or out of descriptors: it gets the error.
-		c.respond(seccompResp{ID: n.ID, Error: -int32(errnoOf(aerr))})
+		c.respond(seccompResp{ID: n.ID, Error: -int32(errnoOf(err))})
 		return
 	}
 	c.respond(resp)
 }
 
 // destination reads the connect's descriptor and address: ok only for an
-// IPv4 or IPv6 address, read while the call is still the one notified.
+// IPv4 or IPv6 address. What it read is the call's only while the call
+// is still the one notified (answer checks before it acts on it).
 func (c *carrier) destination(n seccompNotif) (fd int, dst netip.AddrPort, ok bool) {
 	size := n.Data.Args[2]
 	if size < 2 || size > 128 {
@@ -261,10 +281,6 @@ func (c *carrier) destination(n seccompNotif) (fd int, dst netip.AddrPort, ok bo
 	local := []unix.Iovec{{Base: &buf[0], Len: size}}
 	remote := []unix.RemoteIovec{{Base: uintptr(n.Data.Args[1]), Len: int(size)}}
 	if k, err := unix.ProcessVMReadv(int(n.Pid), local, remote, 0); err != nil || k != int(size) {
-		return 0, dst, false
-	}
-	id := n.ID
-	if c.ctl(notifIDValid, unsafe.Pointer(&id)) != nil {
 		return 0, dst, false
 	}
 	port := binary.BigEndian.Uint16(buf[2:4])
@@ -350,17 +366,19 @@ type sockOpts struct {
 	linger *unix.Linger
 }
 
+// carriedInts are the integer options carried over; keepalive's timings
+// only where keepalive is on. (Each is a system call: the list holds what
+// a client sets before it connects and relies on after.)
 var carriedInts = [][2]int{
-	{unix.SOL_SOCKET, unix.SO_KEEPALIVE},
-	{unix.SOL_SOCKET, unix.SO_REUSEADDR},
-	{unix.SOL_SOCKET, unix.SO_PRIORITY},
-	{unix.SOL_SOCKET, unix.SO_OOBINLINE},
 	{unix.IPPROTO_TCP, unix.TCP_NODELAY},
+	{unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT},
+	{unix.SOL_SOCKET, unix.SO_KEEPALIVE},
+}
+
+var keepaliveInts = [][2]int{
 	{unix.IPPROTO_TCP, unix.TCP_KEEPIDLE},
 	{unix.IPPROTO_TCP, unix.TCP_KEEPINTVL},
 	{unix.IPPROTO_TCP, unix.TCP_KEEPCNT},
-	{unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT},
-	{unix.IPPROTO_TCP, unix.TCP_QUICKACK},
 }
 
 // describe reads the box's socket: its type, domain, protocol and the
@@ -373,8 +391,15 @@ func describe(sock int) (kind, domain, proto int, opts sockOpts) {
 		return kind, domain, proto, opts
 	}
 	for _, o := range carriedInts {
-		if v, err := unix.GetsockoptInt(sock, o[0], o[1]); err == nil {
+		if v, err := unix.GetsockoptInt(sock, o[0], o[1]); err == nil && v != 0 {
 			opts.ints = append(opts.ints, [3]int{o[0], o[1], v})
+			if o[1] == unix.SO_KEEPALIVE {
+				for _, k := range keepaliveInts {
+					if v, err := unix.GetsockoptInt(sock, k[0], k[1]); err == nil {
+						opts.ints = append(opts.ints, [3]int{k[0], k[1], v})
+					}
+				}
+			}
 		}
 	}
 	if domain == unix.AF_INET6 {

@@ -16,8 +16,9 @@ import (
 
 // A box whose connections out are carried reaches a host beyond this
 // machine's loopback, its socket as fast as this machine's own (options
-// set before the connect held, blocking and non-blocking alike), where its
-// rules let it; a refused destination is EPERM, and nothing of this
+// set before the connect held, blocking and non-blocking alike, inherited
+// by what it execs or not, as the program's socket was), where its rules
+// let it; a refused destination is EPERM, and nothing of this
 // machine's loopback is in reach.
 func TestCarriedBoxesReachWhatTheirRulesAllow(t *testing.T) {
 	if !jailtest.InTestNetwork(t) {
@@ -47,6 +48,12 @@ func TestCarriedBoxesReachWhatTheirRulesAllow(t *testing.T) {
 	}
 	defer func() { _ = local.Close() }()
 	port := ln.Addr().(*net.TCPAddr).Port
+	free, err := net.Listen("tcp", netip.AddrPortFrom(jailtest.TestHost, 0).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := free.Addr().(*net.TCPAddr).Port
+	_ = free.Close() // a port of the host where nothing listens
 	refuse := errors.New("denied")
 	open := newBoxWith(t, true, func(s *jail.BoxSpec) { s.Carry = true })
 	closed := newBoxOut(t, true, func(dst netip.AddrPort) error {
@@ -56,7 +63,7 @@ func TestCarriedBoxesReachWhatTheirRulesAllow(t *testing.T) {
 		return nil
 	}, func(s *jail.BoxSpec) { s.Carry = true })
 	client := fmt.Sprintf(`python3 -c '
-import socket, sys, select, errno
+import socket, sys, select, errno, fcntl, os
 def blocking(host, port):
     s = socket.socket()
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -66,10 +73,12 @@ def blocking(host, port):
     except OSError as e:
         return errno.errorcode[e.errno]
     nodelay = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
-    return s.makefile().readline().strip() + " nodelay=" + str(nodelay)
+    blocking = fcntl.fcntl(s.fileno(), fcntl.F_GETFL) & os.O_NONBLOCK == 0
+    return s.makefile().readline().strip() + " nodelay=%%d blocking=%%s inheritable=%%s" %% (nodelay, blocking, s.get_inheritable())
 def nonblocking(host, port):
     s = socket.socket()
     s.setblocking(False)
+    s.set_inheritable(True)
     r = s.connect_ex((host, port))
     if r not in (0, errno.EINPROGRESS):
         return errno.errorcode[r]
@@ -77,19 +86,22 @@ def nonblocking(host, port):
     r = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
     if r:
         return errno.errorcode[r]
+    flags = "blocking=%%s inheritable=%%s" %% (fcntl.fcntl(s.fileno(), fcntl.F_GETFL) & os.O_NONBLOCK == 0, s.get_inheritable())
     s.setblocking(True)
-    return s.makefile().readline().strip()
+    return s.makefile().readline().strip() + " " + flags
 print(blocking("%[1]s", %[2]d))
 print(nonblocking("%[1]s", %[2]d))
 print(blocking("127.0.0.1", %[3]d))
-'`, jailtest.TestHost, port, local.Addr().(*net.TCPAddr).Port)
+print(blocking("%[1]s", %[4]d), nonblocking("%[1]s", %[4]d))
+'`, jailtest.TestHost, port, local.Addr().(*net.TCPAddr).Port, closedPort)
 	out, code := open.run(t, false, client)
-	want := "hello from " + jailtest.TestHost.String() + " nodelay=1\nhello from " + jailtest.TestHost.String() + "\nECONNREFUSED\n"
+	hello := "hello from " + jailtest.TestHost.String()
+	want := hello + " nodelay=1 blocking=True inheritable=False\n" + hello + " blocking=False inheritable=True\nECONNREFUSED\nECONNREFUSED ECONNREFUSED\n"
 	if code != 0 || out != want {
 		t.Errorf("a box whose rules allow the host: exit %d\n%s\nwant\n%s", code, out, want)
 	}
 	out, code = closed.run(t, false, client)
-	if want := "EPERM\nEPERM\nECONNREFUSED\n"; code != 0 || out != want {
+	if want := "EPERM\nEPERM\nECONNREFUSED\nEPERM EPERM\n"; code != 0 || out != want {
 		t.Errorf("a box whose rules deny the host: exit %d\n%s\nwant\n%s", code, out, want)
 	}
 	// What the box serves on its own loopback stays in reach of itself.

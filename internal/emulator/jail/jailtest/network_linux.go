@@ -3,9 +3,12 @@
 package jailtest
 
 import (
+	"flag"
+	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -25,8 +28,9 @@ var TestHost = netip.MustParseAddr("10.99.0.1")
 // a sandbox's connections out of its box reach only the test's servers.
 // Called in the test binary as it was started, it runs the test again in
 // such a namespace, fails t if that copy fails, and returns false: the
-// caller returns. In the copy it returns true.
-func InTestNetwork(t *testing.T) bool {
+// caller returns. In the copy it returns true. A benchmark's copy prints
+// its figures, and the benchmark as started is skipped.
+func InTestNetwork(t testing.TB) bool {
 	t.Helper()
 	if os.Getenv(hostEnv) == "1" {
 		if err := boxinit.LoopbackUp(); err != nil {
@@ -38,7 +42,15 @@ func InTestNetwork(t *testing.T) bool {
 		return true
 	}
 	Need(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+	args := []string{"-test.run=^" + t.Name() + "$", "-test.count=1", "-test.v"}
+	_, bench := t.(*testing.B)
+	if bench {
+		args = []string{"-test.run=^$", "-test.bench=^" + t.Name() + "$", "-test.count=1", "-test.benchmem"}
+		if f := flag.Lookup("test.benchtime"); f != nil {
+			args = append(args, "-test.benchtime="+f.Value.String())
+		}
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), hostEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
 	if os.Geteuid() != 0 {
@@ -54,6 +66,14 @@ func InTestNetwork(t *testing.T) bool {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s in a network of its own: %v\n%s", t.Name(), err, out)
+	}
+	if bench {
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(line, "Benchmark") {
+				fmt.Println(line)
+			}
+		}
+		t.Skip("measured in a network of its own (the lines above)")
 	}
 	t.Logf("in a network of its own:\n%s", out)
 	return false
