@@ -5,10 +5,11 @@
 #   bash bench/ports.sh [MIB]          (default 256; REPS=10)
 #
 # The same server (python3 -m http.server) serves a file of MIB MiB in
-# three places: in a sandbox that shares this machine's network, in one
-# made with --no-internet (a network of its own: the gateway reaches its
-# port through the box's init), and on this machine's loopback (the
-# floor). curl fetches the file REPS times from each, in turn, the order
+# three places: in a sandbox with internet access and in one made with
+# --no-internet (each a network of its own where sandboxes are isolated:
+# the gateway reaches their ports through their boxes' inits; without
+# isolation both share this machine's), and on this machine's loopback
+# (the floor). curl fetches the file REPS times from each, in turn, the order
 # rotating each repetition; the gateway's are `abx url`'s URLs. Target:
 # each sandbox's throughput ≥ 0.8× the floor's, paired.
 #
@@ -29,7 +30,7 @@ source bench/lib.sh
 source bench/sandbox.sh
 own=$("$abx" create --template base --timeout 2h --no-internet -q)
 
-# Ports no other benchmark takes; a shared-network sandbox's is this
+# Ports no other benchmark takes; without isolation a sandbox's is this
 # machine's, so the floor's differs.
 port=28471
 floor_port=28472
@@ -66,8 +67,8 @@ mf = statistics.median(floor)
 rate = lambda t: mib / max(t, 0.001)
 print("| from | median (min–max) | MiB/s | × the floor's throughput | target | holds |")
 print("| --- | --- | --- | --- | --- | --- |")
-for label, ts in (("a sandbox on this machine's network, through the gateway", shared),
-                  ("a sandbox with a network of its own (--no-internet), through the gateway", own),
+for label, ts in (("a sandbox with internet access, through the gateway", shared),
+                  ("a sandbox made with --no-internet, through the gateway", own),
                   ("floor: the same server on this machine's loopback", floor)):
     m = statistics.median(ts)
     ratio = mf / max(m, 0.001)

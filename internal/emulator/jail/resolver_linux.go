@@ -44,7 +44,9 @@ func startRelay(f *os.File) net.PacketConn {
 
 func relay(pc net.PacketConn, resolver netip.AddrPort) {
 	sem := make(chan struct{}, relayInFlight)
-	buf := make([]byte, 64<<10)
+	// A query is a question: small (an answer may not be, and gets a
+	// buffer of its own while it is read).
+	buf := make([]byte, 4<<10)
 	for {
 		n, from, err := pc.ReadFrom(buf)
 		if err != nil {

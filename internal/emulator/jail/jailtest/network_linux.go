@@ -3,6 +3,7 @@
 package jailtest
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"net/netip"
@@ -36,7 +37,8 @@ func InTestNetwork(t testing.TB) bool {
 		if err := boxinit.LoopbackUp(); err != nil {
 			t.Fatal(err)
 		}
-		if err := boxinit.AddLoopbackAddr(TestHost.AsSlice()); err != nil {
+		// A benchmark is called more than once: the address may be there.
+		if err := boxinit.AddLoopbackAddr(TestHost.AsSlice()); err != nil && !errors.Is(err, syscall.EEXIST) {
 			t.Fatal(err)
 		}
 		return true
@@ -45,9 +47,11 @@ func InTestNetwork(t testing.TB) bool {
 	args := []string{"-test.run=^" + t.Name() + "$", "-test.count=1", "-test.v"}
 	_, bench := t.(*testing.B)
 	if bench {
-		args = []string{"-test.run=^$", "-test.bench=^" + t.Name() + "$", "-test.count=1", "-test.benchmem"}
-		if f := flag.Lookup("test.benchtime"); f != nil {
-			args = append(args, "-test.benchtime="+f.Value.String())
+		args = []string{"-test.run=^$", "-test.bench=^" + t.Name() + "$", "-test.benchmem"}
+		for _, name := range []string{"test.benchtime", "test.count"} {
+			if f := flag.Lookup(name); f != nil {
+				args = append(args, "-"+name+"="+f.Value.String())
+			}
 		}
 	}
 	cmd := exec.Command(os.Args[0], args...)
