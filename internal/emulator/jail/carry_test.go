@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/jail/jailtest"
@@ -164,4 +166,45 @@ except OSError as e:
 	if want := "answer to query\nanswer to unconnected\nENETUNREACH\n"; code != 0 || out != want {
 		t.Errorf("the box's resolver: exit %d\n%s\nwant\n%s", code, out, want)
 	}
+}
+
+// A program that gives up a connection the carrier is still making for it
+// (a signal ends its wait) gets its error at once, and the carrier lets
+// the connection go: nothing of it is left in the emulator.
+func TestACarriedConnectGivenUpLeavesNothing(t *testing.T) {
+	if !jailtest.InTestNetwork(t) {
+		return
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("the client in the box is python3's")
+	}
+	b := newBoxWith(t, true, func(s *jail.BoxSpec) { s.Carry = true })
+	before := openFiles(t)
+	start := time.Now()
+	out, code := b.run(t, false, fmt.Sprintf(`python3 -c '
+import socket, signal
+class GaveUp(Exception): pass
+def up(*_): raise GaveUp()
+signal.signal(signal.SIGALRM, up)
+signal.alarm(1)
+try:
+    socket.create_connection(("%s", 80))
+    print("connected")
+except GaveUp:
+    print("gave up")
+'`, jailtest.SilentHost))
+	if code != 0 || out != "gave up\n" || time.Since(start) > 20*time.Second {
+		t.Fatalf("a connect given up: exit %d, %q after %s", code, out, time.Since(start))
+	}
+	waitFor(t, "the carrier's socket closed", 10*time.Second, func() bool { return openFiles(t) <= before })
+}
+
+// openFiles counts this process's open descriptors.
+func openFiles(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
 }

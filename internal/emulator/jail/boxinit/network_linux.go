@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/abx-dev/abx/internal/emulator/jail/rtnl"
 )
 
 // A box with a network of its own (BoxSpec.OwnNetwork) is a network
@@ -20,25 +22,9 @@ import (
 // enter it), so the init, which is, makes each connection to a port the
 // gateway forwards to and hands its descriptor over.
 
-// LoopbackUp brings the loopback of a new network namespace up.
-func LoopbackUp() error { return loopbackUp() }
-
 // loopbackUp brings the namespace's loopback up: a new namespace's is down.
 func loopbackUp() error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("the box's loopback: %w", err)
-	}
-	defer func() { _ = unix.Close(fd) }()
-	ifr, err := unix.NewIfreq("lo")
-	if err != nil {
-		return err
-	}
-	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
-		return fmt.Errorf("the box's loopback: %w", err)
-	}
-	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
-	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+	if err := rtnl.Up("lo"); err != nil {
 		return fmt.Errorf("the box's loopback: %w", err)
 	}
 	return nil

@@ -3,13 +3,14 @@
 package boxinit
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/abx-dev/abx/internal/emulator/jail/rtnl"
 )
 
 // A box whose connections out are carried (BoxSpec.Carry) has a network
@@ -112,57 +113,5 @@ func isLoopback(a []byte) bool {
 	return string(a) == string([]byte{15: 1})
 }
 
-// AddLoopbackAddr puts the address a (4 or 16 bytes) on the loopback of
-// this network namespace (tests give a namespace of their own a host's
-// address).
-func AddLoopbackAddr(a []byte) error { return addLoopbackAddr(a) }
-
-// addLoopbackAddr puts a on the loopback (RTM_NEWADDR over rtnetlink),
-// as a host address (/32, /128).
-func addLoopbackAddr(a []byte) error {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = unix.Close(fd) }()
-	family, bits := unix.AF_INET, 32
-	if len(a) == 16 {
-		family, bits = unix.AF_INET6, 128
-	}
-	raw := a
-	attr := func(kind uint16) []byte {
-		b := make([]byte, unix.SizeofRtAttr+len(raw))
-		binary.NativeEndian.PutUint16(b[0:], uint16(len(b)))
-		binary.NativeEndian.PutUint16(b[2:], kind)
-		copy(b[unix.SizeofRtAttr:], raw)
-		return b
-	}
-	body := make([]byte, unix.SizeofIfAddrmsg)
-	body[0], body[1] = byte(family), byte(bits) // family, prefix length
-	body[3] = unix.RT_SCOPE_HOST
-	binary.NativeEndian.PutUint32(body[4:], 1) // the loopback's index
-	body = append(body, attr(unix.IFA_LOCAL)...)
-	body = append(body, attr(unix.IFA_ADDRESS)...)
-	msg := make([]byte, unix.SizeofNlMsghdr, unix.SizeofNlMsghdr+len(body))
-	binary.NativeEndian.PutUint32(msg[0:], uint32(unix.SizeofNlMsghdr+len(body)))
-	binary.NativeEndian.PutUint16(msg[4:], unix.RTM_NEWADDR)
-	binary.NativeEndian.PutUint16(msg[6:], unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL)
-	binary.NativeEndian.PutUint32(msg[8:], 1) // sequence
-	msg = append(msg, body...)
-	if err := unix.Sendto(fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return err
-	}
-	ack := make([]byte, 4096)
-	n, _, err := unix.Recvfrom(fd, ack, 0)
-	if err != nil {
-		return err
-	}
-	// The answer is an NLMSG_ERROR whose error is 0 on success.
-	if n < unix.SizeofNlMsghdr+4 || binary.NativeEndian.Uint16(ack[4:]) != unix.NLMSG_ERROR {
-		return fmt.Errorf("rtnetlink answered %d bytes", n)
-	}
-	if e := int32(binary.NativeEndian.Uint32(ack[unix.SizeofNlMsghdr:])); e != 0 {
-		return unix.Errno(-e)
-	}
-	return nil
-}
+// addLoopbackAddr puts a on the loopback, as a host address (/32, /128).
+func addLoopbackAddr(a []byte) error { return rtnl.AddAddr(1, a, 8*len(a)) }

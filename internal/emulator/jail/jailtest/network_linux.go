@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -13,15 +14,47 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/abx-dev/abx/internal/emulator/jail/boxinit"
+	"github.com/abx-dev/abx/internal/emulator/jail/rtnl"
 )
 
 // hostEnv marks the copy of a test binary that InTestNetwork starts.
 const hostEnv = "ABX_TEST_NETWORK"
 
 // TestHost is the address a test host has in the network InTestNetwork
-// makes: nothing outside that network has it.
-var TestHost = netip.MustParseAddr("10.99.0.1")
+// makes: nothing outside that network has it. SilentHost is an address
+// of that network that answers nothing: a connection to it waits for an
+// answer to its SYN that never comes (it lies behind a bridge with no
+// port).
+var (
+	TestHost   = netip.MustParseAddr("10.99.0.1")
+	SilentHost = netip.MustParseAddr("10.99.1.7")
+)
+
+// setUpTestNetwork gives the new network namespace its loopback, with
+// TestHost on it, and the bridge SilentHost lies behind. A benchmark is
+// called more than once: what is there already is kept.
+func setUpTestNetwork() error {
+	if err := rtnl.Up("lo"); err != nil {
+		return err
+	}
+	if err := rtnl.AddAddr(1, TestHost.AsSlice(), 32); err != nil && !errors.Is(err, syscall.EEXIST) {
+		return err
+	}
+	const bridge = "abx-silent"
+	if err := rtnl.AddLink(bridge, "bridge"); errors.Is(err, syscall.EEXIST) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("a bridge for the silent host: %w", err)
+	}
+	if err := rtnl.Up(bridge); err != nil {
+		return err
+	}
+	ifc, err := net.InterfaceByName(bridge)
+	if err != nil {
+		return err
+	}
+	return rtnl.AddAddr(ifc.Index, netip.MustParseAddr("10.99.1.1").AsSlice(), 24)
+}
 
 // InTestNetwork runs the test t in a network namespace of its own, where
 // TestHost is an address of this machine (on its loopback, beside
@@ -34,11 +67,7 @@ var TestHost = netip.MustParseAddr("10.99.0.1")
 func InTestNetwork(t testing.TB) bool {
 	t.Helper()
 	if os.Getenv(hostEnv) == "1" {
-		if err := boxinit.LoopbackUp(); err != nil {
-			t.Fatal(err)
-		}
-		// A benchmark is called more than once: the address may be there.
-		if err := boxinit.AddLoopbackAddr(TestHost.AsSlice()); err != nil && !errors.Is(err, syscall.EEXIST) {
+		if err := setUpTestNetwork(); err != nil {
 			t.Fatal(err)
 		}
 		return true
