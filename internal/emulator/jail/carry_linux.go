@@ -83,7 +83,14 @@ type carrier struct {
 	out       Egress
 	resolvers map[netip.Addr]bool
 	done      <-chan struct{}
+	// making bounds the connections the carrier makes for the box at
+	// once (each holds a socket here until it is handed over): a box
+	// that asks for more waits in its connects.
+	making chan struct{}
 }
+
+// carriedAtOnce bounds a box's connections being made at once.
+const carriedAtOnce = 256
 
 // newCarrier takes the trap the init handed over.
 func newCarrier(trap *os.File, out Egress, resolvers [][]byte, done <-chan struct{}) (*carrier, error) {
@@ -98,7 +105,8 @@ func newCarrier(trap *os.File, out Egress, resolvers [][]byte, done <-chan struc
 		_ = unix.Close(fd)
 		return nil, err
 	}
-	c := &carrier{trap: os.NewFile(uintptr(fd), "seccomp"), out: out, resolvers: map[netip.Addr]bool{}, done: done}
+	c := &carrier{trap: os.NewFile(uintptr(fd), "seccomp"), out: out, resolvers: map[netip.Addr]bool{}, done: done,
+		making: make(chan struct{}, carriedAtOnce)}
 	if c.raw, err = c.trap.SyscallConn(); err != nil {
 		_ = c.trap.Close()
 		return nil, err
@@ -114,6 +122,38 @@ func newCarrier(trap *os.File, out Egress, resolvers [][]byte, done <-chan struc
 	sync := uint64(unix.SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP)
 	_ = c.ctl(notifFlags, unsafe.Pointer(&sync))
 	return c, nil
+}
+
+// pidfdThread opens a pidfd of a thread that leads no thread group
+// (PIDFD_THREAD, Linux 6.9: O_EXCL).
+const pidfdThread = unix.O_EXCL
+
+// openThread opens a pidfd of the thread that made a call: the one a
+// notification names, often not its process's first thread (a Go
+// program's, a Java one's connect). Before Linux 6.9 a pidfd is of a
+// process only: its thread group's, which shares its descriptors.
+func openThread(tid int) (int, error) {
+	fd, err := unix.PidfdOpen(tid, pidfdThread)
+	if !errors.Is(err, unix.EINVAL) {
+		return fd, err
+	}
+	if fd, err = unix.PidfdOpen(tid, 0); !errors.Is(err, unix.EINVAL) {
+		return fd, err
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status")
+	if err != nil {
+		return -1, err
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
+			tgid, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return -1, err
+			}
+			return unix.PidfdOpen(tgid, 0)
+		}
+	}
+	return -1, unix.ESRCH
 }
 
 // ctl makes one ioctl on the trap, unless it is closed (the box killed).
@@ -178,22 +218,29 @@ func (c *carrier) outward(dst netip.AddrPort, ok bool) bool {
 // answer decides a connect out of the box: refuse it, or carry it (a
 // socket that is no TCP one goes on in the box).
 func (c *carrier) answer(n seccompNotif, fd int, dst netip.AddrPort) {
+	select {
+	case c.making <- struct{}{}:
+		defer func() { <-c.making }()
+	case <-c.done:
+		return
+	}
 	a := dst.Addr().Unmap()
 	dns := c.resolvers[a] && dst.Port() == 53
-	pidfd, err := unix.PidfdOpen(int(n.Pid), 0)
+	pidfd, err := openThread(int(n.Pid))
 	if err != nil {
 		c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
 		return
 	}
-	defer func() { _ = unix.Close(pidfd) }()
 	// The address was read from a pid's memory, and the pidfd opened of
 	// a pid: both are the program's only if its call is still the one
 	// notified (a pid is reused once its process has gone).
 	id := n.ID
 	if c.ctl(notifIDValid, unsafe.Pointer(&id)) != nil {
+		_ = unix.Close(pidfd)
 		return
 	}
 	sock, err := unix.PidfdGetfd(pidfd, fd, 0)
+	_ = unix.Close(pidfd)
 	if err != nil {
 		c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
 		return

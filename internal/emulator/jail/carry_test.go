@@ -3,6 +3,7 @@
 package jail_test
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"net"
@@ -17,10 +18,10 @@ import (
 )
 
 // A box whose connections out are carried reaches a host beyond this
-// machine's loopback, its socket as fast as this machine's own (options
-// set before the connect held, blocking and non-blocking alike, inherited
-// by what it execs or not, as the program's socket was), where its rules
-// let it; a refused destination is EPERM, and nothing of this
+// machine's loopback, from any of its threads, where its rules let it: its
+// socket is then one of this machine's, with the options set before the
+// connect, blocking or not and inherited by what it execs or not, as the
+// program's was. A refused destination is EPERM, and nothing of this
 // machine's loopback is in reach.
 func TestCarriedBoxesReachWhatTheirRulesAllow(t *testing.T) {
 	if !jailtest.InTestNetwork(t) {
@@ -65,7 +66,7 @@ func TestCarriedBoxesReachWhatTheirRulesAllow(t *testing.T) {
 		return nil
 	}, func(s *jail.BoxSpec) { s.Carry = true })
 	client := fmt.Sprintf(`python3 -c '
-import socket, sys, select, errno, fcntl, os
+import socket, sys, select, errno, fcntl, os, threading
 def blocking(host, port):
     s = socket.socket()
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -93,17 +94,22 @@ def nonblocking(host, port):
     return s.makefile().readline().strip() + " " + flags
 print(blocking("%[1]s", %[2]d))
 print(nonblocking("%[1]s", %[2]d))
+got = []
+t = threading.Thread(target=lambda: got.append(blocking("%[1]s", %[2]d)))
+t.start(); t.join()
+print("from a thread:", got[0])
 print(blocking("127.0.0.1", %[3]d))
 print(blocking("%[1]s", %[4]d), nonblocking("%[1]s", %[4]d))
 '`, jailtest.TestHost, port, local.Addr().(*net.TCPAddr).Port, closedPort)
 	out, code := open.run(t, false, client)
 	hello := "hello from " + jailtest.TestHost.String()
-	want := hello + " nodelay=1 blocking=True inheritable=False\n" + hello + " blocking=False inheritable=True\nECONNREFUSED\nECONNREFUSED ECONNREFUSED\n"
+	want := hello + " nodelay=1 blocking=True inheritable=False\n" + hello + " blocking=False inheritable=True\n" +
+		"from a thread: " + hello + " nodelay=1 blocking=True inheritable=False\nECONNREFUSED\nECONNREFUSED ECONNREFUSED\n"
 	if code != 0 || out != want {
 		t.Errorf("a box whose rules allow the host: exit %d\n%s\nwant\n%s", code, out, want)
 	}
 	out, code = closed.run(t, false, client)
-	if want := "EPERM\nEPERM\nECONNREFUSED\nEPERM EPERM\n"; code != 0 || out != want {
+	if want := "EPERM\nEPERM\nfrom a thread: EPERM\nECONNREFUSED\nEPERM EPERM\n"; code != 0 || out != want {
 		t.Errorf("a box whose rules deny the host: exit %d\n%s\nwant\n%s", code, out, want)
 	}
 	// What the box serves on its own loopback stays in reach of itself.
@@ -172,13 +178,10 @@ except OSError as e:
 // (a signal ends its wait) gets its error at once, and the carrier lets
 // the connection go: nothing of it is left in the emulator.
 func TestACarriedConnectGivenUpLeavesNothing(t *testing.T) {
-	if !jailtest.InTestNetwork(t) {
+	b := carriedBox(t)
+	if b == nil {
 		return
 	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("the client in the box is python3's")
-	}
-	b := newBoxWith(t, true, func(s *jail.BoxSpec) { s.Carry = true })
 	before := openFiles(t)
 	start := time.Now()
 	out, code := b.run(t, false, fmt.Sprintf(`python3 -c '
@@ -199,6 +202,20 @@ except GaveUp:
 	waitFor(t, "the carrier's socket closed", 10*time.Second, func() bool { return openFiles(t) <= before })
 }
 
+// carriedBox is a carried box for a test whose client in it is python3,
+// in a network of the test's own (jailtest.InTestNetwork); nil in the
+// test binary as started, whose copy ran the test: the caller returns.
+func carriedBox(t *testing.T) *box {
+	t.Helper()
+	if !jailtest.InTestNetwork(t) {
+		return nil
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("the client in the box is python3's")
+	}
+	return newBoxWith(t, true, func(s *jail.BoxSpec) { s.Carry = true })
+}
+
 // openFiles counts this process's open descriptors.
 func openFiles(t *testing.T) int {
 	t.Helper()
@@ -207,4 +224,43 @@ func openFiles(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return len(entries)
+}
+
+// The connections the emulator makes for a box at once are bounded: a box
+// that waits in more connects than that, from as many threads, holds no
+// more of the emulator's descriptors, and gives them back when it ends.
+func TestACarriedBoxHoldsABoundedShareOfTheEmulator(t *testing.T) {
+	b := carriedBox(t)
+	if b == nil {
+		return
+	}
+	before := openFiles(t)
+	cmd := b.command(t, false, fmt.Sprintf(`exec python3 -c '
+import socket, threading, time
+def wait():
+    try:
+        socket.create_connection(("%s", 80))
+    except OSError:
+        pass
+for _ in range(400):
+    threading.Thread(target=wait, daemon=True).start()
+print("waiting", flush=True)
+time.sleep(600)'`, jailtest.SilentHost))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(out).ReadString('\n'); line != "waiting\n" {
+		t.Fatalf("the box's program: %q, %v", line, err)
+	}
+	waitFor(t, "the emulator making the box's connections", 10*time.Second, func() bool { return openFiles(t) >= before+200 })
+	time.Sleep(500 * time.Millisecond) // what more it would take, it has taken by now
+	if held := openFiles(t) - before; held > 256+8 {
+		t.Errorf("the emulator holds %d descriptors for 400 connects of one box, want at most 256 and a few", held)
+	}
+	b.b.Kill()
+	waitFor(t, "the descriptors given back", 10*time.Second, func() bool { return openFiles(t) <= before+2 })
 }
