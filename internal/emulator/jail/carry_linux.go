@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -246,18 +247,34 @@ func (c *carrier) answer(n seccompNotif, fd int, dst netip.AddrPort) {
 		return
 	}
 	kind, domain, proto, opts := describe(sock)
-	_ = unix.Close(sock)
 	if kind != unix.SOCK_STREAM || (domain == unix.AF_INET) != dst.Addr().Is4() ||
 		(domain != unix.AF_INET && domain != unix.AF_INET6) {
+		_ = unix.Close(sock)
 		c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
 		return
 	}
 	if !dns {
 		if err := c.out(netip.AddrPortFrom(a, dst.Port())); err != nil {
+			_ = unix.Close(sock)
 			c.respond(seccompResp{ID: n.ID, Error: -int32(unix.EPERM)})
 			return
 		}
 	}
+	if isMachines(sock) {
+		// A socket the carrier put in place already, connected again:
+		// a program polling its connection (EALREADY, then EISCONN),
+		// or trying again after a failure. The kernel answers, on that
+		// very socket, with the carrier's copy of the address (the
+		// program may change its own after it was read).
+		resp := seccompResp{ID: n.ID}
+		if err := unix.Connect(sock, sockaddr(domain, dst)); err != nil {
+			resp.Error = -int32(errnoOf(err))
+		}
+		_ = unix.Close(sock)
+		c.respond(resp)
+		return
+	}
+	_ = unix.Close(sock)
 	flags := fdFlags(int(n.Pid), fd)
 	host, err := unix.Socket(domain, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, proto)
 	if err != nil {
@@ -265,11 +282,7 @@ func (c *carrier) answer(n seccompNotif, fd int, dst netip.AddrPort) {
 		return
 	}
 	opts.apply(host)
-	var sa unix.Sockaddr = &unix.SockaddrInet4{Port: int(dst.Port()), Addr: a.As4()}
-	if domain == unix.AF_INET6 {
-		sa = &unix.SockaddrInet6{Port: int(dst.Port()), Addr: dst.Addr().As16()}
-	}
-	err = unix.Connect(host, sa)
+	err = unix.Connect(host, sockaddr(domain, dst))
 	if err != nil && !errors.Is(err, unix.EINPROGRESS) {
 		_ = unix.Close(host)
 		c.respond(seccompResp{ID: n.ID, Error: -int32(errnoOf(err))})
@@ -314,6 +327,33 @@ func (c *carrier) answer(n seccompNotif, fd int, dst netip.AddrPort) {
 		return
 	}
 	c.respond(resp)
+}
+
+// sockaddr is dst for a socket of domain.
+func sockaddr(domain int, dst netip.AddrPort) unix.Sockaddr {
+	if domain == unix.AF_INET6 {
+		return &unix.SockaddrInet6{Port: int(dst.Port()), Addr: dst.Addr().As16()}
+	}
+	return &unix.SockaddrInet4{Port: int(dst.Port()), Addr: dst.Addr().Unmap().As4()}
+}
+
+// machineNet is the cookie of this process's network namespace, where the
+// carrier makes its sockets (0 where the kernel cannot tell, before 5.14).
+var machineNet = sync.OnceValue(func() uint64 {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0
+	}
+	defer func() { _ = unix.Close(fd) }()
+	cookie, _ := unix.GetsockoptUint64(fd, unix.SOL_SOCKET, unix.SO_NETNS_COOKIE)
+	return cookie
+})
+
+// isMachines tells a socket of this machine's network (one the carrier
+// made) from one of the box's.
+func isMachines(sock int) bool {
+	cookie, err := unix.GetsockoptUint64(sock, unix.SOL_SOCKET, unix.SO_NETNS_COOKIE)
+	return err == nil && cookie != 0 && cookie == machineNet()
 }
 
 // destination reads the connect's descriptor and address: ok only for an
