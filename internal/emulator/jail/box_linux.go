@@ -101,7 +101,7 @@ func StartBox(spec BoxSpec, out Egress) (*Box, error) {
 	}
 	defer func() { _ = readyR.Close() }()
 	cmd := &exec.Cmd{Path: selfExe, Args: []string{InitName}, ExtraFiles: []*os.File{lifeR, readyW}, Stderr: b.stderr}
-	if spec.ParentID, err = isolate(cmd, spec.OwnNetwork); err != nil {
+	if spec.ParentID, spec.RootID, err = isolate(cmd, spec.OwnNetwork); err != nil {
 		return fail(err)
 	}
 	if !spec.NoCgroup {

@@ -193,3 +193,25 @@ func TestExtraFilesReachTheCommand(t *testing.T) {
 		t.Fatalf("%v, %q", err, got.String())
 	}
 }
+
+// A root emulator's sandbox has two users, as a machine has: what root
+// makes is root's, which the user may read and not change, and what the
+// user makes is the user's, to root too. (An unprivileged emulator has one
+// id of this machine to give both: docs/emulator.md.)
+func TestRootAndUserAreTwo(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("an unprivileged emulator's root and user are one user of this machine")
+	}
+	b := newBox(t)
+	if out, code := b.run(t, true, `echo r > /tmp/by-root && chmod 644 /tmp/by-root && stat -c %u /tmp/by-root`); code != 0 || out != "0\n" {
+		t.Fatalf("root's file, to root: exit %d, %q", code, out)
+	}
+	out, code := b.run(t, false, `touch /tmp/by-user && stat -c %u /tmp/by-root /tmp/by-user && { echo u >> /tmp/by-root; } 2>/dev/null || echo refused`)
+	if code != 0 || out != "0\n1000\nrefused\n" {
+		t.Errorf("root's file and the user's, to the user: exit %d, %q", code, out)
+	}
+	if out, code := b.run(t, true, `stat -c %u /tmp/by-user && echo r >> /tmp/by-user && echo written`); code != 0 || out != "1000\nwritten\n" {
+		t.Errorf("the user's file, to root: exit %d, %q", code, out)
+	}
+}

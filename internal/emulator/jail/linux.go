@@ -18,7 +18,12 @@ const selfExe = "/proc/self/exe"
 // unprivileged is the uid and gid sandbox processes get on this machine
 // when the emulator runs as root: a user of their own, so that a sandbox
 // can neither signal the host's root processes nor open what root may.
-const unprivileged = 100000
+// The sandbox's root is another (rootOfBoxes), so that what root makes in
+// a sandbox its user may not change, as on a machine.
+const (
+	unprivileged = 100000
+	rootOfBoxes  = 100001
+)
 
 // Owner is the user of this machine that sandbox processes run as, and
 // that owns the sandboxes' directories: this process's own user, or
@@ -33,11 +38,11 @@ func Owner() (uid, gid int) {
 // isolate makes cmd a box's init: mount and PID namespaces of its own,
 // and a network namespace when ownNetwork says.
 // Root needs nothing more: its init mounts as root and maps the command's
-// user to unprivileged. Anyone else's init is uid 0 of a new user
-// namespace that is this user outside, where it may mount, and maps the
-// command's user to that uid 0. It returns the id the command's user maps
-// to.
-func isolate(cmd *exec.Cmd, ownNetwork bool) (parentID int, err error) {
+// user to unprivileged, its root to rootOfBoxes. Anyone else's init is
+// uid 0 of a new user namespace that is this user outside, where it may
+// mount, and maps the command's user and root both to that uid 0, the one
+// id it has. It returns the ids the command's user and root map to.
+func isolate(cmd *exec.Cmd, ownNetwork bool) (parentID, rootID int, err error) {
 	// A session of its own: no sandbox process shares the emulator's
 	// terminal (it could read its keys).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID, Setsid: true}
@@ -45,13 +50,13 @@ func isolate(cmd *exec.Cmd, ownNetwork bool) (parentID int, err error) {
 		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
 	}
 	if os.Geteuid() == 0 {
-		return unprivileged, nil
+		return unprivileged, rootOfBoxes, nil
 	}
 	cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
 	cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
 	cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
 	cmd.SysProcAttr.Credential = &syscall.Credential{Uid: 0, Gid: 0, NoSetGroups: true}
-	return 0, nil
+	return 0, 0, nil
 }
 
 var probe struct {

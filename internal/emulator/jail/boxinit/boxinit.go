@@ -95,9 +95,12 @@ type BoxSpec struct {
 
 	// Socket is where the init listens, a path outside the view (set by
 	// StartBox); ParentID is the uid and gid, in the init's user
-	// namespace, that a command's user maps to (set by StartBox).
+	// namespace, that a command's user maps to, and RootID those its root
+	// maps to, the same where the init has one id to give (set by
+	// StartBox).
 	Socket   string `json:"socket"`
 	ParentID int    `json:"parentID"`
+	RootID   int    `json:"rootID"`
 }
 
 // Spec is one command to run in a box.

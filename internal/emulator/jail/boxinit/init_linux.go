@@ -259,7 +259,8 @@ func (b *boxInit) run(c *Conn, spec Spec, files []*os.File) {
 
 // start forks the command: in a session of its own (on its terminal, for
 // a Tty spec), as the sandbox's user (uid 1000, or 0 for root) in a user
-// namespace nested in the init's, with no power over the mounts. Its end
+// namespace nested in the init's, with no power over the mounts, where
+// the sandbox's root and user are mapped as the init can (BoxSpec.RootID). Its end
 // comes on cmd.end, which the caller gets from start itself: once start
 // returns, the reaper may have taken the command out of the table already.
 func (b *boxInit) start(spec Spec, files []*os.File) (pid int, cmd *command, err error) {
@@ -278,11 +279,17 @@ func (b *boxInit) start(spec Spec, files []*os.File) (pid int, cmd *command, err
 	for i, f := range files {
 		fds[i] = f.Fd()
 	}
+	ids := []syscall.SysProcIDMap{{ContainerID: id, HostID: b.spec.ParentID, Size: 1}}
+	if r := b.spec.RootID; r != b.spec.ParentID {
+		// Root and user are two users here: each command sees both,
+		// what root made as root's, what user made as user's.
+		ids = []syscall.SysProcIDMap{{ContainerID: 0, HostID: r, Size: 1}, {ContainerID: UserUID, HostID: b.spec.ParentID, Size: 1}}
+	}
 	attr := &syscall.ProcAttr{Dir: spec.Dir, Env: spec.Env, Files: fds, Sys: &syscall.SysProcAttr{
 		Setsid:                     true,
 		Cloneflags:                 syscall.CLONE_NEWUSER,
-		UidMappings:                []syscall.SysProcIDMap{{ContainerID: id, HostID: b.spec.ParentID, Size: 1}},
-		GidMappings:                []syscall.SysProcIDMap{{ContainerID: id, HostID: b.spec.ParentID, Size: 1}},
+		UidMappings:                ids,
+		GidMappings:                ids,
 		GidMappingsEnableSetgroups: false,
 		Credential:                 &syscall.Credential{Uid: uint32(id), Gid: uint32(id), NoSetGroups: true},
 	}}
