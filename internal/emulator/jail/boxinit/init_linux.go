@@ -260,9 +260,10 @@ func (b *boxInit) run(c *Conn, spec Spec, files []*os.File) {
 // start forks the command: in a session of its own (on its terminal, for
 // a Tty spec), as the sandbox's user (uid 1000, or 0 for root) in a user
 // namespace nested in the init's, with no power over the mounts, where
-// the sandbox's root and user are mapped as the init can (BoxSpec.RootID). Its end
-// comes on cmd.end, which the caller gets from start itself: once start
-// returns, the reaper may have taken the command out of the table already.
+// the sandbox's root and user are mapped as the init can (BoxSpec.RootID).
+// Its end comes on cmd.end, which the caller gets from start itself: once
+// start returns, the reaper may have taken the command out of the table
+// already.
 func (b *boxInit) start(spec Spec, files []*os.File) (pid int, cmd *command, err error) {
 	if len(spec.Args) == 0 || len(files) < 3 {
 		return 0, nil, errors.New("bad command")
