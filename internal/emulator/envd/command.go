@@ -108,6 +108,13 @@ func (s *Server) box() (*jail.Box, error) {
 		return nil, err
 	}
 	s.jail, s.jailAt = b, started
+	if b.Layered() {
+		// What the sandbox writes over this machine's directories is in
+		// its box: the files API reaches them there.
+		if root, path, err := b.Root(); err == nil {
+			s.view.setBox(root, path)
+		}
+	}
 	return b, nil
 }
 

@@ -19,7 +19,7 @@ const (
 )
 
 // diskUsage is what the sandbox's own directories (Writable, and TopDir
-// where it has one) hold on disk,
+// and LayersDir where it has them) hold on disk,
 // as du counts it (blocks allocated, a file with several links once), and
 // the size of the file system that holds them, as envd's disk_total is
 // its root file system's.
@@ -40,7 +40,8 @@ func (s *Server) diskUsage() (used, total uint64, err error) {
 		dirs = append(dirs, strings.TrimPrefix(d, "/"))
 	}
 	if s.view.top != "" {
-		dirs = append(dirs, TopDir)
+		// Its root, and what it wrote over this machine's directories.
+		dirs = append(dirs, TopDir, LayersDir)
 	}
 	for _, d := range dirs {
 		if fd, ok := openBelow(root, d); ok {

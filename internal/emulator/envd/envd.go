@@ -155,6 +155,9 @@ func (s *Server) Close() {
 	s.watchers.closeAll()
 	s.procs.killAll()
 	s.procs.wait(5 * time.Second)
+	if b := s.view.box.Swap(nil); b != nil {
+		_ = b.root.Close()
+	}
 	if s.view.root != nil {
 		_ = s.view.root.Close()
 	}

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -48,6 +50,27 @@ type view struct {
 	// made, as the box reads them when it boots: its box binds those, and
 	// anything else at the top is the sandbox's.
 	machine map[string]bool
+	// box is the sandbox's root as its booted box has it, where this
+	// machine's top-level directories carry layers of the sandbox's own
+	// (a root emulator's boxes): paths under them are reached there, so
+	// that the files API sees what the sandbox wrote over them. Nil
+	// before the box boots, and where it lays none.
+	box atomic.Pointer[boxRoot]
+}
+
+// boxRoot is a box's root, opened, and the path it was opened by, which
+// names it among hosts' paths (/proc/PID/root): never shown.
+type boxRoot struct {
+	root *os.Root
+	path string
+}
+
+// setBox makes the view reach this machine's top-level directories through
+// the box's root.
+func (v *view) setBox(root *os.Root, path string) {
+	if old := v.box.Swap(&boxRoot{root: root, path: path}); old != nil {
+		_ = old.root.Close()
+	}
 }
 
 // TopDir is, in the sandbox's directory, what an isolated sandbox makes at
@@ -106,11 +129,18 @@ func (v *view) host(p string) (string, mount) {
 	for _, m := range v.mounts {
 		if within(p, m.target) {
 			if m.target == "/" && p != "/" && v.top != "" {
-				if name, _, _ := strings.Cut(p[1:], "/"); !v.machine[name] {
+				name, _, _ := strings.Cut(p[1:], "/")
+				if !v.machine[name] {
 					// The sandbox's own top-level entry, as its box
 					// has it.
 					return filepath.Join(v.top, filepath.FromSlash(p[1:])),
 						mount{target: "/" + name, source: filepath.Join(v.top, name), writable: true}
+				}
+				if b := v.box.Load(); b != nil && !slices.Contains(alwaysHidden, "/"+name) && name != "sys" {
+					// This machine's, under the sandbox's layer (the
+					// box's own /dev, /run, /proc and /sys stay out of
+					// the files API's sight).
+					return b.path + p, mount{target: "/" + name, source: b.path + "/" + name, writable: true}
 				}
 			}
 			return filepath.Join(m.source, filepath.FromSlash(strings.TrimPrefix(p, m.target))), m
@@ -260,8 +290,14 @@ func (v *view) resolve(p string, follow bool) (string, error) {
 // so a call made with the sandbox user's rights (asUser) works although
 // the emulator's state dir is private.
 
-// inside says where h is below the sandbox's directory, if it is.
+// inside says where h is below the sandbox's directory, or its box's
+// root, if it is.
 func (v *view) inside(h string) (*os.Root, string, bool) {
+	if b := v.box.Load(); b != nil {
+		if rel, ok := strings.CutPrefix(h, b.path+"/"); ok {
+			return b.root, rel, true
+		}
+	}
 	if v.root == nil {
 		return nil, "", false
 	}
@@ -323,9 +359,14 @@ func (v *view) mkdir(p string) error {
 // rename moves src to dst, both in the sandbox's directories.
 func (v *view) rename(src, dst located) error {
 	rs, relS, ok1 := v.inside(src.host)
-	_, relD, ok2 := v.inside(dst.host)
+	rd, relD, ok2 := v.inside(dst.host)
 	if !ok1 || !ok2 {
 		return &fs.PathError{Op: "rename", Path: src.path, Err: fs.ErrPermission}
+	}
+	if rs != rd {
+		// From the sandbox's directories to a layer over this machine's,
+		// or back: two file systems, as a rename across mounts finds.
+		return &os.LinkError{Op: "rename", Old: src.path, New: dst.path, Err: syscall.EXDEV}
 	}
 	return renamed(rs.Rename(relS, relD), dst.path)
 }

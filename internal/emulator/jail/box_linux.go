@@ -104,6 +104,14 @@ func StartBox(spec BoxSpec, out Egress) (*Box, error) {
 	if spec.ParentID, spec.RootID, err = isolate(cmd, spec.OwnNetwork); err != nil {
 		return fail(err)
 	}
+	if os.Geteuid() == 0 {
+		// This machine's directories, with layers of the box's own
+		// over them, writable to its root.
+		if ns, err := rootMap(); err == nil {
+			cmd.ExtraFiles = append(cmd.ExtraFiles, ns)
+			spec.IDMap, b.spec.IDMap = true, true
+		}
+	}
 	if !spec.NoCgroup {
 		if cg, err := newCgroup(); err == nil {
 			b.cg = cg
@@ -383,6 +391,19 @@ func (b *Box) Dial(ctx context.Context, port int) (net.Conn, error) {
 		return nil, errors.New("the sandbox's init sent no connection")
 	}
 	return net.FileConn(files[0])
+}
+
+// Layered tells whether the box lays layers of its own over this
+// machine's top-level directories (BoxSpec.IDMap).
+func (b *Box) Layered() bool { return b.spec.IDMap }
+
+// Root opens the box's root as its processes have it, and names the path
+// it was opened by (/proc/PID/root of the init): this machine's
+// directories are there with the box's layers over them.
+func (b *Box) Root() (*os.Root, string, error) {
+	p := fmt.Sprintf("/proc/%d/root", b.init.Process.Pid)
+	r, err := os.OpenRoot(p)
+	return r, p, err
 }
 
 // Done is closed when the box has ended.

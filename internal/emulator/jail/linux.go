@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/abx-dev/abx/internal/emulator/jail/boxinit"
 )
 
 // selfExe is this binary, whatever it was started as and even if the file
@@ -107,3 +109,27 @@ func Prepare(dir string, mode os.FileMode) error {
 	}
 	return os.Chmod(dir, mode)
 }
+
+// rootMap is a user namespace that maps this machine's root to the
+// sandboxes' (rootOfBoxes), for the idmapped mounts a root emulator's boxes
+// lay their layers over (BoxSpec.IDMap). A copy of this binary holds it
+// while it is opened; the open descriptor keeps it for as long as this
+// process lives.
+var rootMap = sync.OnceValues(func() (*os.File, error) {
+	holder := exec.Command(selfExe)
+	holder.Args = []string{boxinit.HoldName}
+	holder.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: rootOfBoxes, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: rootOfBoxes, Size: 1}}}
+	release, err := holder.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := holder.Start(); err != nil {
+		return nil, err
+	}
+	ns, err := os.Open(fmt.Sprintf("/proc/%d/ns/user", holder.Process.Pid))
+	_ = release.Close()
+	_ = holder.Wait()
+	return ns, err
+})

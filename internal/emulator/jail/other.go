@@ -81,3 +81,9 @@ func Prepare(dir string, mode os.FileMode) error {
 	}
 	return os.Chmod(dir, mode)
 }
+
+// Layered is never reached.
+func (*Box) Layered() bool { return false }
+
+// Root is never reached.
+func (*Box) Root() (*os.Root, string, error) { return nil, "", ErrUnsupported }

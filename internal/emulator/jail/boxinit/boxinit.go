@@ -29,6 +29,9 @@ const (
 	Name     = "abx-sandbox-init"
 	ExecName = "abx-sandbox-exec"
 	SpecEnv  = "ABX_SANDBOX_INIT_SPEC"
+	// HoldName is argv[0] of a copy that holds a user namespace open
+	// for the emulator until its stdin closes (FDIDMap's).
+	HoldName = "abx-sandbox-userns"
 )
 
 // Descriptors the init is started with: it ends when the lifeline's other
@@ -36,6 +39,9 @@ const (
 const (
 	FDLifeline = 3
 	FDReady    = 4
+	// FDIDMap is a user namespace that maps this machine's root to the
+	// sandbox's (BoxSpec.IDMap).
+	FDIDMap = 5
 )
 
 // The init's and the trampoline's own statuses, as a shell's (and abx's,
@@ -83,6 +89,10 @@ type BoxSpec struct {
 	// reach. The emulator reaches the box's ports through the init
 	// (OpDial).
 	OwnNetwork bool `json:"ownNetwork,omitempty"`
+	// IDMap lays a layer of the box's own over each of this machine's
+	// top-level directories, writable to the sandbox's root: a root
+	// emulator's box, which has FDIDMap.
+	IDMap bool `json:"idmap,omitempty"`
 	// Carry makes the box's connections out of its network the
 	// emulator's to make (OwnNetwork with a way out): the init traps
 	// every connect of the box and hands the trap over (OpTrap), with a
@@ -152,6 +162,13 @@ func init() {
 			return
 		}
 		os.Exit(runExec(os.Args[1], os.Args[2:]))
+	case HoldName:
+		if len(os.Args) != 1 {
+			return
+		}
+		var one [1]byte
+		_, _ = os.Stdin.Read(one[:])
+		os.Exit(0)
 	}
 	if path.Base(os.Args[0]) == "sudo" {
 		// A box's /usr/bin/sudo is this binary (SudoSocket).

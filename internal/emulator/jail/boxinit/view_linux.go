@@ -97,7 +97,7 @@ func (r *boxRoot) build() error {
 	if err := unix.Mount(top, top, "", unix.MS_BIND, ""); err != nil {
 		return fmt.Errorf("the box's root: %w", err)
 	}
-	hasSudo, err := bindMachine(top, spec.Layers)
+	hasSudo, writable, err := bindMachine(top, spec)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (r *boxRoot) build() error {
 		return err
 	}
 	for _, mp := range mounts {
-		if mp == top || !under(mp, []string{top}) {
+		if mp == top || !under(mp, []string{top}) || writable[mp] {
 			continue
 		}
 		switch err := remountRO(mp); {
@@ -200,10 +200,12 @@ var ownTop = map[string]bool{"proc": true, "sys": true, "dev": true, "run": true
 // links. Where top holds something else of that name (the sandbox made it
 // before the machine had it), the sandbox's stays. It tells whether /usr
 // got the box's layer, and with it the box's sudo.
-func bindMachine(top, layers string) (hasSudo bool, err error) {
+func bindMachine(top string, spec BoxSpec) (hasSudo bool, writable map[string]bool, err error) {
+	layers := spec.Layers
+	writable = map[string]bool{}
 	entries, err := os.ReadDir("/")
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -223,10 +225,10 @@ func bindMachine(top, layers string) (hasSudo bool, err error) {
 			}
 			target, err := os.Readlink(src)
 			if err != nil {
-				return false, err
+				return false, nil, err
 			}
 			if err := os.Symlink(target, dst); err != nil {
-				return false, fmt.Errorf("the box's /%s: %w", name, err)
+				return false, nil, fmt.Errorf("the box's /%s: %w", name, err)
 			}
 			continue
 		case st.IsDir():
@@ -235,8 +237,15 @@ func bindMachine(top, layers string) (hasSudo bool, err error) {
 			}
 			if herr != nil {
 				if err := os.Mkdir(dst, 0o755); err != nil {
-					return false, fmt.Errorf("the box's /%s: %w", name, err)
+					return false, nil, fmt.Errorf("the box's /%s: %w", name, err)
 				}
+			}
+			if spec.IDMap && layOver(name, dst, layers, spec.RootID) {
+				writable[dst] = true
+				if name == "usr" {
+					hasSudo = bindSudo(dst)
+				}
+				continue
 			}
 			if name == "usr" && layUsr(dst, layers) {
 				hasSudo = true
@@ -248,7 +257,7 @@ func bindMachine(top, layers string) (hasSudo bool, err error) {
 			}
 			if herr != nil {
 				if err := os.WriteFile(dst, nil, 0o644); err != nil {
-					return false, fmt.Errorf("the box's /%s: %w", name, err)
+					return false, nil, fmt.Errorf("the box's /%s: %w", name, err)
 				}
 			}
 		default:
@@ -258,10 +267,10 @@ func bindMachine(top, layers string) (hasSudo bool, err error) {
 		case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 			// Not this user's to see: not the sandbox's either.
 		case err != nil:
-			return false, fmt.Errorf("bind /%s: %w", name, err)
+			return false, nil, fmt.Errorf("bind /%s: %w", name, err)
 		}
 	}
-	return hasSudo, nil
+	return hasSudo, writable, nil
 }
 
 // layUsr lays the box's own layer over this machine's /usr at dst: an
@@ -291,19 +300,31 @@ func layUsr(dst, layers string) bool {
 	if err := unix.Mount("overlay", dst, "overlay", 0, "lowerdir=/usr,upperdir="+upper+",workdir="+work); err != nil {
 		return false
 	}
+	if !bindSudo(dst) {
+		_ = unix.Unmount(dst, unix.MNT_DETACH)
+		return false
+	}
+	return true
+}
+
+// bindSudo binds this binary at bin/sudo of the box's /usr, dst, a layer
+// of the box's own (where the file is not there, it is made in the
+// layer).
+func bindSudo(dst string) bool {
 	// By its path: the binary's mount as this namespace has it (the
 	// magic link leads to the emulator's namespace's, which cannot be
 	// bound here).
 	self, err := os.Readlink("/proc/self/exe")
 	if err != nil || !path.IsAbs(self) || !isFile(self) {
-		_ = unix.Unmount(dst, unix.MNT_DETACH)
 		return false
 	}
-	if err := unix.Mount(self, dst+"/bin/sudo", "", unix.MS_BIND, ""); err != nil {
-		_ = unix.Unmount(dst, unix.MNT_DETACH)
-		return false
+	sudo := dst + "/bin/sudo"
+	if !isFile(sudo) {
+		if err := os.WriteFile(sudo, nil, 0o755); err != nil {
+			return false
+		}
 	}
-	return true
+	return unix.Mount(self, sudo, "", unix.MS_BIND, "") == nil
 }
 
 // isFile tells whether p is a regular file.
