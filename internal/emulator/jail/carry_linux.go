@@ -18,6 +18,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/abx-dev/abx/internal/emulator/jail/boxinit"
 )
 
 // A box whose connections out are carried (BoxSpec.Carry) traps each
@@ -201,24 +203,26 @@ func (c *carrier) serve() {
 		// Most connects are the box's own (its loopback, a Unix
 		// socket): answered here, at once; the others on their own.
 		fd, dst, ok := c.destination(n)
-		if !c.outward(dst, ok) {
+		out, dns := c.outward(dst)
+		if !ok || !out {
 			c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
 			continue
 		}
-		go c.answer(n, fd, dst)
+		go c.answer(n, fd, dst, dns)
 	}
 }
 
 // outward tells whether a connect leads out of the box: to an address
-// beyond its loopback, or to a resolver's port 53.
-func (c *carrier) outward(dst netip.AddrPort, ok bool) bool {
+// beyond its loopback, or to a resolver's port 53 (dns).
+func (c *carrier) outward(dst netip.AddrPort) (out, dns bool) {
 	a := dst.Addr().Unmap()
-	return ok && (!a.IsLoopback() && !a.IsUnspecified() || c.resolvers[a] && dst.Port() == 53)
+	dns = c.resolvers[a] && dst.Port() == 53
+	return !a.IsLoopback() && !a.IsUnspecified() || dns, dns
 }
 
 // answer decides a connect out of the box: refuse it, or carry it (a
 // socket that is no TCP one goes on in the box).
-func (c *carrier) answer(n seccompNotif, fd int, dst netip.AddrPort) {
+func (c *carrier) answer(n seccompNotif, fd int, dst netip.AddrPort, dns bool) {
 	select {
 	case c.making <- struct{}{}:
 		defer func() { <-c.making }()
@@ -226,7 +230,6 @@ func (c *carrier) answer(n seccompNotif, fd int, dst netip.AddrPort) {
 		return
 	}
 	a := dst.Addr().Unmap()
-	dns := c.resolvers[a] && dst.Port() == 53
 	pidfd, err := openThread(int(n.Pid))
 	if err != nil {
 		c.respond(seccompResp{ID: n.ID, Flags: notifContinue})
@@ -391,10 +394,6 @@ func (c *carrier) destination(n seccompNotif) (fd int, dst netip.AddrPort, ok bo
 // await waits for a connection the program waits for, within
 // connectWait, and gives up when the program does (its call withdrawn).
 func (c *carrier) await(f *os.File, id uint64) error {
-	raw, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
 	deadline := time.Now().Add(connectWait)
 	for {
 		next := time.Now().Add(time.Second)
@@ -402,26 +401,10 @@ func (c *carrier) await(f *os.File, id uint64) error {
 			next = deadline
 		}
 		_ = f.SetWriteDeadline(next)
-		var soErr int
-		var gerr error
-		werr := raw.Write(func(fd uintptr) bool {
-			soErr, gerr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_ERROR)
-			if gerr == nil && soErr == 0 {
-				if _, perr := unix.Getpeername(int(fd)); errors.Is(perr, unix.ENOTCONN) {
-					return false
-				}
-			}
-			return true
-		})
+		err := boxinit.AwaitConnect(f)
 		switch {
-		case werr == nil && gerr != nil:
-			return gerr
-		case werr == nil && soErr != 0:
-			return unix.Errno(soErr)
-		case werr == nil:
-			return nil
-		case !errors.Is(werr, os.ErrDeadlineExceeded):
-			return werr
+		case !errors.Is(err, os.ErrDeadlineExceeded):
+			return err
 		case !time.Now().Before(deadline):
 			return unix.ETIMEDOUT
 		}

@@ -54,17 +54,29 @@ func dialLoopback(port int) (*os.File, error) {
 	if err == nil {
 		return f, nil
 	}
-	raw, err := f.SyscallConn()
-	if err != nil {
+	_ = f.SetWriteDeadline(time.Now().Add(dialWait))
+	if err := AwaitConnect(f); err != nil {
 		_ = f.Close()
 		return nil, err
 	}
-	_ = f.SetWriteDeadline(time.Now().Add(dialWait))
+	return f, nil
+}
+
+// AwaitConnect waits, through the runtime's poller, for the connection a
+// non-blocking connect started on f: nil once it is made, the socket's
+// error if it failed, os.ErrDeadlineExceeded past f's write deadline.
+// No thread is held meanwhile.
+func AwaitConnect(f *os.File) error {
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
 	var soErr int
+	var gerr error
 	werr := raw.Write(func(fd uintptr) bool {
-		soErr, err = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_ERROR)
+		soErr, gerr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_ERROR)
 		// Not yet connected: SO_ERROR is 0 and the socket not writable.
-		if err == nil && soErr == 0 {
+		if gerr == nil && soErr == 0 {
 			if _, perr := unix.Getpeername(int(fd)); errors.Is(perr, unix.ENOTCONN) {
 				return false
 			}
@@ -73,15 +85,13 @@ func dialLoopback(port int) (*os.File, error) {
 	})
 	switch {
 	case werr != nil:
-		err = werr
-	case err == nil && soErr != 0:
-		err = unix.Errno(soErr)
+		return werr
+	case gerr != nil:
+		return gerr
+	case soErr != 0:
+		return unix.Errno(soErr)
 	}
-	if err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	return f, nil
+	return nil
 }
 
 // dial answers a dial: the connection's descriptor, or why there is none.
