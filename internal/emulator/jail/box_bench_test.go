@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -97,26 +96,10 @@ print((time.perf_counter_ns() - t) // n)'`, b.N))
 // this machine, in one run. Once the emulator has put its socket in the
 // program's place, the bytes go as the machine's do.
 func BenchmarkCarried(b *testing.B) {
-	if !jailtest.InTestNetwork(b) {
+	if !inPythonNetwork(b) {
 		return
 	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		b.Skip("the client is python3")
-	}
-	ln, err := net.Listen("tcp", netip.AddrPortFrom(jailtest.TestHost, 0).String())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { _, _ = io.Copy(io.Discard, c); _ = c.Close() }()
-		}
-	}()
+	port := serveTestHost(b, func(c net.Conn) { _, _ = io.Copy(io.Discard, c); _ = c.Close() })
 	script := func(n int) string {
 		return fmt.Sprintf(`python3 -c '
 import socket, time
@@ -131,7 +114,7 @@ t = time.perf_counter_ns()
 for _ in range(64):
     c.sendall(buf)
 c.shutdown(socket.SHUT_WR); c.recv(1)
-print(connect, (time.perf_counter_ns() - t) // 1000)'`, jailtest.TestHost, ln.Addr().(*net.TCPAddr).Port, n)
+print(connect, (time.perf_counter_ns() - t) // 1000)'`, jailtest.TestHost, port, n)
 	}
 	parse := func(out string) (connect, mbps float64) {
 		var c, send int

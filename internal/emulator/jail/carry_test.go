@@ -25,33 +25,18 @@ import (
 // connects sees it made (EALREADY, then EISCONN). A refused destination
 // is EPERM, and nothing of this machine's loopback is in reach.
 func TestCarriedBoxesReachWhatTheirRulesAllow(t *testing.T) {
-	if !jailtest.InTestNetwork(t) {
+	if !inPythonNetwork(t) {
 		return
 	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("the clients in the boxes are python3's")
-	}
-	ln, err := net.Listen("tcp", netip.AddrPortFrom(jailtest.TestHost, 0).String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = fmt.Fprintf(c, "hello from %s\n", c.RemoteAddr().(*net.TCPAddr).IP)
-			_ = c.Close()
-		}
-	}()
+	port := serveTestHost(t, func(c net.Conn) {
+		_, _ = fmt.Fprintf(c, "hello from %s\n", c.RemoteAddr().(*net.TCPAddr).IP)
+		_ = c.Close()
+	})
 	local, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = local.Close() }()
-	port := ln.Addr().(*net.TCPAddr).Port
 	free, err := net.Listen("tcp", netip.AddrPortFrom(jailtest.TestHost, 0).String())
 	if err != nil {
 		t.Fatal(err)
@@ -141,11 +126,8 @@ print("own loopback", s.accept()[1][0])'`)
 // gets the resolver's answer, sent on a connected socket (glibc's) or
 // not (musl's); UDP to anywhere else goes nowhere.
 func TestACarriedBoxsResolversAreRelayed(t *testing.T) {
-	if !jailtest.InTestNetwork(t) {
+	if !inPythonNetwork(t) {
 		return
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("the client in the box is python3's")
 	}
 	pc, err := net.ListenPacket("udp", netip.AddrPortFrom(jailtest.TestHost, 53).String())
 	if err != nil {
@@ -216,18 +198,49 @@ except GaveUp:
 	waitFor(t, "the carrier's socket closed", 10*time.Second, func() bool { return openFiles(t) <= before })
 }
 
-// carriedBox is a carried box for a test whose client in it is python3,
-// in a network of the test's own (jailtest.InTestNetwork); nil in the
-// test binary as started, whose copy ran the test: the caller returns.
-func carriedBox(t *testing.T) *box {
-	t.Helper()
-	if !jailtest.InTestNetwork(t) {
-		return nil
+// inPythonNetwork is jailtest.InTestNetwork for a test or benchmark whose
+// clients are python3's: it skips where there is none.
+func inPythonNetwork(tb testing.TB) bool {
+	tb.Helper()
+	if !jailtest.InTestNetwork(tb) {
+		return false
 	}
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("the client in the box is python3's")
+		tb.Skip("the clients in the boxes are python3's")
+	}
+	return true
+}
+
+// carriedBox is a carried box for a test whose client in it is python3,
+// in a network of the test's own; nil in the test binary as started,
+// whose copy ran the test: the caller returns.
+func carriedBox(t *testing.T) *box {
+	t.Helper()
+	if !inPythonNetwork(t) {
+		return nil
 	}
 	return newBoxWith(t, true, func(s *jail.BoxSpec) { s.Carry = true })
+}
+
+// serveTestHost serves each connection to a port of the test host with
+// handle, until the test ends, and returns the port.
+func serveTestHost(tb testing.TB, handle func(net.Conn)) int {
+	tb.Helper()
+	ln, err := net.Listen("tcp", netip.AddrPortFrom(jailtest.TestHost, 0).String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go handle(c)
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // openFiles counts this process's open descriptors.
