@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/abx-dev/abx/internal/emulator/jail"
 	"github.com/abx-dev/abx/internal/emulator/manager"
 	"github.com/abx-dev/abx/internal/emulator/record"
 )
@@ -249,6 +250,9 @@ func (e *Emulator) Close() error {
 		<-e.loopDone
 		e.save()
 		e.Gateway.Close()
+		// The inits started ahead of sandboxes go too: nothing of the
+		// emulator's outlives its Close.
+		jail.DropSpares()
 		if e.state != nil {
 			e.state.removeRuntime()
 		} else {

@@ -4,7 +4,6 @@ package jail
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,71 +80,44 @@ func StartBox(spec BoxSpec, out Egress) (*Box, error) {
 	if spec.Layers == "" {
 		spec.Layers = filepath.Join(dir, "layers")
 	}
-	b := &Box{spec: spec, out: out, dir: dir, stderr: &limitedBuffer{max: 4 << 10}, done: make(chan struct{})}
-	fail := func(err error) (*Box, error) {
-		_ = os.RemoveAll(dir)
-		if b.cg != nil {
-			b.cg.remove()
+	kind := initKind{ownNetwork: spec.OwnNetwork, cgroup: !spec.NoCgroup}
+	var p *initProc
+	if spec.Probe {
+		p, err = launch(kind)
+	} else {
+		p, err = takeInit(kind)
+	}
+	if err == nil {
+		spec, err = p.hand(spec)
+		if err != nil && !spec.Probe {
+			// A spare that ended while it waited (its pipe is closed):
+			// one started now instead.
+			p.discard()
+			if p, err = launch(kind); err == nil {
+				spec, err = p.hand(spec)
+			}
 		}
+	}
+	if err != nil {
+		if p != nil {
+			p.discard()
+		}
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("the sandbox's init: %w", err)
+	}
+	b := &Box{spec: spec, out: out, dir: dir, init: p.cmd, lifeline: p.life, cg: p.cg, stderr: p.stderr, done: p.done}
+	readyR := p.ready
+	defer func() { _ = readyR.Close() }()
+	fail := func(err error) (*Box, error) {
+		b.Kill()
 		return nil, err
 	}
-	lifeR, lifeW, err := os.Pipe()
-	if err != nil {
-		return fail(err)
-	}
-	readyR, readyW, err := os.Pipe()
-	if err != nil {
-		_ = lifeR.Close()
-		_ = lifeW.Close()
-		return fail(err)
-	}
-	defer func() { _ = readyR.Close() }()
-	cmd := &exec.Cmd{Path: selfExe, Args: []string{InitName}, ExtraFiles: []*os.File{lifeR, readyW}, Stderr: b.stderr}
-	if spec.ParentID, spec.RootID, err = isolate(cmd, spec.OwnNetwork); err != nil {
-		return fail(err)
-	}
-	if os.Geteuid() == 0 {
-		// This machine's directories, with layers of the box's own
-		// over them, writable to its root.
-		if ns, err := rootMap(); err == nil {
-			cmd.ExtraFiles = append(cmd.ExtraFiles, ns)
-			spec.IDMap, b.spec.IDMap = true, true
-		}
-	}
-	if !spec.NoCgroup {
-		if cg, err := newCgroup(); err == nil {
-			b.cg = cg
-			cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
-		}
-	}
-	js, err := json.Marshal(spec)
-	if err != nil {
-		return fail(err)
-	}
-	// In the environment, not argv: the spec names paths, which argv would
-	// show every user of the machine.
-	cmd.Env = []string{boxinit.SpecEnv + "=" + string(js)}
-	if spawn.InheritsSignals() {
-		// Signals this process was started with ignored or blocked would
-		// pass to the init and on to every command: the trampoline
-		// starts the init without them.
-		cmd.Path, cmd.Args, cmd.Env = boxinit.ExecArgs(selfExe, cmd.Args, cmd.Env)
-	}
-	err = cmd.Start()
-	_ = lifeR.Close()
-	_ = readyW.Close()
-	if err != nil {
-		_ = lifeW.Close()
-		return fail(err)
-	}
-	b.init, b.lifeline = cmd, lifeW
-	go func() { _ = cmd.Wait(); close(b.done) }()
 	if spec.Probe {
 		<-b.done
-		if !cmd.ProcessState.Success() {
-			return fail(b.startError(cmd.ProcessState.String()))
+		if !p.cmd.ProcessState.Success() {
+			return fail(b.startError(p.cmd.ProcessState.String()))
 		}
-		_ = lifeW.Close()
+		_ = b.lifeline.Close()
 		return b, nil
 	}
 	ready := make(chan bool, 1)
@@ -171,7 +143,7 @@ func StartBox(spec BoxSpec, out Egress) (*Box, error) {
 		return nil, fmt.Errorf("the sandbox's init did not start within %s", startWait)
 	}
 	<-b.done
-	return fail(b.startError(cmd.ProcessState.String()))
+	return fail(b.startError(p.cmd.ProcessState.String()))
 }
 
 // takeTrap takes the box's connect trap and its resolvers' sockets from

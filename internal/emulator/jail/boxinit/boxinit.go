@@ -19,16 +19,18 @@ package boxinit
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path"
 )
 
 // Name is argv[0] of the copy that becomes a box's init, ExecName of the
-// trampoline; SpecEnv carries the init's BoxSpec.
+// trampoline; SpecEnv, set to "1", marks the init's start (its BoxSpec
+// comes on FDSpec).
 const (
 	Name     = "abx-sandbox-init"
 	ExecName = "abx-sandbox-exec"
-	SpecEnv  = "ABX_SANDBOX_INIT_SPEC"
+	SpecEnv  = "ABX_SANDBOX_INIT"
 	// HoldName is argv[0] of a copy that holds a user namespace open
 	// for the emulator until its stdin closes (FDIDMap's).
 	HoldName = "abx-sandbox-userns"
@@ -42,6 +44,11 @@ const (
 	// FDIDMap is a user namespace that maps this machine's root to the
 	// sandbox's (BoxSpec.IDMap).
 	FDIDMap = 5
+	// FDSpec is a pipe the init reads its BoxSpec from, as JSON, to its
+	// end: an init may be started ahead of its box (package jail's
+	// spare), and waits there. Nothing read, it ends quietly (the
+	// emulator ended, or let it go, before it had a box).
+	FDSpec = 6
 )
 
 // The init's and the trampoline's own statuses, as a shell's (and abx's,
@@ -147,12 +154,17 @@ func init() {
 	}
 	switch os.Args[0] {
 	case Name:
-		raw, ok := os.LookupEnv(SpecEnv)
-		if !ok || len(os.Args) != 1 {
+		if os.Getenv(SpecEnv) != "1" || len(os.Args) != 1 {
 			return
 		}
+		f := os.NewFile(FDSpec, "spec")
+		raw, err := io.ReadAll(io.LimitReader(f, maxSpec))
+		_ = f.Close()
+		if err != nil || len(raw) == 0 {
+			os.Exit(0)
+		}
 		var spec BoxSpec
-		if err := json.Unmarshal([]byte(raw), &spec); err != nil {
+		if err := json.Unmarshal(raw, &spec); err != nil {
 			fmt.Fprintln(os.Stderr, Name+": bad spec:", err)
 			os.Exit(ExitSetup)
 		}
@@ -175,6 +187,9 @@ func init() {
 		os.Exit(runSudo(os.Args[1:]))
 	}
 }
+
+// maxSpec bounds a BoxSpec: its paths and binds, never near it.
+const maxSpec = 1 << 20
 
 // execEnv marks the trampoline's start; it takes it out of the
 // environment it passes on.
