@@ -50,11 +50,12 @@ type view struct {
 	// made, as the box reads them when it boots: its box binds those, and
 	// anything else at the top is the sandbox's.
 	machine map[string]bool
-	// box is the sandbox's root as its booted box has it, where this
-	// machine's top-level directories carry layers of the sandbox's own
-	// (a root emulator's boxes): paths under them are reached there, so
-	// that the files API sees what the sandbox wrote over them. Nil
-	// before the box boots, and where it lays none.
+	// box is the sandbox's root as its booted box has it, the sandbox's
+	// layer over this machine's root (a root emulator's boxes): paths
+	// at the top are reached there, so that the files API sees what the
+	// sandbox wrote over this machine's files and writes where the
+	// sandbox's processes see it. Nil before the box boots, and where it
+	// lays none.
 	box atomic.Pointer[boxRoot]
 }
 
@@ -74,9 +75,11 @@ func (v *view) setBox(root *os.Root, path string) {
 }
 
 // TopDir is, in the sandbox's directory, what an isolated sandbox makes at
-// the top of its tree (/workspace): its box's root (package jail).
-// LayersDir holds what its box lays over this machine's directories (its
-// sudo).
+// the top of its tree (/workspace): its box's root (package jail), and
+// under a root emulator the upper of its layer over this machine's root,
+// which holds all it writes there. LayersDir holds what the box needs
+// beside it (the layer's work directory; without a layer, the one over
+// /usr that holds its sudo).
 const (
 	TopDir    = "top"
 	LayersDir = "layers"
@@ -130,17 +133,20 @@ func (v *view) host(p string) (string, mount) {
 		if within(p, m.target) {
 			if m.target == "/" && p != "/" && v.top != "" {
 				name, _, _ := strings.Cut(p[1:], "/")
+				if b := v.box.Load(); b != nil && !slices.Contains(alwaysHidden, "/"+name) && name != "sys" {
+					// The sandbox's root as its box has it: this
+					// machine's directories under the sandbox's layer,
+					// and its own beside them, whose files are the
+					// layer's and are reached through it alone while
+					// it is mounted (the box's own /dev, /run, /proc
+					// and /sys stay out of the files API's sight).
+					return b.path + p, mount{target: "/" + name, source: b.path + "/" + name, writable: true}
+				}
 				if !v.machine[name] {
 					// The sandbox's own top-level entry, as its box
 					// has it.
 					return filepath.Join(v.top, filepath.FromSlash(p[1:])),
 						mount{target: "/" + name, source: filepath.Join(v.top, name), writable: true}
-				}
-				if b := v.box.Load(); b != nil && !slices.Contains(alwaysHidden, "/"+name) && name != "sys" {
-					// This machine's, under the sandbox's layer (the
-					// box's own /dev, /run, /proc and /sys stay out of
-					// the files API's sight).
-					return b.path + p, mount{target: "/" + name, source: b.path + "/" + name, writable: true}
 				}
 			}
 			return filepath.Join(m.source, filepath.FromSlash(strings.TrimPrefix(p, m.target))), m
@@ -207,6 +213,11 @@ func (v *view) readDir(p string) ([]fs.DirEntry, error) {
 		entries, err = os.ReadDir(h)
 	}
 	if p == "/" && v.top != "" {
+		if b := v.box.Load(); b != nil {
+			// The box's root lists the machine's entries its layer
+			// keeps and the sandbox's own.
+			return fs.ReadDir(b.root.FS(), ".")
+		}
 		entries = v.withTop(entries)
 	}
 	if p == "/home" {

@@ -93,13 +93,18 @@ func (r *boxRoot) build() error {
 	if spec.Top == "" || top == "/" {
 		return errors.New("the box has no root of its own")
 	}
-	// pivot_root needs the new root to be a mount.
-	if err := unix.Mount(top, top, "", unix.MS_BIND, ""); err != nil {
-		return fmt.Errorf("the box's root: %w", err)
-	}
-	hasSudo, writable, err := bindMachine(top, spec)
-	if err != nil {
-		return err
+	var hasSudo bool
+	if spec.IDMap && layRoot(top, spec.Layers, spec.Hide) {
+		hasSudo = bindSudo(top + "/usr")
+	} else {
+		// pivot_root needs the new root to be a mount.
+		if err := unix.Mount(top, top, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("the box's root: %w", err)
+		}
+		var err error
+		if hasSudo, err = bindMachine(top, spec.Layers); err != nil {
+			return err
+		}
 	}
 	if err := mountSys(top, spec.OwnNetwork); err != nil {
 		return err
@@ -110,7 +115,7 @@ func (r *boxRoot) build() error {
 		return err
 	}
 	for _, mp := range mounts {
-		if mp == top || !under(mp, []string{top}) || writable[mp] {
+		if mp == top || !under(mp, []string{top}) {
 			continue
 		}
 		switch err := remountRO(mp); {
@@ -200,12 +205,10 @@ var ownTop = map[string]bool{"proc": true, "sys": true, "dev": true, "run": true
 // links. Where top holds something else of that name (the sandbox made it
 // before the machine had it), the sandbox's stays. It tells whether /usr
 // got the box's layer, and with it the box's sudo.
-func bindMachine(top string, spec BoxSpec) (hasSudo bool, writable map[string]bool, err error) {
-	layers := spec.Layers
-	writable = map[string]bool{}
+func bindMachine(top, layers string) (hasSudo bool, err error) {
 	entries, err := os.ReadDir("/")
 	if err != nil {
-		return false, nil, err
+		return false, err
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -225,10 +228,10 @@ func bindMachine(top string, spec BoxSpec) (hasSudo bool, writable map[string]bo
 			}
 			target, err := os.Readlink(src)
 			if err != nil {
-				return false, nil, err
+				return false, err
 			}
 			if err := os.Symlink(target, dst); err != nil {
-				return false, nil, fmt.Errorf("the box's /%s: %w", name, err)
+				return false, fmt.Errorf("the box's /%s: %w", name, err)
 			}
 			continue
 		case st.IsDir():
@@ -237,15 +240,8 @@ func bindMachine(top string, spec BoxSpec) (hasSudo bool, writable map[string]bo
 			}
 			if herr != nil {
 				if err := os.Mkdir(dst, 0o755); err != nil {
-					return false, nil, fmt.Errorf("the box's /%s: %w", name, err)
+					return false, fmt.Errorf("the box's /%s: %w", name, err)
 				}
-			}
-			if spec.IDMap && layOver(name, dst, layers, spec.RootID) {
-				writable[dst] = true
-				if name == "usr" {
-					hasSudo = bindSudo(dst)
-				}
-				continue
 			}
 			if name == "usr" && layUsr(dst, layers) {
 				hasSudo = true
@@ -257,7 +253,7 @@ func bindMachine(top string, spec BoxSpec) (hasSudo bool, writable map[string]bo
 			}
 			if herr != nil {
 				if err := os.WriteFile(dst, nil, 0o644); err != nil {
-					return false, nil, fmt.Errorf("the box's /%s: %w", name, err)
+					return false, fmt.Errorf("the box's /%s: %w", name, err)
 				}
 			}
 		default:
@@ -267,10 +263,10 @@ func bindMachine(top string, spec BoxSpec) (hasSudo bool, writable map[string]bo
 		case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 			// Not this user's to see: not the sandbox's either.
 		case err != nil:
-			return false, nil, fmt.Errorf("bind /%s: %w", name, err)
+			return false, fmt.Errorf("bind /%s: %w", name, err)
 		}
 	}
-	return hasSudo, writable, nil
+	return hasSudo, nil
 }
 
 // layUsr lays the box's own layer over this machine's /usr at dst: an
