@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,7 +179,7 @@ func TestACarriedConnectGivenUpLeavesNothing(t *testing.T) {
 	if b == nil {
 		return
 	}
-	before := openFiles(t)
+	before := openSockets(t)
 	start := time.Now()
 	out, code := b.run(t, false, fmt.Sprintf(`python3 -c '
 import socket, signal
@@ -195,7 +196,7 @@ except GaveUp:
 	if code != 0 || out != "gave up\n" || time.Since(start) > 20*time.Second {
 		t.Fatalf("a connect given up: exit %d, %q after %s", code, out, time.Since(start))
 	}
-	waitFor(t, "the carrier's socket closed", 10*time.Second, func() bool { return openFiles(t) <= before })
+	waitFor(t, "the carrier's socket closed", 10*time.Second, func() bool { return openSockets(t) <= before })
 }
 
 // inPythonNetwork is jailtest.InTestNetwork for a test or benchmark whose
@@ -243,14 +244,21 @@ func serveTestHost(tb testing.TB, handle func(net.Conn)) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// openFiles counts this process's open descriptors.
-func openFiles(t *testing.T) int {
+// openSockets counts this process's open sockets: what the carrier holds
+// for a box's connections (an init waiting for a box holds pipes).
+func openSockets(t *testing.T) int {
 	t.Helper()
 	entries, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(entries)
+	n := 0
+	for _, e := range entries {
+		if target, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(target, "socket:") {
+			n++
+		}
+	}
+	return n
 }
 
 // The connections the emulator makes for a box at once are bounded: a box
@@ -261,7 +269,7 @@ func TestACarriedBoxHoldsABoundedShareOfTheEmulator(t *testing.T) {
 	if b == nil {
 		return
 	}
-	before := openFiles(t)
+	before := openSockets(t)
 	cmd := b.command(t, false, fmt.Sprintf(`exec python3 -c '
 import socket, threading, time
 def wait():
@@ -283,11 +291,11 @@ time.sleep(600)'`, jailtest.SilentHost))
 	if line, err := bufio.NewReader(out).ReadString('\n'); line != "waiting\n" {
 		t.Fatalf("the box's program: %q, %v", line, err)
 	}
-	waitFor(t, "the emulator making the box's connections", 10*time.Second, func() bool { return openFiles(t) >= before+200 })
+	waitFor(t, "the emulator making the box's connections", 10*time.Second, func() bool { return openSockets(t) >= before+200 })
 	time.Sleep(500 * time.Millisecond) // what more it would take, it has taken by now
-	if held := openFiles(t) - before; held > 256+8 {
+	if held := openSockets(t) - before; held > 256+8 {
 		t.Errorf("the emulator holds %d descriptors for 400 connects of one box, want at most 256 and a few", held)
 	}
 	b.b.Kill()
-	waitFor(t, "the descriptors given back", 10*time.Second, func() bool { return openFiles(t) <= before+2 })
+	waitFor(t, "the descriptors given back", 10*time.Second, func() bool { return openSockets(t) <= before+2 })
 }

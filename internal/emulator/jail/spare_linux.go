@@ -17,8 +17,8 @@ import (
 // cold start is that copy's: its exec, and its runtime's start before it
 // reads a spec (docs/performance.md). An init needs nothing of its box to
 // get that far but the namespaces it is made in and its cgroup; so jail
-// keeps one init of each kind started ahead of need, a spare, waiting on
-// its spec pipe (boxinit.FDSpec). StartBox hands the spare its spec and
+// keeps inits of each kind started ahead of need, spares, waiting on
+// their spec pipe (boxinit.FDSpec). StartBox hands a spare its spec and
 // starts the next spare in the background: a sandbox made after another
 // finds its init already running. A spare holds nothing of a sandbox's,
 // and ends with this process (its spec pipe and lifeline close).
@@ -26,6 +26,12 @@ import (
 // spareCount is how many spares of a kind wait: two, for sandboxes made
 // two at a time (a client that makes one while the last boots).
 const spareCount = 2
+
+// refillAfter is how long after a box took an init the next spare starts:
+// at once, its exec and its runtime's start take the cores the new box
+// and its first command need (on 2 cores, as much as it saves them:
+// docs/performance.md); a little later they are free.
+const refillAfter = 100 * time.Millisecond
 
 // initKind is what an init is made with: a network of its own, a cgroup.
 type initKind struct {
@@ -160,8 +166,8 @@ func (p *initProc) discard() {
 	}
 }
 
-// spares are the inits waiting for a box, one of each kind at most, and
-// those being started to wait.
+// spares are the inits waiting for a box, spareCount of each kind at
+// most, and the one being started to wait.
 var spares struct {
 	mu     sync.Mutex
 	idle   map[initKind][]*initProc
@@ -173,7 +179,8 @@ var spares struct {
 
 // takeInit gives an init of kind: the spare where one is waiting or being
 // started (which is sooner ready than one started now), else one started
-// now. Either way, a spare of kind is started after it, in the background.
+// now. Either way, a spare of kind is started after it, in the background,
+// refillAfter later.
 func takeInit(kind initKind) (*initProc, error) {
 	spares.mu.Lock()
 	making := spares.making[kind]
@@ -192,8 +199,9 @@ func takeInit(kind initKind) (*initProc, error) {
 	if idle := spares.idle[kind]; len(idle) > 0 {
 		p, spares.idle[kind] = idle[0], idle[1:]
 	}
+	gen := spares.gen
 	spares.mu.Unlock()
-	defer refill(kind)
+	defer time.AfterFunc(refillAfter, func() { refill(kind, gen) })
 	if p != nil && p.alive() {
 		return p, nil
 	}
@@ -204,11 +212,11 @@ func takeInit(kind initKind) (*initProc, error) {
 }
 
 // refill starts spares of kind in the background, one after another,
-// until spareCount wait.
-func refill(kind initKind) {
+// until spareCount wait; none after a DropSpares since gen.
+func refill(kind initKind, gen int) {
 	spares.mu.Lock()
 	defer spares.mu.Unlock()
-	if len(spares.idle[kind]) >= spareCount || spares.making[kind] != nil {
+	if gen != spares.gen || len(spares.idle[kind]) >= spareCount || spares.making[kind] != nil {
 		return
 	}
 	if spares.making == nil {
@@ -216,7 +224,6 @@ func refill(kind initKind) {
 	}
 	done := make(chan struct{})
 	spares.making[kind] = done
-	gen := spares.gen
 	go func() {
 		defer close(done)
 		p, err := launch(kind)
@@ -231,7 +238,7 @@ func refill(kind initKind) {
 			p.discard()
 		}
 		if keep {
-			refill(kind)
+			refill(kind, gen)
 		}
 	}()
 }
