@@ -133,8 +133,45 @@ func put(ctx context.Context, rm Remote, remote string, r io.Reader, before func
 	// its own, short, so that Ctrl-C does not wait long for it.
 	cctx, cancel := cleanupContext(ctx)
 	defer cancel()
-	_ = rm.Remove(cctx, tmp)
+	if ctx.Err() != nil {
+		removeLate(cctx, rm, tmp)
+	} else {
+		_ = rm.Remove(cctx, tmp)
+	}
 	return envd.Entry{}, nameDestination(err, tmp, remote)
+}
+
+// lateChecks and lateEvery bound the wait for a temporary file an
+// interrupted upload's server makes after its removal: its handler runs on
+// after the connection broke, and may only then open the file the part's
+// header named (envd writes as it reads, and keeps what it got).
+const (
+	lateChecks = 4
+	lateEvery  = 250 * time.Millisecond
+)
+
+// removeLate removes tmp once it is there, if it is or comes within the
+// bound. Once made and removed it stays away: the server writes to the
+// file it opened.
+func removeLate(ctx context.Context, rm Remote, tmp string) {
+	for i := range lateChecks {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(lateEvery):
+			}
+		}
+		_, err := rm.Stat(ctx, tmp)
+		if err == nil {
+			_ = rm.Remove(ctx, tmp)
+			return
+		}
+		if !isNotFound(err) {
+			_ = rm.Remove(ctx, tmp)
+			return
+		}
+	}
 }
 
 // cleanupWait bounds the removal of a failed upload's temporary file.
