@@ -132,3 +132,32 @@ const TrafficAuthKey = "security.agents.kruise.io/enable-jwt-auth"
 
 // TrafficTokenHeader carries a sandbox's traffic token to its gateway.
 const TrafficTokenHeader = "E2B-Traffic-Access-Token"
+
+// NewSnapshot is the body of POST /sandboxes/{id}/snapshots: sandbox-manager
+// reads a JSON object (a missing body is its 500, "EOF") and keeps no name.
+type NewSnapshot struct {
+	Name string `json:"name,omitempty"`
+}
+
+// SnapshotInfo is a snapshot as sandbox-manager answers it: taken (201)
+// and in a listing (GET /snapshots), whose names it leaves null.
+type SnapshotInfo struct {
+	SnapshotID string   `json:"snapshotID"`
+	Names      []string `json:"names"`
+}
+
+// sandbox-manager's extension headers of a snapshot (docs/protocol.md,
+// "Snapshots").
+const (
+	HeaderSnapshotKeepRunning = "X-E2b-Kruise-Snapshot-Keep-Running"
+	HeaderSnapshotTTL         = "X-E2b-Kruise-Snapshot-Ttl"
+	HeaderSnapshotContents    = "X-E2b-Kruise-Snapshot-Persistent-Contents"
+	HeaderSnapshotWait        = "X-E2b-Kruise-Snapshot-Wait-Success-Seconds"
+)
+
+// Metadata keys sandbox-manager takes, and takes out of the metadata, for
+// a clone's name: one of them, on a create from a snapshot only.
+const (
+	MetadataSandboxName         = "e2b.agents.kruise.io/sandbox-name"
+	MetadataSandboxGenerateName = "e2b.agents.kruise.io/sandbox-generate-name"
+)

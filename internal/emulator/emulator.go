@@ -173,8 +173,16 @@ func Start(opts Options) (*Emulator, error) {
 			_ = ln.Close()
 			return nil, err
 		}
+		snaps, err := st.loadSnapshots()
+		if err != nil {
+			_ = ln.Close()
+			return nil, err
+		}
+		// Snapshots first: a sandbox restored may be a clone of one.
+		m.RestoreSnapshots(snaps)
 		m.Restore(saved)
 		st.removeOrphans(m.Sandboxes())
+		st.removeOrphanSnapshots(m.Snapshots())
 		if err := st.writeRuntime(record.Runtime{URL: e.URL, PID: os.Getpid(), APIKey: e.APIKey, NotIsolated: why}); err != nil {
 			_ = ln.Close()
 			g.Close()
@@ -218,6 +226,7 @@ func (e *Emulator) loop() {
 func (e *Emulator) save() {
 	if e.state != nil {
 		_ = e.state.saveSandboxes(e.Manager.Sandboxes())
+		_ = e.state.saveSnapshots(e.Manager.Snapshots())
 	}
 }
 

@@ -98,13 +98,16 @@ func (b *box) close() {
 }
 
 // NewGateway serves m, giving each sandbox a directory under dir and a fake
-// envd of that version.
+// envd of that version; the snapshots it takes are kept beside dir.
 func NewGateway(m *manager.Server, dir, envdVersion string) *Gateway {
 	g := &Gateway{Manager: m, dir: dir, version: envdVersion, hop: loopback.NewHop(),
 		boxes: map[string]*box{}, teardowns: map[*box]chan struct{}{}}
 	g.guard = loopback.Names{m.Domain()}.Guard(http.HandlerFunc(g.serve))
 	g.toSandboxes = &http.Transport{DialContext: g.dialSandbox, MaxIdleConnsPerHost: 8, IdleConnTimeout: 90 * time.Second}
 	m.OnEvent = g.onEvent
+	// The snapshots' files beside the sandboxes' (the state dir's
+	// snapshots/ for an emulator's).
+	m.KeepSnapshots(&snapshotStore{g: g, dir: filepath.Join(filepath.Dir(dir), "snapshots")})
 	return g
 }
 

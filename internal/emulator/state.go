@@ -26,6 +26,7 @@ import (
 const (
 	apiKeyFile    = "api-key"
 	sandboxesFile = "sandboxes.json"
+	snapshotsFile = "snapshots.json"
 )
 
 type stateDir struct{ dir string }
@@ -80,6 +81,45 @@ func (s *stateDir) saveSandboxes(list []manager.Sandbox) error {
 		return err
 	}
 	return runfile.WritePrivate(s.path(sandboxesFile), append(b, '\n'))
+}
+
+func (s *stateDir) loadSnapshots() ([]manager.Snapshot, error) {
+	b, err := os.ReadFile(s.path(snapshotsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var list []manager.Snapshot
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w (move it away to start afresh)", s.path(snapshotsFile), err)
+	}
+	return list, nil
+}
+
+func (s *stateDir) saveSnapshots(list []manager.Snapshot) error {
+	b, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return err
+	}
+	return runfile.WritePrivate(s.path(snapshotsFile), append(b, '\n'))
+}
+
+// removeOrphanSnapshots deletes the files of snapshots that are no more
+// (deleted or expired while the records were not saved, or left half
+// taken).
+func (s *stateDir) removeOrphanSnapshots(live []manager.Snapshot) {
+	keep := map[string]bool{}
+	for _, sn := range live {
+		keep[sn.ID] = true
+	}
+	entries, _ := os.ReadDir(s.path("snapshots"))
+	for _, e := range entries {
+		if !keep[e.Name()] {
+			_ = os.RemoveAll(filepath.Join(s.path("snapshots"), e.Name()))
+		}
+	}
 }
 
 // removeOrphans deletes the directories of sandboxes that are no more

@@ -12,6 +12,7 @@ const (
 	SandboxLifecycle Capability = "sandbox.lifecycle"
 	SandboxTimeout   Capability = "sandbox.timeout"
 	SandboxPause     Capability = "sandbox.pause"
+	SandboxSnapshot  Capability = "sandbox.snapshot"
 	ExecRun          Capability = "exec.run"
 	ExecStream       Capability = "exec.stream"
 	ProcessManage    Capability = "process.manage"
@@ -42,6 +43,7 @@ var AllCapabilities = []CapabilityInfo{
 	{SandboxLifecycle, "create, connect, list, inspect and kill sandboxes"},
 	{SandboxTimeout, "change a sandbox's time to live"},
 	{SandboxPause, "pause and resume sandboxes"},
+	{SandboxSnapshot, "snapshot sandboxes, and make sandboxes from snapshots (clones, forks)"},
 	{ExecRun, "run a command and wait for its exit code"},
 	{ExecStream, "stream a command's output as it runs"},
 	{ProcessManage, "list, signal and feed running processes"},

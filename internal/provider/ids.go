@@ -27,6 +27,13 @@ func CheckID(what, id string) *abxerr.Error {
 	return nil
 }
 
+// CheckSnapshotID is the rule of a snapshot's ID, which goes into a
+// path (DELETE /templates/{id}) and a create's template: a checkpoint's
+// ID, a Kubernetes name.
+func CheckSnapshotID(id string) *abxerr.Error {
+	return CheckID("snapshot ID", id)
+}
+
 // CheckSandboxID is the one rule of a sandbox ID, shared by every door
 // (the CLI's arguments, the MCP tools' sandbox_id, the engine's routes)
 // and by the provider's client itself, which refuses such an ID before

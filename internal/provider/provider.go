@@ -64,6 +64,9 @@ type CreateRequest struct {
 	// Network, when set, is the egress rules the sandbox starts with: a
 	// provider without NetworkEgress is not asked.
 	Network *Network
+	// Name or GenerateName (a prefix the server completes) names a
+	// clone, a sandbox made from a snapshot (SandboxSnapshot).
+	Name, GenerateName string
 }
 
 // Network is a sandbox's egress rules: where it may not connect out
@@ -82,6 +85,51 @@ type Egress interface {
 }
 
 var _ = optionalCapability(NetworkEgress, func(impl any) bool { _, ok := impl.(Egress); return ok })
+
+// Snapshots takes snapshots of sandboxes, lists and deletes them
+// (SandboxSnapshot). A sandbox is made from one by Create, the snapshot's
+// ID its template (a clone).
+type Snapshots interface {
+	Snapshot(ctx context.Context, id string, opts SnapshotOptions) (*Snapshot, error)
+	Snapshots(ctx context.Context, opts SnapshotListOptions) ([]Snapshot, error)
+	// DeleteSnapshot deletes a snapshot; one that is not there is no
+	// error (the server's answer is the same).
+	DeleteSnapshot(ctx context.Context, snapshotID string) error
+}
+
+var _ = optionalCapability(SandboxSnapshot, func(impl any) bool { _, ok := impl.(Snapshots); return ok })
+
+// SnapshotOptions are a snapshot's: each zero value leaves the server's
+// default.
+type SnapshotOptions struct {
+	// KeepRunning says whether the sandbox runs on once the snapshot is
+	// taken (nil: the server's default, it does).
+	KeepRunning *bool
+	// TTL is how long the snapshot is kept (0: until it is deleted).
+	TTL time.Duration
+	// Contents are what the snapshot holds: "filesystem", "memory" (none:
+	// what the sandbox keeps).
+	Contents []string
+	// Wait bounds how long the server waits for the snapshot (0: its
+	// default, 60 s).
+	Wait time.Duration
+}
+
+// Snapshot is a snapshot of a sandbox: a template a sandbox can be made
+// from (a clone).
+type Snapshot struct {
+	SnapshotID string `json:"snapshotID"`
+	// SandboxID is the sandbox it was taken of, where the answer tells
+	// it (taking one does; a listing does not).
+	SandboxID string   `json:"sandboxID,omitempty"`
+	Names     []string `json:"names"`
+}
+
+// SnapshotListOptions filters a listing of snapshots.
+type SnapshotListOptions struct {
+	SandboxID string // "": every sandbox's
+	Limit     int    // 0: no limit
+}
 
 // ListOptions filters `abx list`.
 type ListOptions struct {

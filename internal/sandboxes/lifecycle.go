@@ -27,6 +27,18 @@ func (s *Service) Create(ctx context.Context, req provider.CreateRequest) (*prov
 	if err := CheckEnv(op.Input("env").name(ctx), req.Env); err != nil {
 		return nil, err
 	}
+	if req.Name != "" || req.GenerateName != "" {
+		// A clone's name: a provider without clones has no use for it.
+		if err := s.Check(provider.SandboxSnapshot); err != nil {
+			return nil, err
+		}
+		if req.Name != "" && req.GenerateName != "" {
+			return nil, abxerr.New(abxerr.InvalidInput, "a clone has a name or a generated one, not both")
+		}
+	}
+	if err := checkMetadata(req.Metadata); err != nil {
+		return nil, err
+	}
 	if req.Network != nil {
 		// Rules a provider cannot apply are refused, never dropped: a
 		// lockdown asked for and not applied is worse than none.

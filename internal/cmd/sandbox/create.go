@@ -41,10 +41,15 @@ or paused with --auto-pause. Durations take Go syntax (90s, 5m, 2h) or plain sec
 between 30 seconds and 30 days.
 
 A template the service does not have exits 3 (E3001). The service lists no templates:
-a cluster's are the SandboxSets its operator deployed, which its admin can name.`,
+a cluster's are the SandboxSets its operator deployed, which its admin can name.
+
+A snapshot's ID as the template makes a clone of it ('abx snapshot create'), named with
+--name or --generate-name where wanted; the clone starts with the snapshot's files,
+environment and network, and --env is not read (docs/snapshots.md).`,
 		Example: `  abx create --template code-interpreter
   id=$(abx create --template base --timeout 1h --metadata owner=ci -q)
-  abx create --template base --env DEBUG=1 --no-internet -o json | jq -r .sandboxID`,
+  abx create --template base --env DEBUG=1 --no-internet -o json | jq -r .sandboxID
+  abx create --template "$snap" --name attempt-2`,
 		Args: cmdutil.ExactArgs(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
@@ -70,6 +75,9 @@ a cluster's are the SandboxSets its operator deployed, which its admin can name.
 	fl.StringArrayVarP(&env, "env", "e", nil, "environment variable KEY=VALUE for processes in the sandbox (repeatable)")
 	fl.BoolVar(&opts.Request.AutoPause, "auto-pause", false, "pause instead of kill when the timeout passes")
 	fl.BoolVar(&opts.Request.NoInternet, "no-internet", false, "deny the sandbox access to the internet")
+	fl.StringVar(&opts.Request.Name, "name", "", "a clone's name (its template a snapshot's ID): its ID is NAMESPACE--NAME")
+	fl.StringVar(&opts.Request.GenerateName, "generate-name", "", "a clone's name prefix, completed by the service")
+	cmd.MarkFlagsMutuallyExclusive("name", "generate-name")
 	fl.BoolP("quiet", "q", false, "print only the sandbox ID (as -o name does)")
 	cmdutil.AsksBareIDs(cmd, "quiet")
 	// The sandbox-manager has no endpoint that lists templates (abx

@@ -21,6 +21,8 @@ func Verbs() []cmdutil.Verb {
 		{Names: metricsNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdMetrics(f, nil) }},
 		{Names: portForwardNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdPortForward(f, nil) }},
 		{Names: templateNames, Group: group, Build: NewCmdTemplate},
+		{Names: snapshotNames, Group: group, Build: NewCmdSnapshot},
+		{Names: forkNames, Group: group, Build: func(f *cmdutil.Factory) *cobra.Command { return NewCmdFork(f, nil) }},
 	}
 }
 

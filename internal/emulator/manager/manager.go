@@ -64,6 +64,9 @@ type Options struct {
 	// that opt in (JWTAuthKey) are valid; 0 is the cluster's default,
 	// DefaultTrafficTokenValidity. Tests give seconds.
 	TrafficTokenValidity time.Duration
+	// Snapshots keeps the files of snapshots; nil keeps none (a test's
+	// manager still answers the routes). KeepSnapshots sets it later.
+	Snapshots SnapshotStore
 }
 
 // Sandbox is the fake's record of one sandbox.
@@ -88,7 +91,10 @@ type Sandbox struct {
 	// The emulator keeps and tells them; it does not apply them
 	// (docs/emulator.md).
 	Network *e2bapi.Network
-	seq     int // creation order, for stable pages
+	// FromSnapshot is the snapshot a clone was made from ("" for a
+	// sandbox made from a template).
+	FromSnapshot string
+	seq          int // creation order, for stable pages
 }
 
 // Request is one request as the fake received it.
@@ -112,6 +118,11 @@ type Server struct {
 	log   []Request
 	// signKey signs the traffic tokens; it never leaves the server.
 	signKey []byte
+	// snaps are the snapshots taken, by ID; dropped those expired whose
+	// files the store has yet to drop.
+	snaps   map[string]*Snapshot
+	snapSeq int
+	dropped []string
 
 	// Events are queued under mu, in the order of the changes, and handed
 	// to OnEvent after mu is released by whoever holds deliverMu.
@@ -120,7 +131,9 @@ type Server struct {
 	deliverMu sync.Mutex
 
 	// OnEvent, when set, hears of every change: created, paused, resumed,
-	// killed, expired, and timeout (a new deadline). It is called without
+	// killed, expired, and timeout (a new deadline); snapshot (taken, of
+	// the sandbox whose ID it is given) and snapshot-deleted (deleted or
+	// expired, with no sandbox). It is called without
 	// the server's lock, one event at a time, in the order of the changes.
 	// A call that made a change (a request, or Expire, Sandboxes and
 	// Restore when they expire sandboxes) returns only after OnEvent has
@@ -146,7 +159,7 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Server{opts: opts, boxes: map[string]*Sandbox{}, mux: http.NewServeMux(), signKey: make([]byte, 32)}
+	s := &Server{opts: opts, boxes: map[string]*Sandbox{}, snaps: map[string]*Snapshot{}, mux: http.NewServeMux(), signKey: make([]byte, 32)}
 	_, _ = rand.Read(s.signKey)
 	s.routes()
 	return s
@@ -241,10 +254,12 @@ func (s *Server) Expire() {
 	mark := s.lock()
 	s.expireLocked()
 	s.unlock(mark)
+	s.dropExpired()
 }
 
 func (s *Server) expireLocked() {
 	now := s.opts.Now()
+	s.expireSnapshotsLocked(now)
 	for id, b := range s.boxes {
 		if b.State != "running" || b.EndAt.IsZero() || b.EndAt.After(now) {
 			continue
@@ -341,12 +356,22 @@ func randomHex(n int) string {
 }
 
 // newID makes IDs like the real ones: namespace--template-suffix.
-func newID(template string) string {
+// cloneID is a clone's ID: the prefix of its generated name, then five
+// letters.
+func cloneID(prefix string) string {
+	return "default--" + prefix + letters5()
+}
+
+func letters5() string {
 	const letters = "bcdfghjklmnpqrstvwxz2456789"
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
 	for i := range b {
 		b[i] = letters[int(b[i])%len(letters)]
 	}
-	return "default--" + strings.ToLower(template) + "-" + string(b)
+	return string(b)
+}
+
+func newID(template string) string {
+	return "default--" + strings.ToLower(template) + "-" + letters5()
 }

@@ -35,6 +35,9 @@ func (s *Server) routes() {
 	handle("POST /sandboxes/{sandboxID}/pause", s.sandbox(s.pause))
 	handle("POST /sandboxes/{sandboxID}/resume", s.sandbox(s.resume))
 	handle("PUT /sandboxes/{sandboxID}/network", s.setNetwork)
+	handle("POST /sandboxes/{sandboxID}/snapshots", s.sandbox(s.snapshot))
+	handle("GET /snapshots", s.listSnapshots)
+	handle("DELETE /templates/{templateID}", s.deleteTemplate)
 	// The refresh of a traffic token is the private protocol's alone.
 	s.mux.HandleFunc("POST /kruise/api/sandboxes/{sandboxID}/traffic-access-token", s.auth(s.sandbox(s.refreshTrafficToken)))
 	// The v2 connect route the E2B SDKs call is not served: the real
@@ -120,7 +123,35 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 			egress = &e2bapi.Network{AllowOut: n.AllowOut, DenyOut: n.DenyOut}
 		}
 	}
-	for k := range req.Metadata {
+	// A clone's name comes out of the metadata before the rest is read.
+	md := map[string]string{}
+	for k, v := range req.Metadata {
+		md[k] = v
+	}
+	name, generate, err := cloneName(md)
+	if err != nil {
+		writeError(w, r, http.StatusBadRequest, http.StatusBadRequest, "Bad extension param: "+err.Error())
+		return
+	}
+	var from *Snapshot
+	if !s.knownTemplate(req.TemplateID) {
+		s.mu.Lock()
+		if sn := s.snaps[req.TemplateID]; sn != nil {
+			c := *sn
+			from = &c
+		}
+		s.mu.Unlock()
+	}
+	if from == nil && (name != "" || generate != "") {
+		writeError(w, r, http.StatusBadRequest, http.StatusBadRequest,
+			"sandbox-name and sandbox-generate-name are only supported for clone")
+		return
+	}
+	if _, ok := md["e2b.agents.kruise.io/image"]; ok && from != nil {
+		writeError(w, r, http.StatusBadRequest, http.StatusBadRequest, "InplaceUpdate is not supported for clone")
+		return
+	}
+	for k := range md {
 		for _, p := range forbiddenPrefixes {
 			if strings.HasPrefix(k, p) {
 				writeError(w, r, http.StatusBadRequest, http.StatusBadRequest,
@@ -129,7 +160,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if !s.knownTemplate(req.TemplateID) {
+	if from == nil && !s.knownTemplate(req.TemplateID) {
 		// The cluster's words, and what only this server can add: the
 		// templates it has (a cluster's are its SandboxSets, which it
 		// does not list here).
@@ -137,23 +168,69 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 			"Template or Checkpoint not found (this server's templates: "+strings.Join(s.opts.Templates, ", ")+")")
 		return
 	}
-	md := map[string]string{ResourceKey: "sandboxset/" + req.TemplateID}
-	for k, v := range req.Metadata {
-		md[k] = v
+	base := req.TemplateID
+	if from != nil {
+		base = from.Template
 	}
+	md[ResourceKey] = "sandboxset/" + base
 	now := s.opts.Now()
 	mark := s.lock()
-	id := newID(req.TemplateID)
-	for s.boxes[id] != nil { // five random letters do collide, now and then
+	var id string
+	switch {
+	case name != "":
+		id = "default--" + name
+		if s.boxes[id] != nil {
+			s.unlock(mark)
+			writeError(w, r, http.StatusConflict, http.StatusConflict, fmt.Sprintf("sandbox %s already exists", id))
+			return
+		}
+	case from != nil:
+		prefix := generate
+		if prefix == "" {
+			prefix = from.ID + "-"
+		}
+		id = cloneID(prefix)
+		for s.boxes[id] != nil {
+			id = cloneID(prefix)
+		}
+	default:
 		id = newID(req.TemplateID)
+		for s.boxes[id] != nil { // five random letters do collide, now and then
+			id = newID(req.TemplateID)
+		}
 	}
 	s.seq++
 	b := &Sandbox{
-		ID: id, Template: req.TemplateID, State: "running",
+		ID: id, Template: base, State: "running",
 		StartedAt: now, EndAt: now.Add(timeout), AutoPause: req.AutoPause,
 		AllowInternet: req.AllowInternetAccess == nil || *req.AllowInternetAccess,
 		Metadata:      md, EnvVars: req.EnvVars, EnvdAccessToken: randomHex(16), seq: s.seq,
 		Guarded: md[JWTAuthKey] == "true", Network: egress,
+	}
+	if from != nil {
+		// A clone starts as its snapshot's sandbox was: its environment,
+		// its network, its envd token (the checkpoint's); the request's
+		// environment is not read.
+		b.FromSnapshot, b.EnvVars, b.EnvdAccessToken = from.ID, from.EnvVars, from.EnvdAccessToken
+		b.AllowInternet = from.AllowInternet
+		if egress == nil {
+			b.Network = from.Network
+		}
+		if s.opts.Snapshots != nil {
+			// Its files, made before it is: without the lock, then the
+			// ID checked again (a name asked for twice at once).
+			s.unlock(mark)
+			if err := s.opts.Snapshots.Clone(from.ID, id); err != nil {
+				writeError(w, r, http.StatusInternalServerError, 0, "failed to clone "+from.ID+": "+err.Error())
+				return
+			}
+			mark = s.lock()
+			if s.boxes[id] != nil {
+				s.unlock(mark)
+				writeError(w, r, http.StatusConflict, http.StatusConflict, fmt.Sprintf("sandbox %s already exists", id))
+				return
+			}
+		}
 	}
 	s.boxes[b.ID] = b
 	view := s.view(b, true)
@@ -368,8 +445,12 @@ func matches(md, filters map[string]string) bool {
 
 // view is the Sandbox JSON of the real server. List items carry no token.
 func (s *Server) view(b *Sandbox, withToken bool) e2bapi.Sandbox {
+	template := b.Template
+	if b.FromSnapshot != "" {
+		template = b.FromSnapshot
+	}
 	v := e2bapi.Sandbox{
-		TemplateID:  b.Template,
+		TemplateID:  template,
 		SandboxID:   b.ID,
 		StartedAt:   e2bapi.FormatTime(b.StartedAt),
 		EndAt:       e2bapi.FormatTime(b.EndAt),

@@ -67,7 +67,7 @@ type reply struct {
 // configured request timeout. It is tried again as an idempotent call is
 // (retry.go).
 func (c *Client) call(ctx context.Context, method, path string, query url.Values, in, out any, ok ...int) (reply, error) {
-	r, _, err := c.send(ctx, c.api, true, method, path, query, in, out, ok)
+	r, _, err := c.send(ctx, c.api, true, method, path, query, nil, in, out, ok)
 	return r, err
 }
 
@@ -77,12 +77,18 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 // it left and the connection broke before an answer: the thing may have
 // been made, which the caller says in its words.
 func (c *Client) callOnce(ctx context.Context, method, path string, query url.Values, in, out any, ok ...int) (r reply, unanswered bool, err error) {
-	return c.send(ctx, c.api, false, method, path, query, in, out, ok)
+	return c.send(ctx, c.api, false, method, path, query, nil, in, out, ok)
+}
+
+// callOnceWith is callOnce with headers of the request's own (the
+// manager's extension parameters).
+func (c *Client) callOnceWith(ctx context.Context, method, path string, headers http.Header, in, out any, ok ...int) (r reply, unanswered bool, err error) {
+	return c.send(ctx, c.api, false, method, path, nil, headers, in, out, ok)
 }
 
 // send sends a request to base+path: base is the API's, or the prefix of
 // the manager's own routes (ownRoutes).
-func (c *Client) send(ctx context.Context, base string, idempotent bool, method, path string, query url.Values, in, out any, ok []int) (reply, bool, error) {
+func (c *Client) send(ctx context.Context, base string, idempotent bool, method, path string, query url.Values, headers http.Header, in, out any, ok []int) (reply, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
 
@@ -100,7 +106,7 @@ func (c *Client) send(ctx context.Context, base string, idempotent bool, method,
 	}
 	var last try
 	r, err := c.withRetries(ctx, method, path, idempotent, func() try {
-		last = c.attempt(ctx, method, path, u, body, out, ok)
+		last = c.attempt(ctx, method, path, u, headers, body, out, ok)
 		return last
 	})
 	unanswered := err != nil && last.sent && last.status == 0 && ctx.Err() == nil && abxerr.From(err).Code == abxerr.Network
@@ -108,7 +114,7 @@ func (c *Client) send(ctx context.Context, base string, idempotent bool, method,
 }
 
 // attempt sends the request once.
-func (c *Client) attempt(ctx context.Context, method, path, u string, body []byte, out any, ok []int) (t try) {
+func (c *Client) attempt(ctx context.Context, method, path, u string, headers http.Header, body []byte, out any, ok []int) (t try) {
 	// The transport writes the request on a goroutine of its own.
 	var sent atomic.Bool
 	defer func() { t.sent = sent.Load() }()
@@ -121,6 +127,9 @@ func (c *Client) attempt(ctx context.Context, method, path, u string, body []byt
 	if err != nil {
 		t.err = abxerr.New(abxerr.InvalidConfig, "cannot build a request to %s: %v", c.api, err)
 		return t
+	}
+	for k, v := range headers {
+		req.Header[k] = v
 	}
 	req.Header.Set("X-API-Key", c.cfg.APIKey)
 	req.Header.Set("Accept", "application/json")

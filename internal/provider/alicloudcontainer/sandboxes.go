@@ -24,6 +24,45 @@ const maxPageSize = 100
 // holds, and a cursor that never ends must not keep abx asking.
 const maxPages = 1000
 
+// pages reads a listing (GET path with q) page after page, each at most
+// maxPageSize, following X-Next-Token until the listing ends or has limit
+// items (0: no limit). add takes each page and says how many items the
+// listing has so far. A cursor served twice would loop for ever, and
+// fresh ones for ever are no better: the listing stops there (or after
+// maxPages), with a warning that it may be incomplete.
+func pages[T any](ctx context.Context, c *Client, path string, q url.Values, limit int, what string, add func([]T) (int, error)) error {
+	cursors := map[string]bool{}
+	have := 0
+	for n := 1; ; n++ {
+		size := maxPageSize
+		if limit > 0 {
+			size = min(size, limit-have)
+		}
+		q.Set("limit", strconv.Itoa(size))
+		var page []T
+		r, err := c.call(ctx, http.MethodGet, path, q, nil, &page, http.StatusOK)
+		if err != nil {
+			return err
+		}
+		if have, err = add(page); err != nil {
+			return err
+		}
+		if r.nextToken == "" || (limit > 0 && have >= limit) {
+			return nil
+		}
+		if cursors[r.nextToken] {
+			c.warn("the service repeated a page cursor after %d pages; the list stops there and may be incomplete", n)
+			return nil
+		}
+		if n >= maxPages {
+			c.warn("the service had more pages after %d (%d %s); the list stops there and may be incomplete", n, have, what)
+			return nil
+		}
+		cursors[r.nextToken] = true
+		q.Set("nextToken", r.nextToken)
+	}
+}
+
 // Create sends POST /sandboxes.
 func (c *Client) Create(ctx context.Context, req provider.CreateRequest) (*provider.Sandbox, error) {
 	body := e2bapi.NewSandbox{
@@ -39,6 +78,19 @@ func (c *Client) Create(ctx context.Context, req provider.CreateRequest) (*provi
 	}
 	if n := req.Network; n != nil {
 		body.Network = &e2bapi.Network{AllowOut: n.AllowOut, DenyOut: n.DenyOut}
+	}
+	if req.Name != "" || req.GenerateName != "" {
+		// A clone's name: metadata the manager takes out of the rest.
+		md := make(map[string]string, len(req.Metadata)+1)
+		for k, v := range req.Metadata {
+			md[k] = v
+		}
+		if req.Name != "" {
+			md[e2bapi.MetadataSandboxName] = req.Name
+		} else {
+			md[e2bapi.MetadataSandboxGenerateName] = req.GenerateName
+		}
+		body.Metadata = md
 	}
 	var w *wireSandbox
 	_, unanswered, err := c.callOnce(ctx, http.MethodPost, "/sandboxes", nil, body, &w, http.StatusCreated, http.StatusOK)
@@ -155,24 +207,11 @@ func (c *Client) List(ctx context.Context, opts provider.ListOptions) ([]provide
 		q.Set("metadata", metadataQuery(opts.Metadata))
 	}
 	out := []provider.Sandbox{}
-	cursors, ids := map[string]bool{}, map[string]bool{}
-	for pages := 1; ; pages++ {
-		size := maxPageSize
-		if opts.Limit > 0 && opts.Limit-len(out) < size {
-			size = opts.Limit - len(out)
-		}
-		q.Set("limit", strconv.Itoa(size))
-		var page []*wireSandbox
-		r, err := c.call(ctx, http.MethodGet, "/v2/sandboxes", q, nil, &page, http.StatusOK)
-		if err != nil {
-			if statusOf(err) == http.StatusNotFound && !isNotFoundSandbox(err) {
-				return c.listV1(ctx, opts)
-			}
-			return nil, err
-		}
+	ids := map[string]bool{}
+	err := pages(ctx, c, "/v2/sandboxes", q, opts.Limit, "sandboxes", func(page []*wireSandbox) (int, error) {
 		for _, w := range page {
 			if err := w.check(http.MethodGet, "/v2/sandboxes"); err != nil {
-				return nil, err
+				return 0, err
 			}
 			// A sandbox listed twice (a page served again) is one sandbox:
 			// 'kill --all' must not kill it twice.
@@ -181,21 +220,13 @@ func (c *Client) List(ctx context.Context, opts provider.ListOptions) ([]provide
 				out = append(out, w.model())
 			}
 		}
-		if r.nextToken == "" || (opts.Limit > 0 && len(out) >= opts.Limit) {
-			break
+		return len(out), nil
+	})
+	if err != nil {
+		if statusOf(err) == http.StatusNotFound && !isNotFoundSandbox(err) {
+			return c.listV1(ctx, opts)
 		}
-		// A cursor served twice would loop for ever, and fresh ones for
-		// ever are no better: stop, and say the list may be incomplete.
-		if cursors[r.nextToken] {
-			c.warn("the service repeated a page cursor after %d pages; the list stops there and may be incomplete", pages)
-			break
-		}
-		if pages >= maxPages {
-			c.warn("the service had more pages after %d (%d sandboxes); the list stops there and may be incomplete", pages, len(out))
-			break
-		}
-		cursors[r.nextToken] = true
-		q.Set("nextToken", r.nextToken)
+		return nil, err
 	}
 	if opts.Limit > 0 && len(out) > opts.Limit {
 		out = out[:opts.Limit]

@@ -117,7 +117,7 @@ func (c *Client) refreshTrafficToken(ctx context.Context, id string) (traffictok
 	}
 	path += "/traffic-access-token"
 	var ans *e2bapi.TrafficAccessToken
-	if _, _, err := c.send(ctx, c.ownRoutes(), true, http.MethodPost, path, nil, nil, &ans, []int{http.StatusOK}); err != nil {
+	if _, _, err := c.send(ctx, c.ownRoutes(), true, http.MethodPost, path, nil, nil, nil, &ans, []int{http.StatusOK}); err != nil {
 		if statusOf(err) == http.StatusConflict {
 			e := *abxerr.From(err)
 			e.Hint = "the sandbox did not opt in to traffic tokens, yet its gateway asked for one"
