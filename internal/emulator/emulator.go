@@ -182,7 +182,7 @@ func Start(opts Options) (*Emulator, error) {
 		m.RestoreSnapshots(snaps)
 		m.Restore(saved)
 		st.removeOrphans(m.Sandboxes())
-		st.removeOrphanSnapshots(m.Snapshots())
+		st.removeOrphanSnapshots(m.Snapshots(), g.snapshots)
 		if err := st.writeRuntime(record.Runtime{URL: e.URL, PID: os.Getpid(), APIKey: e.APIKey, NotIsolated: why}); err != nil {
 			_ = ln.Close()
 			g.Close()

@@ -61,6 +61,8 @@ type Gateway struct {
 
 	dir     string
 	version string
+	// snapshots keeps the snapshots' files.
+	snapshots *snapshotStore
 
 	// guard refuses the requests of other machines' names and pages.
 	guard http.Handler
@@ -107,7 +109,8 @@ func NewGateway(m *manager.Server, dir, envdVersion string) *Gateway {
 	m.OnEvent = g.onEvent
 	// The snapshots' files beside the sandboxes' (the state dir's
 	// snapshots/ for an emulator's).
-	m.KeepSnapshots(&snapshotStore{g: g, dir: filepath.Join(filepath.Dir(dir), "snapshots")})
+	g.snapshots = &snapshotStore{g: g, dir: filepath.Join(filepath.Dir(dir), "snapshots")}
+	m.KeepSnapshots(g.snapshots)
 	return g
 }
 
@@ -122,7 +125,7 @@ func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 		keep := g.Manager.KeepsRequests()
 		e := envd.New(envd.Options{Root: filepath.Join(g.dir, s.ID), Version: g.version,
 			AccessToken: s.EnvdAccessToken, Env: s.EnvVars, Isolated: g.Isolated, Hide: append([]string{g.dir}, g.Hide...),
-			NoInternet: !s.AllowInternet, Network: s.Network, KeepRequests: keep})
+			NoInternet: !s.AllowInternet, Network: s.Network, KeepRequests: keep, Lowers: g.snapshots.lowers(s.ID)})
 		b := &box{envd: e}
 		if strings.Contains(s.Template, "code-interpreter") {
 			// Its kernels run as envd's processes do: the same view, the
@@ -182,6 +185,8 @@ func (g *Gateway) onEvent(event string, s manager.Sandbox) {
 		go func() {
 			b.close()
 			_ = os.RemoveAll(filepath.Join(g.dir, s.ID))
+			// What it stood on may go now.
+			g.snapshots.collect()
 			g.mu.Lock()
 			delete(g.teardowns, b)
 			g.mu.Unlock()

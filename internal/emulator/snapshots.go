@@ -10,20 +10,38 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/abx-dev/abx/internal/emulator/envd"
+	"github.com/abx-dev/abx/internal/provider"
 )
 
 // snapshotStore keeps the emulator's snapshots (manager.SnapshotStore):
 // each a directory of the state dir's snapshots/, a copy of the sandbox's
 // directory taken while its processes are frozen, so that it is of one
 // moment: its own directories (/home/user, /tmp, /var/tmp, /root) and its
-// root's layer (top: /workspace, /usr/local, ...), the work directory of
-// that layer apart (docs/snapshots.md). A clone starts as a copy of it.
+// root's layer (top: /workspace, /usr/local, ...), the work directories of
+// its layers apart (docs/snapshots.md).
+//
+// A clone of an isolated emulator stands on its snapshot: its directory
+// starts empty, and lists in lowersFile the snapshots beneath it, the
+// nearest first, whose directories its box lays its own over
+// (jail.BoxSpec.Lowers); so a clone costs the same whatever its snapshot
+// holds. A snapshot of a clone copies the clone's own directory, its
+// lowersFile with it: it stands on the same snapshots. A snapshot deleted
+// is marked (droppedFile) and its files go once nothing stands on them.
+// Without isolation there are no layers, and a clone is a copy.
 type snapshotStore struct {
 	g   *Gateway
 	dir string
+
+	mu sync.Mutex // one collect at a time
 }
+
+const (
+	lowersFile  = "lowers"
+	droppedFile = "dropped"
+)
 
 // Take copies the sandbox's directory into the snapshot's.
 func (s *snapshotStore) Take(sandboxID, snapshotID string) error {
@@ -46,14 +64,8 @@ func (s *snapshotStore) Take(sandboxID, snapshotID string) error {
 	return os.Rename(part, dst)
 }
 
-// Drop removes a snapshot's files, in the background.
-func (s *snapshotStore) Drop(snapshotID string) {
-	go func() { _ = os.RemoveAll(filepath.Join(s.dir, snapshotID)) }()
-}
-
 // Clone makes a sandbox's directory from a snapshot's, before the sandbox
-// is made (its servers then find its files there). A copy: what it costs
-// grows with what the snapshot holds (docs/snapshots.md).
+// is made: layered over it where boxes lay layers, else a copy of it.
 func (s *snapshotStore) Clone(snapshotID, sandboxID string) error {
 	src := filepath.Join(s.dir, snapshotID)
 	if _, err := os.Stat(src); err != nil {
@@ -64,11 +76,95 @@ func (s *snapshotStore) Clone(snapshotID, sandboxID string) error {
 	if err := os.MkdirAll(s.g.dir, 0o700); err != nil {
 		return err
 	}
+	if s.g.Isolated {
+		chain := append([]string{snapshotID}, readLowers(src)...)
+		if err := os.Mkdir(dst, 0o700); err != nil {
+			return err
+		}
+		// Its top is a copy: the box's layer over this machine's root
+		// takes no lower inside that root (docs/snapshots.md).
+		if _, err := os.Stat(filepath.Join(src, envd.TopDir)); err == nil {
+			if err := copyInto(filepath.Join(src, envd.TopDir), dst); err != nil {
+				_ = os.RemoveAll(dst)
+				return fmt.Errorf("the snapshot's files: %w", err)
+			}
+		}
+		return os.WriteFile(filepath.Join(dst, lowersFile), []byte(strings.Join(chain, "\n")+"\n"), 0o600)
+	}
 	if err := copyTree(src, dst, ""); err != nil {
 		_ = os.RemoveAll(dst)
 		return fmt.Errorf("the snapshot's files: %w", err)
 	}
 	return nil
+}
+
+// lowers are the directories of the snapshots a sandbox stands on, the
+// nearest first (none for a sandbox made from a template).
+func (s *snapshotStore) lowers(sandboxID string) []string {
+	ids := readLowers(filepath.Join(s.g.dir, sandboxID))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, filepath.Join(s.dir, id))
+	}
+	return out
+}
+
+// readLowers reads dir's lowersFile: snapshot IDs, the nearest first.
+func readLowers(dir string) []string {
+	b, err := os.ReadFile(filepath.Join(dir, lowersFile))
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, l := range strings.Split(string(b), "\n") {
+		// An ID as the manager makes them: never a path.
+		if l = strings.TrimSpace(l); l != "" && provider.CheckSnapshotID(l) == nil {
+			ids = append(ids, l)
+		}
+	}
+	return ids
+}
+
+// Drop marks a snapshot deleted; its files go once nothing stands on
+// them.
+func (s *snapshotStore) Drop(snapshotID string) {
+	dir := filepath.Join(s.dir, snapshotID)
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	_ = os.WriteFile(filepath.Join(dir, droppedFile), nil, 0o600)
+	go s.collect()
+}
+
+// collect removes the files of the snapshots deleted that no sandbox and
+// no kept snapshot stands on (each lists every snapshot beneath it).
+func (s *snapshotStore) collect() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	used := map[string]bool{}
+	sandboxes, _ := os.ReadDir(s.g.dir)
+	for _, e := range sandboxes {
+		for _, id := range readLowers(filepath.Join(s.g.dir, e.Name())) {
+			used[id] = true
+		}
+	}
+	snaps, _ := os.ReadDir(s.dir)
+	var dropped []string
+	for _, e := range snaps {
+		dir := filepath.Join(s.dir, e.Name())
+		if _, err := os.Stat(filepath.Join(dir, droppedFile)); err == nil {
+			dropped = append(dropped, e.Name())
+			continue
+		}
+		for _, id := range readLowers(dir) {
+			used[id] = true
+		}
+	}
+	for _, id := range dropped {
+		if !used[id] {
+			_ = os.RemoveAll(filepath.Join(s.dir, id))
+		}
+	}
 }
 
 // copyTree copies the directory src to dst (which must not exist), all
@@ -83,20 +179,16 @@ func copyTree(src, dst, skip string) error {
 	if err != nil {
 		return err
 	}
-	args := []string{"-a"}
-	if runtime.GOOS == "linux" {
-		args = append(args, "--reflink=auto")
-	}
-	n := len(args)
+	var args []string
+	n := 0
 	for _, e := range entries {
 		if e.Name() != skip {
 			args = append(args, filepath.Join(src, e.Name()))
 		}
 	}
 	if len(args) > n {
-		args = append(args, dst+"/")
-		if out, err := exec.Command("cp", args...).CombinedOutput(); err != nil {
-			return fmt.Errorf("cp: %w: %s", err, strings.TrimSpace(string(out)))
+		if err := cp(append(args[n:], dst+"/")...); err != nil {
+			return err
 		}
 	}
 	st, err := os.Stat(src)
@@ -104,4 +196,20 @@ func copyTree(src, dst, skip string) error {
 		return err
 	}
 	return os.Chmod(dst, st.Mode().Perm())
+}
+
+// copyInto copies src (a directory) into dir, under its own name.
+func copyInto(src, dir string) error { return cp(src, dir+"/") }
+
+// cp runs cp -a (sharing blocks where it can) with args, the last the
+// destination.
+func cp(args ...string) error {
+	flags := []string{"-a"}
+	if runtime.GOOS == "linux" {
+		flags = append(flags, "--reflink=auto")
+	}
+	if out, err := exec.Command("cp", append(flags, args...)...).CombinedOutput(); err != nil {
+		return fmt.Errorf("cp: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }

@@ -106,20 +106,25 @@ func (s *stateDir) saveSnapshots(list []manager.Snapshot) error {
 	return runfile.WritePrivate(s.path(snapshotsFile), append(b, '\n'))
 }
 
-// removeOrphanSnapshots deletes the files of snapshots that are no more
-// (deleted or expired while the records were not saved, or left half
-// taken).
-func (s *stateDir) removeOrphanSnapshots(live []manager.Snapshot) {
+// removeOrphanSnapshots drops the snapshots that are no more (deleted or
+// expired while the records were not saved) and removes those left half
+// taken; a snapshot a clone stands on keeps its files until the clone
+// goes (snapshotStore.collect).
+func (s *stateDir) removeOrphanSnapshots(live []manager.Snapshot, store *snapshotStore) {
 	keep := map[string]bool{}
 	for _, sn := range live {
 		keep[sn.ID] = true
 	}
 	entries, _ := os.ReadDir(s.path("snapshots"))
 	for _, e := range entries {
-		if !keep[e.Name()] {
+		switch {
+		case strings.HasSuffix(e.Name(), ".part"):
 			_ = os.RemoveAll(filepath.Join(s.path("snapshots"), e.Name()))
+		case !keep[e.Name()]:
+			_ = os.WriteFile(filepath.Join(s.path("snapshots"), e.Name(), droppedFile), nil, 0o600)
 		}
 	}
+	store.collect()
 }
 
 // removeOrphans deletes the directories of sandboxes that are no more

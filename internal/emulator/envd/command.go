@@ -92,7 +92,7 @@ func (s *Server) box() (*jail.Box, error) {
 		return s.jail, nil
 	}
 	spec := jail.BoxSpec{Top: s.view.top, Layers: filepath.Join(s.opts.Root, LayersDir), Hide: s.opts.Hide,
-		OwnNetwork: true, Carry: !s.opts.NoInternet}
+		OwnNetwork: true, Carry: !s.opts.NoInternet, Lowers: s.opts.Lowers}
 	for _, t := range Writable {
 		h, _ := s.view.host(t)
 		spec.Binds = append(spec.Binds, jail.Bind{Source: h, Target: t})
@@ -108,9 +108,10 @@ func (s *Server) box() (*jail.Box, error) {
 		return nil, err
 	}
 	s.jail, s.jailAt = b, started
-	if b.Layered() {
-		// What the sandbox writes over this machine's directories is in
-		// its box: the files API reaches them there.
+	if b.Layered() || len(s.opts.Lowers) > 0 {
+		// What the sandbox writes over this machine's directories, or
+		// over its snapshots', is in its box: the files API reaches it
+		// there.
 		if root, path, err := b.Root(); err == nil {
 			s.view.setBox(root, path)
 		}

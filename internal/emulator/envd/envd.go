@@ -50,6 +50,11 @@ type Options struct {
 	// Network is the sandbox's egress rules at its start (SetNetwork
 	// changes them); nil for none.
 	Network *e2bapi.Network
+	// Lowers are the directories of the snapshots an isolated clone
+	// stands on, the nearest first: its box lays its own directories
+	// over theirs (jail.BoxSpec.Lowers), and the files API reaches them
+	// through its box.
+	Lowers []string
 	// Hide are directories of this machine the sandbox sees empty: the
 	// emulator's state, which holds the other sandboxes.
 	Hide []string
@@ -98,7 +103,7 @@ func New(opts Options) *Server {
 	// Prepared first, so that the view finds the directory's real path.
 	_ = Prepare(opts.Root, opts.Isolated) // a directory missing shows in the calls that need it
 	s := &Server{opts: opts, version: envd.ParseVersion(opts.Version), mux: http.NewServeMux(),
-		view: newView(opts.Root, opts.Hide, opts.Isolated)}
+		view: newView(opts.Root, opts.Hide, opts.Isolated, len(opts.Lowers) > 0)}
 	s.log.Keep = opts.KeepRequests
 	s.rules.Store(opts.Network)
 	if root, err := os.OpenRoot(opts.Root); err == nil {

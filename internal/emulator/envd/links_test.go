@@ -210,14 +210,14 @@ func TestLinksReachNoHiddenDirectory(t *testing.T) {
 	if err := os.Symlink(actual, alias); err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []*view{newView(filepath.Join(alias, "sb"), []string{alias}, false), newView(filepath.Join(alias, "sb"), nil, false)} {
+	for _, v := range []*view{newView(filepath.Join(alias, "sb"), []string{alias}, false, false), newView(filepath.Join(alias, "sb"), nil, false, false)} {
 		for _, p := range []string{filepath.Join(actual, "sb"), filepath.Join(actual, "sb", "etc"), filepath.Join(alias, "sb", "home")} {
 			if !v.hidden(p) {
 				t.Errorf("%s is not hidden", p)
 			}
 		}
 	}
-	v := newView(filepath.Join(alias, "sb"), []string{alias}, false)
+	v := newView(filepath.Join(alias, "sb"), []string{alias}, false, false)
 	for _, p := range []string{actual, filepath.Join(actual, "api-key"), alias + "/x"} {
 		if !v.hidden(p) {
 			t.Errorf("%s is not hidden", p)

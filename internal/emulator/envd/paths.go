@@ -97,6 +97,13 @@ func (s *Server) locate(p, user string, follow bool) (located, error) {
 	if p == "" {
 		return located{}, connect.NewError(connect.CodeInvalidArgument, errors.New("path is required"))
 	}
+	if s.opts.Isolated && len(s.opts.Lowers) > 0 {
+		// A clone's files are its box's (its own directories over its
+		// snapshots'): the box its create started is waited for.
+		if _, err := s.box(); err != nil {
+			return located{}, connect.NewError(connect.CodeInternal, err)
+		}
+	}
 	if strings.ContainsRune(p, 0) {
 		return located{}, connect.NewError(connect.CodeInvalidArgument, errors.New("path contains a NUL byte"))
 	}

@@ -57,6 +57,9 @@ type view struct {
 	// sandbox's processes see it. Nil before the box boots, and where it
 	// lays none.
 	box atomic.Pointer[boxRoot]
+	// lowered is a clone's view whose own directories lie over its
+	// snapshots' (Options.Lowers): they too are reached through the box.
+	lowered bool
 }
 
 // boxRoot is a box's root, opened, and the path it was opened by, which
@@ -90,8 +93,8 @@ const (
 // sockets and processes are none of its business.
 var alwaysHidden = []string{"/dev", "/run", "/proc"}
 
-func newView(root string, hide []string, isolated bool) *view {
-	v := &view{dir: root}
+func newView(root string, hide []string, isolated, lowered bool) *view {
+	v := &view{dir: root, lowered: lowered}
 	if isolated {
 		v.top = filepath.Join(root, TopDir)
 		v.machine = map[string]bool{}
@@ -131,6 +134,11 @@ func within(p, dir string) bool {
 func (v *view) host(p string) (string, mount) {
 	for _, m := range v.mounts {
 		if within(p, m.target) {
+			if b := v.box.Load(); b != nil && v.lowered && m.writable {
+				// The clone's directory as its box has it, over its
+				// snapshots'.
+				return b.path + p, mount{target: m.target, source: b.path + m.target, writable: true}
+			}
 			if m.target == "/" && p != "/" && v.top != "" {
 				name, _, _ := strings.Cut(p[1:], "/")
 				if b := v.box.Load(); b != nil && !slices.Contains(alwaysHidden, "/"+name) && name != "sys" {

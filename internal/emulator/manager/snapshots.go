@@ -144,7 +144,11 @@ func (s *Server) snapshot(w http.ResponseWriter, r *http.Request, b *Sandbox) {
 		return
 	}
 	s.snapSeq++
-	snap := &Snapshot{ID: newSnapshotID(b.ID, s.snapSeq), SandboxID: b.ID, Template: b.Template,
+	id := newSnapshotID()
+	for s.snaps[id] != nil {
+		id = newSnapshotID()
+	}
+	snap := &Snapshot{ID: id, SandboxID: b.ID, Template: b.Template,
 		EnvVars: b.EnvVars, EnvdAccessToken: b.EnvdAccessToken, AllowInternet: b.AllowInternet, Network: b.Network,
 		Contents: opts.contents, seq: s.snapSeq}
 	if b.FromSnapshot != "" {
@@ -215,14 +219,11 @@ func resourceOf(b *Sandbox) string {
 	return ns + "/" + name
 }
 
-// newSnapshotID is a checkpoint's ID: the sandbox's name, then a number
-// and letters of its own.
-func newSnapshotID(sandboxID string, seq int) string {
-	_, name, ok := strings.Cut(sandboxID, "--")
-	if !ok {
-		name = sandboxID
-	}
-	return fmt.Sprintf("snap-%s-%d%s", name, seq, strings.ToLower(randomHex(3)))
+// newSnapshotID is a checkpoint's ID, of one length whatever it was taken
+// of: a clone's generated name starts with it, and a clone of a clone's
+// snapshot must not grow past a name's 63 characters.
+func newSnapshotID() string {
+	return "snap-" + letters5() + letters5()
 }
 
 // listSnapshots answers GET /snapshots: the snapshots taken, oldest

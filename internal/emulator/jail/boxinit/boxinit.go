@@ -109,6 +109,14 @@ type BoxSpec struct {
 	// Each resolver is an address of 4 or 16 bytes.
 	Carry     bool     `json:"carry,omitempty"`
 	Resolvers [][]byte `json:"resolvers,omitempty"`
+	// Lowers are the directories, on this machine, of the snapshots a
+	// clone stands on, the nearest first, each laid out as a sandbox's
+	// directory: the box lays the sandbox's own directories (Binds that
+	// are directories of Top's parent) over theirs, so that the clone
+	// starts with the snapshot's files and writes its own. (Its Top is
+	// a copy: an overlay takes no lower inside another lower, and this
+	// machine's root, under a root emulator's layer, holds them all.)
+	Lowers []string `json:"lowers,omitempty"`
 
 	// Socket is where the init listens, a path outside the view (set by
 	// StartBox); ParentID is the uid and gid, in the init's user

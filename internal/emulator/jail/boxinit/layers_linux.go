@@ -3,6 +3,8 @@
 package boxinit
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path"
 	"slices"
@@ -134,4 +136,59 @@ func submounts(hide []string) ([]submount, error) {
 		taken = append(taken, mp)
 	}
 	return out, nil
+}
+
+// lowersOf are the directories rel of a clone's snapshots that exist, the
+// nearest first.
+func lowersOf(snapshots []string, rel string) []string {
+	var out []string
+	for _, s := range snapshots {
+		if st, err := os.Stat(s + "/" + rel); err == nil && st.IsDir() {
+			out = append(out, s+"/"+rel)
+		}
+	}
+	return out
+}
+
+// layOnto mounts at target an overlay whose upper is upper over lowers,
+// its work directory in layers (work-NAME); without lowers it binds upper
+// there. In a user namespace of a user's the overlay keeps its marks in
+// user.* attributes (userxattr).
+func layOnto(target, upper string, lowers []string, layers, name string, realRoot bool) error {
+	if len(lowers) == 0 {
+		return unix.Mount(upper, target, "", unix.MS_BIND, "")
+	}
+	work := layers + "/work-" + strings.ReplaceAll(name, "/", "-")
+	for _, p := range append(append([]string{work, upper}, lowers...), layers) {
+		if strings.ContainsAny(p, ",:\\") {
+			return fmt.Errorf("a path an overlay's options cannot carry: %q", p)
+		}
+	}
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		return err
+	}
+	opts := "lowerdir=" + strings.Join(lowers, ":") + ",upperdir=" + upper + ",workdir=" + work
+	if !realRoot {
+		opts += ",userxattr"
+	}
+	return unix.Mount("overlay", target, "overlay", 0, opts)
+}
+
+// layBind mounts a sandbox's own directory b at its target in top, over
+// the same directory (rel) of its snapshots.
+func layBind(top string, b Bind, source string, lowers []string, layers, rel string, realRoot bool) error {
+	target := top + path.Clean("/"+b.Target)
+	if _, err := os.Lstat(target); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			return fmt.Errorf("mount point %s: %w", b.Target, err)
+		}
+	}
+	upper, err := os.Readlink(source)
+	if err != nil || !path.IsAbs(upper) {
+		upper = path.Clean(b.Source)
+	}
+	if err := layOnto(target, upper, lowers, layers, rel, realRoot); err != nil {
+		return fmt.Errorf("the clone's %s: %w", b.Target, err)
+	}
+	return nil
 }

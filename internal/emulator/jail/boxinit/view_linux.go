@@ -136,7 +136,15 @@ func (r *boxRoot) build() error {
 	if err := mountTmpfs(top+"/home", "mode=755"); err != nil {
 		return err
 	}
+	own := path.Dir(top)
 	for i, b := range spec.Binds {
+		if rel, ok := strings.CutPrefix(path.Clean(b.Source), own+"/"); ok && len(spec.Lowers) > 0 && !b.ReadOnly {
+			// The clone's directory over its snapshots'.
+			if err := layBind(top, b, sources[i], lowersOf(spec.Lowers, rel), spec.Layers, rel, spec.IDMap); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := bindOne(top, b, sources[i]); err != nil {
 			return err
 		}
