@@ -150,13 +150,12 @@ func TestUnsupportedRoutesSaySo(t *testing.T) {
 	for route, says := range map[string]string{
 		"GET /templates":               "templates.read",
 		"GET /templates/base":          "templates.read",
-		"DELETE /templates/base":       "templates.build",
+		"PUT /templates/base":          "templates.build",
 		"GET /v2/templates/x":          "templates.build",
 		"GET /sandboxes/x/logs":        "sandbox.logs",
 		"GET /volumes":                 "storage.mount",
 		"POST /sandboxes/x/refreshes":  "sandbox.refresh",
-		"GET /snapshots":               "snapshots",
-		"POST /sandboxes/x/fork":       "sandbox.fork",
+		"POST /snapshots":              "snapshots",
 		"PUT /sandboxes/x/network":     "sandbox.network",
 		"POST /sandboxes/x/teleport":   `does not serve POST \"/sandboxes/x/teleport\"`,
 		"PATCH /sandboxes/x":           `does not serve PATCH \"/sandboxes/x\"`,
@@ -229,10 +228,34 @@ func TestOfficialSDKsOutliveTrafficTokens(t *testing.T) {
 	}
 }
 
+// The official SDK's snapshots through the engine, on the emulator:
+// createSnapshot, a sandbox made from a snapshot, listSnapshots,
+// deleteSnapshot and fork work as on E2B's API, through the provider's
+// routes.
+func TestTheSDKsSnapshotsThroughTheEngine(t *testing.T) {
+	t.Parallel()
+	run := sdktest.SDKScript(t, filepath.Join("..", "emulator", "testdata", "sdk"), "snapshots.test.mjs")
+	fx := start(t)
+	out, err := fx.node(t, run)
+	sdktest.Steps(t, out, err, 4)
+	snapshots := 0
+	for _, r := range fx.emu.Manager.Requests() {
+		if r.Method == "POST" && strings.HasSuffix(r.Path, "/snapshots") {
+			snapshots++
+		}
+		if strings.HasSuffix(r.Path, "/fork") {
+			t.Errorf("the provider was sent %s %s: it has no fork route", r.Method, r.Path)
+		}
+	}
+	if snapshots != 3 {
+		t.Errorf("the provider took %d snapshots, want 3 (one, another, the fork's)", snapshots)
+	}
+}
+
 // Other people's E2B clients' network settings through the engine: a
 // port of an unguarded sandbox answers a plain fetch; a private or guarded
 // one's needs the token; egress rules at create reach the provider and
-// come back in getInfo; updateNetwork and fork are refused by name.
+// come back in getInfo; updateNetwork is refused by name.
 func TestTheSDKsNetworkThroughTheEngine(t *testing.T) {
 	t.Parallel()
 	run := sdktest.SDKScript(t, filepath.Join("..", "emulator", "testdata", "sdk"), "network.test.mjs")

@@ -375,3 +375,58 @@ func TestLifecycleProcessAndListToolsOnTheEmulator(t *testing.T) {
 		mustFail(t, call(t, cs, "sandbox_resume", map[string]any{"sandbox_id": "missing-sandbox"}, nil), "E3001")
 	})
 }
+
+// sandbox_snapshot and sandbox_fork on the emulator: a fork's clones start
+// with the sandbox's files, and sandbox_create with the snapshot's ID makes
+// one more. A server pinned to a sandbox snapshots it and offers no fork.
+func TestSnapshotToolsOnTheEmulator(t *testing.T) {
+	t.Parallel()
+	opts, _ := onEmulator(t)
+	cs := serve(t, opts)
+	id := create(t, cs, "base")
+	if res := call(t, cs, "exec", map[string]any{"sandbox_id": id, "command": "echo forked > state.txt"}, nil); res.IsError {
+		t.Fatalf("exec: %s", texts(res))
+	}
+	var snap struct {
+		SnapshotID string `json:"snapshotID"`
+		SandboxID  string `json:"sandboxID"`
+	}
+	if res := call(t, cs, "sandbox_snapshot", map[string]any{"sandbox_id": id, "ttl_seconds": 3600}, &snap); res.IsError || snap.SnapshotID == "" || snap.SandboxID != id {
+		t.Fatalf("sandbox_snapshot: %s %+v", texts(res), snap)
+	}
+	var forked struct {
+		SnapshotID string `json:"snapshotID"`
+		Clones     []struct {
+			SandboxID string `json:"sandboxID"`
+		} `json:"clones"`
+	}
+	if res := call(t, cs, "sandbox_fork", map[string]any{"sandbox_id": id, "count": 2}, &forked); res.IsError || len(forked.Clones) != 2 {
+		t.Fatalf("sandbox_fork: %s %+v", texts(res), forked)
+	}
+	clone := create(t, cs, snap.SnapshotID)
+	for _, c := range []string{forked.Clones[0].SandboxID, forked.Clones[1].SandboxID, clone} {
+		var out struct {
+			Stdout string `json:"stdout"`
+		}
+		if res := call(t, cs, "exec", map[string]any{"sandbox_id": c, "command": "cat state.txt"}, &out); res.IsError || out.Stdout != "forked\n" {
+			t.Errorf("%s: %s %q", c, texts(res), out.Stdout)
+		}
+	}
+	mustFail(t, call(t, cs, "sandbox_fork", map[string]any{"sandbox_id": id, "count": 51}, nil), "E1002")
+
+	pinned := opts
+	pinned.Sandbox = id
+	ps := serve(t, pinned)
+	if res := call(t, ps, "sandbox_snapshot", map[string]any{}, &snap); res.IsError || snap.SandboxID != id {
+		t.Errorf("a pinned server's snapshot: %s", texts(res))
+	}
+	tools, err := ps.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name == "sandbox_fork" {
+			t.Error("a pinned server offers sandbox_fork")
+		}
+	}
+}

@@ -79,6 +79,8 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 		"sandbox_set_timeout": {args: []string{"sandbox_id", "timeout_seconds"}, output: []string{"sandboxID", "timeout"}},
 		"sandbox_pause":       {args: []string{"sandbox_id"}, idempotent: true, output: []string{"sandboxID", "state"}},
 		"sandbox_resume":      {args: []string{"sandbox_id"}, output: []string{"sandboxID", "state"}},
+		"sandbox_snapshot":    {args: []string{"sandbox_id", "ttl_seconds"}, output: []string{"snapshotID", "sandboxID", "names"}},
+		"sandbox_fork":        {args: []string{"sandbox_id", "count", "timeout_seconds"}, output: []string{"sandboxID", "snapshotID", "clones", "failed"}},
 		"sandbox_metrics":     {args: []string{"sandbox_id"}, readOnly: true, output: []string{"sandboxID", "state", "cpuUsedPct", "memUsed", "diskTotal"}},
 		"process_list":        {args: []string{"sandbox_id"}, readOnly: true, output: []string{"processes"}},
 		"process_kill":        {args: []string{"sandbox_id", "pid", "signal"}, destructive: true, idempotent: true, output: []string{"pid", "signal"}},

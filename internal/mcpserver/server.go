@@ -103,6 +103,7 @@ func New(opts Options) *mcp.Server {
 func (s *server) addTools(srv *mcp.Server) {
 	s.addSandboxTools(srv)
 	s.addLifecycleTools(srv)
+	s.addSnapshotTools(srv)
 	s.addDeclaredTools(srv)
 	s.addMetricsTool(srv)
 	s.addExecTool(srv)

@@ -75,6 +75,7 @@ func offers(opts Options, t ToolInfo) bool {
 // arguments' JSON names, where they are not the catalogue's own.
 var spelling = sandboxes.Spelling{Names: map[string]string{
 	"id": "sandbox_id", "timeout": "timeout_seconds", "env": "envs", "context": "context_id",
+	"ttl": "ttl_seconds",
 }}
 
 // argument is the input of op an argument of a tool is, nil for one the

@@ -41,19 +41,17 @@ const MaxForks = 50
 const forkAtOnce = 8
 
 var _ = declare(
-	// The routes of E2B's API stay refused by the engine (Door.Route
-	// without a Call) until it serves them.
+	// The engine's routes of E2B's API are its own table's (a fork's
+	// answer, a template's route for a delete).
 	&Operation{Name: "sandbox.snapshot", Capability: provider.SandboxSnapshot, Func: "Snapshot",
-		Inputs: []Input{idInput, {Name: "keep_running", Kind: Flag}, snapshotTTL, snapshotContents, snapshotWait},
-		Door:   &Door{Route: "POST /sandboxes/{id}/snapshots"}},
+		Inputs: []Input{idInput, {Name: "keep_running", Kind: Flag}, snapshotTTL, snapshotContents, snapshotWait}},
 	&Operation{Name: "snapshots.list", Capability: provider.SandboxSnapshot, Func: "Snapshots", ReadOnly: true,
 		Inputs: []Input{{Name: "sandbox", Kind: Text}, {Name: "limit", Kind: Number, Min: 1, Max: 100000,
 			Hint: "give how many snapshots to list at most"}}},
 	&Operation{Name: "snapshots.delete", Capability: provider.SandboxSnapshot, Func: "DeleteSnapshot",
 		Inputs: []Input{snapshotIDInput}},
 	&Operation{Name: "sandbox.fork", Capability: provider.SandboxSnapshot, Func: "Fork", Lifecycle: true,
-		Inputs: []Input{idInput, forkCount, createLifetime, metadataInput},
-		Door:   &Door{Route: "POST /sandboxes/{id}/fork"}},
+		Inputs: []Input{idInput, forkCount, createLifetime, metadataInput}},
 )
 
 // snapshots is the provider's snapshots, once the capability is checked.
