@@ -231,7 +231,7 @@ func copyDir(src, dst string) error {
 		sys      *syscall.Stat_t
 	}
 	var dirs []dir
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(src, func(p string, _ fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
