@@ -64,9 +64,6 @@ type Options struct {
 	// that opt in (JWTAuthKey) are valid; 0 is the cluster's default,
 	// DefaultTrafficTokenValidity. Tests give seconds.
 	TrafficTokenValidity time.Duration
-	// Snapshots keeps the files of snapshots; nil keeps none (a test's
-	// manager still answers the routes). KeepSnapshots sets it later.
-	Snapshots SnapshotStore
 }
 
 // Sandbox is the fake's record of one sandbox.
@@ -123,6 +120,9 @@ type Server struct {
 	snaps   map[string]*Snapshot
 	snapSeq int
 	dropped []string
+	// store keeps the snapshots' files (KeepSnapshots); nil keeps none,
+	// and the routes are answered still.
+	store SnapshotStore
 
 	// Events are queued under mu, in the order of the changes, and handed
 	// to OnEvent after mu is released by whoever holds deliverMu.

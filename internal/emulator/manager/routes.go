@@ -216,11 +216,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		if egress == nil {
 			b.Network = from.Network
 		}
-		if s.opts.Snapshots != nil {
+		if s.store != nil {
 			// Its files, made before it is: without the lock, then the
 			// ID checked again (a name asked for twice at once).
 			s.unlock(mark)
-			if err := s.opts.Snapshots.Clone(from.ID, id); err != nil {
+			if err := s.store.Clone(from.ID, id); err != nil {
 				writeError(w, r, http.StatusInternalServerError, 0, "failed to clone "+from.ID+": "+err.Error())
 				return
 			}

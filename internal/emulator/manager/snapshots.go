@@ -151,12 +151,6 @@ func (s *Server) snapshot(w http.ResponseWriter, r *http.Request, b *Sandbox) {
 	snap := &Snapshot{ID: id, SandboxID: b.ID, Template: b.Template,
 		EnvVars: b.EnvVars, EnvdAccessToken: b.EnvdAccessToken, AllowInternet: b.AllowInternet, Network: b.Network,
 		Contents: opts.contents, seq: s.snapSeq}
-	if b.FromSnapshot != "" {
-		// A clone's snapshot starts its clones from the clone's own start.
-		if from := s.snaps[b.FromSnapshot]; from != nil {
-			snap.Template = from.Template
-		}
-	}
 	s.unlock(mark)
 
 	wait := opts.wait
@@ -166,8 +160,8 @@ func (s *Server) snapshot(w http.ResponseWriter, r *http.Request, b *Sandbox) {
 	done := make(chan error, 1)
 	go func() {
 		var err error
-		if s.opts.Snapshots != nil {
-			err = s.opts.Snapshots.Take(b.ID, snap.ID)
+		if s.store != nil {
+			err = s.store.Take(b.ID, snap.ID)
 		}
 		if err == nil {
 			now := s.opts.Now()
@@ -290,8 +284,8 @@ func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request) {
 		s.emitLocked("snapshot-deleted", Sandbox{})
 	}
 	s.unlock(mark)
-	if had && s.opts.Snapshots != nil {
-		s.opts.Snapshots.Drop(id)
+	if had && s.store != nil {
+		s.store.Drop(id)
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -314,11 +308,11 @@ func (s *Server) dropExpired() {
 	ids := s.dropped
 	s.dropped = nil
 	s.mu.Unlock()
-	if s.opts.Snapshots == nil {
+	if s.store == nil {
 		return
 	}
 	for _, id := range ids {
-		s.opts.Snapshots.Drop(id)
+		s.store.Drop(id)
 	}
 }
 
@@ -348,12 +342,12 @@ func cloneName(md map[string]string) (name, generate string, err error) {
 	return name, generate, nil
 }
 
-// KeepSnapshots gives the server the store of its snapshots' files
-// (Options.Snapshots), before it serves.
+// KeepSnapshots gives the server the store of its snapshots' files,
+// before it serves.
 func (s *Server) KeepSnapshots(st SnapshotStore) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.opts.Snapshots = st
+	s.store = st
 }
 
 // Snapshots returns the snapshots kept, oldest first (the emulator saves

@@ -3,7 +3,6 @@
 package boxinit
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -150,16 +149,26 @@ func lowersOf(snapshots []string, rel string) []string {
 	return out
 }
 
-// layOnto mounts at target an overlay whose upper is upper over lowers,
-// its work directory in layers (work-NAME); without lowers it binds upper
-// there. In a user namespace of a user's the overlay keeps its marks in
-// user.* attributes (userxattr).
-func layOnto(target, upper string, lowers []string, layers, name string, realRoot bool) error {
-	if len(lowers) == 0 {
+// layer is a clone's directory laid over the same directory (name) of
+// its snapshots, the nearest first; its overlay's work directory is in
+// layers (work-NAME). In a user namespace of a user's the overlay keeps
+// its marks in user.* attributes (userxattr).
+type layer struct {
+	lowers       []string
+	layers, name string
+	realRoot     bool
+}
+
+// mount mounts at target an overlay whose upper is upper (a descriptor's
+// /proc/self/fd path: what was opened before anything was covered) over
+// the lowers; without lowers (none of the snapshots has the directory) it
+// binds upper there.
+func (l *layer) mount(target, upper string) error {
+	if len(l.lowers) == 0 {
 		return unix.Mount(upper, target, "", unix.MS_BIND, "")
 	}
-	work := layers + "/work-" + strings.ReplaceAll(name, "/", "-")
-	for _, p := range append(append([]string{work, upper}, lowers...), layers) {
+	work := l.layers + "/work-" + strings.ReplaceAll(l.name, "/", "-")
+	for _, p := range append([]string{work, upper}, l.lowers...) {
 		if strings.ContainsAny(p, ",:\\") {
 			return fmt.Errorf("a path an overlay's options cannot carry: %q", p)
 		}
@@ -167,28 +176,9 @@ func layOnto(target, upper string, lowers []string, layers, name string, realRoo
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		return err
 	}
-	opts := "lowerdir=" + strings.Join(lowers, ":") + ",upperdir=" + upper + ",workdir=" + work
-	if !realRoot {
+	opts := "lowerdir=" + strings.Join(l.lowers, ":") + ",upperdir=" + upper + ",workdir=" + work
+	if !l.realRoot {
 		opts += ",userxattr"
 	}
 	return unix.Mount("overlay", target, "overlay", 0, opts)
-}
-
-// layBind mounts a sandbox's own directory b at its target in top, over
-// the same directory (rel) of its snapshots.
-func layBind(top string, b Bind, source string, lowers []string, layers, rel string, realRoot bool) error {
-	target := top + path.Clean("/"+b.Target)
-	if _, err := os.Lstat(target); errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(target, 0o755); err != nil {
-			return fmt.Errorf("mount point %s: %w", b.Target, err)
-		}
-	}
-	upper, err := os.Readlink(source)
-	if err != nil || !path.IsAbs(upper) {
-		upper = path.Clean(b.Source)
-	}
-	if err := layOnto(target, upper, lowers, layers, rel, realRoot); err != nil {
-		return fmt.Errorf("the clone's %s: %w", b.Target, err)
-	}
-	return nil
 }

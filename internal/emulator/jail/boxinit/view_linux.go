@@ -138,14 +138,12 @@ func (r *boxRoot) build() error {
 	}
 	own := path.Dir(top)
 	for i, b := range spec.Binds {
+		var over *layer
 		if rel, ok := strings.CutPrefix(path.Clean(b.Source), own+"/"); ok && len(spec.Lowers) > 0 && !b.ReadOnly {
-			// The clone's directory over its snapshots'.
-			if err := layBind(top, b, sources[i], lowersOf(spec.Lowers, rel), spec.Layers, rel, spec.IDMap); err != nil {
-				return err
-			}
-			continue
+			// A clone's own directory, over its snapshots'.
+			over = &layer{lowers: lowersOf(spec.Lowers, rel), layers: spec.Layers, name: rel, realRoot: spec.IDMap}
 		}
-		if err := bindOne(top, b, sources[i]); err != nil {
+		if err := bindOne(top, b, sources[i], over); err != nil {
 			return err
 		}
 	}
@@ -356,11 +354,12 @@ func mountSys(top string, ownNetwork bool) error {
 	return nil
 }
 
-// bindOne mounts the source descriptor path at b.Target in top. A mount
-// point is made only where it is the sandbox's to make: in top itself, or
-// on the new /home; never in a directory bound from this machine, where
-// it would be made on this machine.
-func bindOne(top string, b Bind, source string) error {
+// bindOne mounts the source descriptor path at b.Target in top, or, with
+// over, an overlay whose upper it is over over's lowers. A mount point is
+// made only where it is the sandbox's to make: in top itself, or on the
+// new /home; never in a directory bound from this machine, where it would
+// be made on this machine.
+func bindOne(top string, b Bind, source string, over *layer) error {
 	target := top + path.Clean("/"+b.Target)
 	if _, err := os.Lstat(target); errors.Is(err, os.ErrNotExist) {
 		if dir := path.Dir(path.Clean("/" + b.Target)); dir != "/" && dir != "/home" {
@@ -378,6 +377,12 @@ func bindOne(top string, b Bind, source string) error {
 		if err != nil {
 			return fmt.Errorf("mount point %s: %w", b.Target, err)
 		}
+	}
+	if over != nil {
+		if err := over.mount(target, source); err != nil {
+			return fmt.Errorf("the clone's %s: %w", b.Target, err)
+		}
+		return nil
 	}
 	if err := unix.Mount(source, target, "", unix.MS_BIND, ""); err != nil {
 		return fmt.Errorf("bind %s: %w", b.Target, err)
